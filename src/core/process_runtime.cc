@@ -1,0 +1,73 @@
+#include "core/process_runtime.h"
+
+#include <strings.h>
+
+#include <memory>
+
+#include "platform/sys.h"
+#include "runtime/cpu/cpu_runtime.h"
+#include "runtime/cuda/cuda_runtime.h"
+#include "runtime/failed_runtime.h"
+#include "util/log.h"
+
+namespace hipfile {
+namespace {
+
+struct Chosen {
+  runtime::GpuRuntime* runtime = nullptr;
+  std::string reason;
+};
+
+Chosen Choose() {
+  const char* value = platform::RealSys().Getenv("HIPFILE_RUNTIME");
+  std::string choice = value ? value : "auto";
+  if (choice.empty()) choice = "auto";
+  if (strcasecmp(choice.c_str(), "auto") != 0 && strcasecmp(choice.c_str(), "cuda") != 0 &&
+      strcasecmp(choice.c_str(), "cpu") != 0) {
+    HF_LOG(kError, "HIPFILE_RUNTIME=\"%s\" is not one of auto, cuda, cpu; using auto",
+           choice.c_str());
+    choice = "auto";
+  }
+
+  Chosen chosen;
+  if (strcasecmp(choice.c_str(), "cpu") == 0) {
+    chosen.runtime = runtime::CreateCpuRuntime().release();
+    chosen.reason = "cpu: forced by HIPFILE_RUNTIME";
+    return chosen;
+  }
+  std::string why_not;
+  std::unique_ptr<runtime::GpuRuntime> cuda = runtime::CreateCudaRuntime(&why_not);
+  if (cuda) {
+    chosen.runtime = cuda.release();
+    chosen.reason = strcasecmp(choice.c_str(), "cuda") == 0 ? "cuda: forced by HIPFILE_RUNTIME"
+                                                            : "cuda: CUDA device found";
+    return chosen;
+  }
+  if (strcasecmp(choice.c_str(), "cuda") == 0) {
+    HF_LOG(kError, "HIPFILE_RUNTIME=cuda but CUDA is unusable: %s", why_not.c_str());
+    chosen.runtime = runtime::CreateFailedRuntime("cuda", hipErrorNoDevice).release();
+    chosen.reason = "cuda (unusable): " + why_not;
+    return chosen;
+  }
+  chosen.runtime = runtime::CreateCpuRuntime().release();
+  chosen.reason = "cpu: CUDA unavailable (" + why_not + ")";
+  return chosen;
+}
+
+const Chosen& Get() {
+  // Leaked on purpose: see the header.
+  static const Chosen* chosen = [] {
+    auto* c = new Chosen(Choose());
+    HF_LOG(kInfo, "GPU runtime %s", c->reason.c_str());
+    return c;
+  }();
+  return *chosen;
+}
+
+}  // namespace
+
+runtime::GpuRuntime& ProcessRuntime() { return *Get().runtime; }
+
+const std::string& ProcessRuntimeReason() { return Get().reason; }
+
+}  // namespace hipfile

@@ -1,0 +1,86 @@
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "platform/sys.h"
+
+namespace hipfile::platform {
+namespace {
+
+class PosixSys final : public Sys {
+ public:
+  Result<int> Open(const char* path, int flags, mode_t mode) override {
+    const int fd = ::open(path, flags, mode);
+    if (fd < 0) return Status::Errno(errno);
+    return fd;
+  }
+  Status Close(int fd) override {
+    return ::close(fd) == 0 ? Status::Ok() : Status::Errno(errno);
+  }
+  Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
+    const ssize_t n = ::pread(fd, buf, size, offset);
+    if (n < 0) return Status::Errno(errno);
+    return static_cast<size_t>(n);
+  }
+  Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) override {
+    const ssize_t n = ::pwrite(fd, buf, size, offset);
+    if (n < 0) return Status::Errno(errno);
+    return static_cast<size_t>(n);
+  }
+  Status Fsync(int fd) override { return ::fsync(fd) == 0 ? Status::Ok() : Status::Errno(errno); }
+  Status Fdatasync(int fd) override {
+    return ::fdatasync(fd) == 0 ? Status::Ok() : Status::Errno(errno);
+  }
+  Result<int> GetFileFlags(int fd) override {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0) return Status::Errno(errno);
+    return flags;
+  }
+  Status Fstat(int fd, struct stat* st) override {
+    return ::fstat(fd, st) == 0 ? Status::Ok() : Status::Errno(errno);
+  }
+  Status Statx(int fd, unsigned mask, struct statx* out) override {
+    return ::statx(fd, "", AT_EMPTY_PATH, mask, out) == 0 ? Status::Ok() : Status::Errno(errno);
+  }
+  Result<void*> Mmap(void* addr, size_t length, int prot, int flags, int fd,
+                     off_t offset) override {
+    void* p = ::mmap(addr, length, prot, flags, fd, offset);
+    if (p == MAP_FAILED) return Status::Errno(errno);
+    return p;
+  }
+  Status Munmap(void* addr, size_t length) override {
+    return ::munmap(addr, length) == 0 ? Status::Ok() : Status::Errno(errno);
+  }
+  Result<std::string> ReadTextFile(const char* path) override {
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::Errno(errno);
+    std::string text;
+    char chunk[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int e = errno;
+        ::close(fd);
+        return Status::Errno(e);
+      }
+      if (n == 0) break;
+      text.append(chunk, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return text;
+  }
+  const char* Getenv(const char* name) override { return std::getenv(name); }
+  long PageSize() override { return ::sysconf(_SC_PAGESIZE); }
+};
+
+}  // namespace
+
+Sys& RealSys() {
+  static PosixSys* sys = new PosixSys();  // never destroyed: used until process exit
+  return *sys;
+}
+
+}  // namespace hipfile::platform

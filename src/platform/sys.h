@@ -1,0 +1,48 @@
+// Sys: every system call the library makes goes through this interface.
+//
+// The real implementation (PosixSys) captures errno at the call and returns it as
+// Status::Errno, unchanged; nothing above this layer reads errno. Tests compose fault injectors
+// over it (tests/fakes/fault_sys.h): fail the Nth call, short counts, EINTR, EIO, ENOSPC...
+// Methods do not retry: EINTR and short counts are the caller's to handle.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+
+#include "util/status.h"
+
+namespace hipfile::platform {
+
+class Sys {
+ public:
+  virtual ~Sys() = default;
+
+  virtual Result<int> Open(const char* path, int flags, mode_t mode) = 0;
+  virtual Status Close(int fd) = 0;
+  virtual Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) = 0;
+  virtual Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) = 0;
+  virtual Status Fsync(int fd) = 0;
+  virtual Status Fdatasync(int fd) = 0;
+  // fcntl(fd, F_GETFL).
+  virtual Result<int> GetFileFlags(int fd) = 0;
+  virtual Status Fstat(int fd, struct stat* st) = 0;
+  // statx(fd, "", AT_EMPTY_PATH, mask, out).
+  virtual Status Statx(int fd, unsigned mask, struct statx* out) = 0;
+  virtual Result<void*> Mmap(void* addr, size_t length, int prot, int flags, int fd,
+                             off_t offset) = 0;
+  virtual Status Munmap(void* addr, size_t length) = 0;
+  // Whole contents of a small text file such as /proc/self/mountinfo.
+  virtual Result<std::string> ReadTextFile(const char* path) = 0;
+  // nullptr when unset.
+  virtual const char* Getenv(const char* name) = 0;
+  virtual long PageSize() = 0;
+};
+
+// The real system calls. Stateless; one instance serves the process.
+Sys& RealSys();
+
+}  // namespace hipfile::platform

@@ -1,0 +1,100 @@
+// GpuRuntime: every GPU call the library makes goes through this interface.
+//
+// Two implementations: CUDA (driver API loaded at run time; src/runtime/cuda) and CPU (device
+// memory is host memory, each stream an in-order worker thread; src/runtime/cpu). HIP on AMD fits
+// behind it later. Tests compose fault injectors over it (tests/fakes).
+//
+// Conventions: every method returns a hipError_t with HIP's numbering (hipSuccess on success) and
+// is thread-safe. Streams and events are opaque handles; on CUDA they are the CUstream/CUevent
+// themselves, so handles created by other CUDA code work. A null Stream is the default stream.
+#pragma once
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hipfile::runtime {
+
+using Stream = hipStream_t;
+using Event = hipEvent_t;
+using HostFn = void (*)(void* user_data);
+
+// What the runtime knows about a pointer.
+struct PointerInfo {
+  hipMemoryType type = hipMemoryTypeUnregistered;  // Unregistered: plain host memory
+  int device = -1;                                 // owning device; -1 for unregistered memory
+  void* base = nullptr;  // start of the allocation or registration holding the pointer
+  size_t size = 0;       // its length in bytes (0 when unregistered)
+  void* device_pointer = nullptr;  // address the device uses for the pointer
+  void* host_pointer = nullptr;    // address the host uses (null for device-only memory)
+  bool is_managed = false;
+  unsigned flags = 0;  // allocation / registration flags
+};
+
+class GpuRuntime {
+ public:
+  virtual ~GpuRuntime() = default;
+
+  // "cuda" or "cpu"; reported by logs, hipFileDriverGetProperties and the tools.
+  virtual const char* Name() const = 0;
+
+  // Devices. The current device is per thread, as in HIP.
+  virtual hipError_t GetDeviceCount(int* count) = 0;
+  virtual hipError_t SetDevice(int device) = 0;
+  virtual hipError_t GetDevice(int* device) = 0;
+  virtual hipError_t DeviceSynchronize() = 0;
+  virtual hipError_t MemGetInfo(size_t* free_bytes, size_t* total_bytes) = 0;
+  // 16-byte device UUID.
+  virtual hipError_t GetDeviceUuid(int device, char uuid[16]) = 0;
+
+  // Memory.
+  virtual hipError_t Malloc(void** ptr, size_t size) = 0;
+  virtual hipError_t Free(void* ptr) = 0;
+  // Page-aligned, pinned host memory, accessible to the device.
+  virtual hipError_t HostMalloc(void** ptr, size_t size, unsigned flags) = 0;
+  virtual hipError_t HostFree(void* ptr) = 0;
+  // hipHostRegister* flags; hipHostRegisterReadOnly lets read-only mappings (e.g. a file) be pinned.
+  virtual hipError_t HostRegister(void* ptr, size_t size, unsigned flags) = 0;
+  virtual hipError_t HostUnregister(void* ptr) = 0;
+  // Unknown host pointers succeed with type hipMemoryTypeUnregistered; a null pointer is
+  // hipErrorInvalidValue.
+  virtual hipError_t PointerGetInfo(const void* ptr, PointerInfo* info) = 0;
+
+  // Copies and fills. The synchronous forms are ordered with the default stream, as in HIP.
+  virtual hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) = 0;
+  virtual hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+                                 Stream stream) = 0;
+  virtual hipError_t Memset(void* dst, int value, size_t size) = 0;
+  virtual hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) = 0;
+
+  // Streams.
+  virtual hipError_t StreamCreate(Stream* stream, unsigned flags) = 0;
+  virtual hipError_t StreamDestroy(Stream stream) = 0;
+  virtual hipError_t StreamSynchronize(Stream stream) = 0;
+  // hipSuccess when all work is done, hipErrorNotReady otherwise.
+  virtual hipError_t StreamQuery(Stream stream) = 0;
+  virtual hipError_t StreamWaitEvent(Stream stream, Event event, unsigned flags) = 0;
+  virtual hipError_t StreamGetDevice(Stream stream, int* device) = 0;
+  // Runs fn(user_data) on a runtime thread once earlier work on the stream is done; later work
+  // waits for it to return. fn must not call into the runtime.
+  virtual hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) = 0;
+
+  // Stream memory operations on host memory from HostMalloc: the stream stalls until
+  // *addr >= value (wrap-around not handled), or stores value to *addr when it gets there.
+  // SupportsStreamMemOps says whether the device can do them; without it, callers use host
+  // functions instead.
+  virtual bool SupportsStreamMemOps(int device) = 0;
+  virtual hipError_t StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t value) = 0;
+  virtual hipError_t StreamWriteValue32(Stream stream, uint32_t* addr, uint32_t value) = 0;
+
+  // Events.
+  virtual hipError_t EventCreate(Event* event, unsigned flags) = 0;
+  virtual hipError_t EventRecord(Event event, Stream stream) = 0;
+  virtual hipError_t EventSynchronize(Event event) = 0;
+  virtual hipError_t EventQuery(Event event) = 0;
+  virtual hipError_t EventElapsedTime(float* ms, Event start, Event stop) = 0;
+  virtual hipError_t EventDestroy(Event event) = 0;
+};
+
+}  // namespace hipfile::runtime
