@@ -8,7 +8,7 @@ install(TARGETS hipfile EXPORT hipfileTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/hipfile.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/hipfile.h ${PROJECT_SOURCE_DIR}/include/hipfile_ext.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES
   ${PROJECT_SOURCE_DIR}/include/compat/hip/hip_runtime_api.h
   ${PROJECT_SOURCE_DIR}/include/compat/hip/hip_runtime.h

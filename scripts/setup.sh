@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One-step set-up on a fresh Debian/Ubuntu machine: installs the packages the build needs, builds
+# the library, its tests, tools and examples into build/, and runs the main job: a round trip of a
+# file through GPU memory (the CPU runtime stands in for the GPU on machines without one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build
+
+scripts/main-job.sh build

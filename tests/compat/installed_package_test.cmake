@@ -1,0 +1,38 @@
+# Installs the build into a scratch prefix, then builds and runs tests/compat/consumer against it
+# with find_package(hipfile CONFIG), and compiles the same program with pkg-config's flags.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build -G ${CMAKE_GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run(${WORK_DIR}/build/consumer ${WORK_DIR}/data.bin)
+message(STATUS "consumer (CMake package): ${last_output}")
+if(NOT last_output MATCHES "consumer OK")
+  message(FATAL_ERROR "consumer did not print 'consumer OK'")
+endif()
+
+# pkg-config: the .pc file alone must be enough to compile and link.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+file(GLOB pc_dirs ${prefix}/lib*/pkgconfig ${prefix}/lib/*/pkgconfig)
+list(JOIN pc_dirs ":" pc_path)
+set(ENV{PKG_CONFIG_PATH} "${pc_path}")
+run(${PKG_CONFIG} --cflags --libs hipfile)
+string(STRIP "${last_output}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+find_program(CXX NAMES c++ g++ REQUIRED)
+run(${CXX} -std=c++17 ${CONSUMER_DIR}/consumer.cpp -o ${WORK_DIR}/consumer-pc ${flags})
+file(GLOB libdirs ${prefix}/lib*)
+list(JOIN libdirs ":" ld_path)
+set(ENV{LD_LIBRARY_PATH} "${ld_path}")
+run(${WORK_DIR}/consumer-pc ${WORK_DIR}/data-pc.bin)
+message(STATUS "consumer (pkg-config): ${last_output}")
