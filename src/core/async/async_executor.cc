@@ -1,0 +1,236 @@
+#include "core/async/async_executor.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include <deque>
+#include <hipfile.h>
+
+#include "util/log.h"
+
+namespace hipfile::core {
+
+namespace {
+
+enum Word { kReached = 0, kDone = 1 };
+constexpr size_t kWordsBytes = 64;  // one cache line per channel
+
+uint32_t LoadWord(const uint32_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+void StoreWord(uint32_t* word, uint32_t value) { __atomic_store_n(word, value, __ATOMIC_RELEASE); }
+// Sequence numbers wrap; a stream has at most a few billion operations outstanding.
+bool Reached(uint32_t reached, uint32_t seq) { return static_cast<int32_t>(reached - seq) >= 0; }
+
+void SleepMicros(long us) {
+  timespec ts{0, us * 1000};
+  nanosleep(&ts, nullptr);
+}
+
+unsigned DefaultWorkers(unsigned requested) {
+  if (requested != 0) return requested;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw < 4 ? 4 : hw;
+}
+
+}  // namespace
+
+struct AsyncExecutor::Channel {
+  struct Pending {
+    uint32_t seq;
+    std::unique_ptr<AsyncOp> op;  // null: enqueued on the stream but abandoned; just release it
+  };
+  runtime::Stream stream = nullptr;
+  uint32_t* words = nullptr;  // pinned host memory: [kReached], [kDone]
+  bool host_fn = false;       // the device has no stream memory operations
+  uint32_t last_seq = 0;
+  std::deque<Pending> queued;  // by seq; the stream has not reached them yet
+};
+
+// What a host-function wait hands over (fallback path only).
+struct AsyncExecutor::Ready {
+  AsyncExecutor* self;
+  Channel* channel;
+  uint32_t seq;
+  AsyncOp* op;
+};
+
+AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers)
+    : gpu_(gpu), workers_(DefaultWorkers(workers)), poller_([this] { PollLoop(); }) {}
+
+AsyncExecutor::~AsyncExecutor() {
+  WaitIdle();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_poller_.notify_all();
+  poller_.join();
+  for (auto& entry : channels_) (void)gpu_.HostFree(entry.second->words);
+}
+
+Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!registered_.emplace(stream, flags).second) return Status::Op(hipFileInvalidValue);
+  return Status::Ok();
+}
+
+Status AsyncExecutor::DeregisterStream(runtime::Stream stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return registered_.erase(stream) == 1 ? Status::Ok() : Status::Op(hipFileInvalidValue);
+}
+
+void AsyncExecutor::ForgetRegistrations() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  registered_.clear();
+}
+
+unsigned AsyncExecutor::StreamFlags(runtime::Stream stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = registered_.find(stream);
+  return it == registered_.end() ? 0 : it->second;
+}
+
+Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream) {
+  auto it = channels_.find(stream);
+  if (it != channels_.end()) return it->second.get();
+  int device = 0;
+  HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &device)));
+  auto channel = std::make_unique<Channel>();
+  channel->stream = stream;
+  void* words = nullptr;
+  HF_RETURN_IF_ERROR(Status::FromGpu(
+      gpu_.HostMalloc(&words, kWordsBytes, hipHostMallocPortable | hipHostMallocMapped)));
+  channel->words = static_cast<uint32_t*>(words);
+  StoreWord(&channel->words[kReached], 0);
+  StoreWord(&channel->words[kDone], 0);
+  channel->host_fn = !gpu_.SupportsStreamMemOps(device);
+  if (channel->host_fn && !warned_host_fn_fallback_) {
+    warned_host_fn_fallback_ = true;
+    HF_LOG(kWarn,
+           "device %d has no stream memory operations: stream-ordered I/O waits in host "
+           "functions, which the driver may serialize across streams",
+           device);
+  }
+  Channel* raw = channel.get();
+  channels_.emplace(stream, std::move(channel));
+  return raw;
+}
+
+Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  HF_ASSIGN_OR_RETURN(Channel * channel, ChannelFor(stream));
+  const uint32_t seq = ++channel->last_seq;
+
+  if (channel->host_fn) {
+    auto* ready = new Ready{this, channel, seq, op.get()};
+    const hipError_t err = gpu_.LaunchHostFunc(stream, &AsyncExecutor::HostFnTrampoline, ready);
+    if (err != hipSuccess) {
+      delete ready;
+      --channel->last_seq;
+      return Status::Gpu(err);
+    }
+    op.release();  // owned by the host function's call now
+    ++outstanding_;
+    return Status::Ok();
+  }
+
+  // Enqueue both stream operations under the lock, so operations submitted to one stream from
+  // several threads keep the order of their sequence numbers.
+  const hipError_t reached = gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq);
+  if (reached != hipSuccess) {
+    --channel->last_seq;
+    return Status::Gpu(reached);
+  }
+  const hipError_t wait = gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq);
+  // Once `reached` is on the stream the sequence number is spent: if the wait could not be
+  // enqueued, the operation is abandoned and the poller only completes the handshake.
+  channel->queued.push_back({seq, wait == hipSuccess ? std::move(op) : nullptr});
+  ++queued_;
+  ++outstanding_;
+  lock.unlock();
+  wake_poller_.notify_one();
+  return Status::FromGpu(wait);
+}
+
+void AsyncExecutor::HostFnTrampoline(void* arg) {
+  std::unique_ptr<Ready> ready(static_cast<Ready*>(arg));
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  AsyncExecutor* self = ready->self;
+  Channel* channel = ready->channel;
+  const uint32_t seq = ready->seq;
+  AsyncOp* op = ready->op;
+  self->workers_.Post([&, self, channel, seq, op] {
+    self->Complete(channel, seq, std::unique_ptr<AsyncOp>(op));
+    std::lock_guard<std::mutex> lock(done_mutex);
+    done = true;
+    done_cv.notify_one();
+  });
+  std::unique_lock<std::mutex> lock(done_mutex);
+  done_cv.wait(lock, [&] { return done; });
+}
+
+void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) {
+  if (op) {
+    const ssize_t result = RunBound(*op);
+    *op->bytes_p = result;
+    op.reset();  // drop the file and buffer references before the stream moves on
+  }
+  StoreWord(&channel->words[kDone], seq);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (--outstanding_ == 0) idle_.notify_all();
+}
+
+size_t AsyncExecutor::Outstanding() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return outstanding_;
+}
+
+void AsyncExecutor::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return outstanding_ == 0; });
+}
+
+void AsyncExecutor::PollLoop() {
+  // Back-off while operations wait for their streams: yield for the first rounds (latency of a
+  // few microseconds), then sleep 20 us (tens of microseconds), then 200 us once nothing has
+  // happened for about 100 ms. With nothing queued the poller sleeps on a condition variable.
+  unsigned idle_rounds = 0;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (queued_ == 0) {
+      if (stopping_) return;
+      wake_poller_.wait(lock, [this] { return stopping_ || queued_ > 0; });
+      idle_rounds = 0;
+      continue;
+    }
+    bool progressed = false;
+    for (auto& entry : channels_) {
+      Channel* channel = entry.second.get();
+      if (channel->queued.empty()) continue;
+      const uint32_t reached = LoadWord(&channel->words[kReached]);
+      while (!channel->queued.empty() && Reached(reached, channel->queued.front().seq)) {
+        Channel::Pending pending = std::move(channel->queued.front());
+        channel->queued.pop_front();
+        --queued_;
+        progressed = true;
+        AsyncOp* op = pending.op.release();
+        const uint32_t seq = pending.seq;
+        workers_.Post(
+            [this, channel, seq, op] { Complete(channel, seq, std::unique_ptr<AsyncOp>(op)); });
+      }
+    }
+    idle_rounds = progressed ? 0 : idle_rounds + 1;
+    lock.unlock();
+    if (idle_rounds < 64) {
+      sched_yield();
+    } else if (idle_rounds < 5000) {
+      SleepMicros(20);
+    } else {
+      SleepMicros(200);
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace hipfile::core
