@@ -1,0 +1,84 @@
+#include "engine/staging_pool.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "util/errors.h"
+#include "util/log.h"
+
+namespace hipfile::engine {
+
+StagingPool::StagingPool(runtime::GpuRuntime& gpu, size_t buffer_bytes, size_t max_buffers)
+    : gpu_(gpu), buffer_bytes_(buffer_bytes), max_buffers_(std::max<size_t>(max_buffers, 1)) {
+  assert(buffer_bytes > 0);
+}
+
+StagingPool::~StagingPool() {
+  assert(free_.size() == all_.size() && "staging buffers still leased at destruction");
+  for (void* buffer : all_) {
+    const hipError_t e = gpu_.HostFree(buffer);
+    if (e != hipSuccess) HF_LOG(kWarn, "freeing a staging buffer failed: %s", GpuErrorName(e));
+  }
+}
+
+size_t StagingPool::allocated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return all_.size();
+}
+
+void* StagingPool::TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* error) {
+  if (!free_.empty()) {
+    void* buffer = free_.back();
+    free_.pop_back();
+    return buffer;
+  }
+  if (reserved_ >= max_buffers_) return nullptr;
+  // Allocate without the lock: pinning memory can take milliseconds.
+  ++reserved_;
+  lock.unlock();
+  void* buffer = nullptr;
+  const hipError_t e = gpu_.HostMalloc(&buffer, buffer_bytes_, hipHostMallocPortable);
+  lock.lock();
+  if (e != hipSuccess || buffer == nullptr) {
+    --reserved_;
+    freed_.notify_all();  // a waiter may now make the buffer this call could not
+    *error = e != hipSuccess ? e : hipErrorOutOfMemory;
+    return nullptr;
+  }
+  all_.push_back(buffer);
+  return buffer;
+}
+
+Status StagingPool::Acquire(size_t want, Lease* lease) {
+  want = std::clamp<size_t>(want, 1, kMaxPerLease);
+  *lease = Lease();
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    hipError_t error = hipSuccess;
+    void* first = TakeLocked(lock, &error);
+    if (error != hipSuccess) return Status::Gpu(error);
+    if (first != nullptr) {
+      lease->buffers[lease->count++] = first;
+      break;
+    }
+    freed_.wait(lock);
+  }
+  while (lease->count < want) {
+    hipError_t error = hipSuccess;
+    void* more = TakeLocked(lock, &error);
+    if (more == nullptr) break;
+    lease->buffers[lease->count++] = more;
+  }
+  return Status::Ok();
+}
+
+void StagingPool::Release(Lease* lease) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < lease->count; ++i) free_.push_back(lease->buffers[i]);
+  }
+  if (lease->count > 0) freed_.notify_all();
+  *lease = Lease();
+}
+
+}  // namespace hipfile::engine

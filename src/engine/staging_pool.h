@@ -1,0 +1,63 @@
+// StagingPool: pinned, page-aligned host buffers of one size, shared by all transfers of an engine.
+//
+// Lifetime: buffers are made on demand with GpuRuntime::HostMalloc, never more than
+// `max_buffers`, kept and reused after their transfer, and freed only by the destructor (no
+// lease may be outstanding then). A caller that finds none free and the cap reached waits.
+// Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "runtime/gpu_runtime.h"
+#include "util/status.h"
+
+namespace hipfile::engine {
+
+class StagingPool {
+ public:
+  // The most buffers one lease holds: two let a copy overlap the next system call.
+  static constexpr size_t kMaxPerLease = 2;
+
+  // Buffers held by one transfer; given back by Release.
+  struct Lease {
+    void* buffers[kMaxPerLease] = {};
+    size_t count = 0;
+  };
+
+  StagingPool(runtime::GpuRuntime& gpu, size_t buffer_bytes, size_t max_buffers);
+  ~StagingPool();
+  StagingPool(const StagingPool&) = delete;
+  StagingPool& operator=(const StagingPool&) = delete;
+
+  // Waits until at least one buffer is free or can be made, then takes up to `want` (at most
+  // kMaxPerLease) without waiting for more: a lease never holds one buffer while waiting for
+  // another, so concurrent callers cannot deadlock. A failed HostMalloc of the first buffer is
+  // returned as Status::Gpu; of a second, the lease just holds one.
+  Status Acquire(size_t want, Lease* lease);
+  void Release(Lease* lease);
+
+  size_t buffer_bytes() const { return buffer_bytes_; }
+  size_t max_buffers() const { return max_buffers_; }
+  // Buffers made so far (free or leased).
+  size_t allocated() const;
+
+ private:
+  // Takes a free buffer or makes one; called with mu_ held through `lock`, which it may drop
+  // while allocating. nullptr and *error set when HostMalloc failed; nullptr alone when the cap
+  // is reached and none is free.
+  void* TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* error);
+
+  runtime::GpuRuntime& gpu_;
+  const size_t buffer_bytes_;
+  const size_t max_buffers_;
+  mutable std::mutex mu_;
+  std::condition_variable freed_;
+  std::vector<void*> free_;  // guarded by mu_
+  std::vector<void*> all_;   // guarded by mu_
+  size_t reserved_ = 0;      // guarded by mu_; buffers made or being made
+};
+
+}  // namespace hipfile::engine

@@ -1,0 +1,62 @@
+// Allocation and registration: device memory, pinned host memory, registered host memory.
+#include <hip/hip_runtime_api.h>
+
+#include "core/process_runtime.h"
+#include "hiprt/last_error.h"
+
+using hipfile::ProcessRuntime;
+using hipfile::hiprt::Record;
+
+namespace {
+
+constexpr unsigned kHostMallocFlags =
+    hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined;
+constexpr unsigned kHostRegisterFlags = hipHostRegisterPortable | hipHostRegisterMapped |
+                                        hipHostRegisterIoMemory | hipHostRegisterReadOnly;
+
+}  // namespace
+
+extern "C" {
+
+// A zero-byte request succeeds with a null pointer, as in HIP.
+hipError_t hipMalloc(void** ptr, size_t size) {
+  if (ptr == nullptr) return Record(hipErrorInvalidValue);
+  if (size == 0) {
+    *ptr = nullptr;
+    return hipSuccess;
+  }
+  return Record(ProcessRuntime().Malloc(ptr, size));
+}
+
+hipError_t hipFree(void* ptr) {
+  if (ptr == nullptr) return hipSuccess;
+  return Record(ProcessRuntime().Free(ptr));
+}
+
+hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) {
+  if (ptr == nullptr || (flags & ~kHostMallocFlags) != 0) return Record(hipErrorInvalidValue);
+  if (size == 0) {
+    *ptr = nullptr;
+    return hipSuccess;
+  }
+  return Record(ProcessRuntime().HostMalloc(ptr, size, flags));
+}
+
+hipError_t hipHostFree(void* ptr) {
+  if (ptr == nullptr) return hipSuccess;
+  return Record(ProcessRuntime().HostFree(ptr));
+}
+
+hipError_t hipHostRegister(void* host_ptr, size_t size, unsigned int flags) {
+  if (host_ptr == nullptr || size == 0 || (flags & ~kHostRegisterFlags) != 0) {
+    return Record(hipErrorInvalidValue);
+  }
+  return Record(ProcessRuntime().HostRegister(host_ptr, size, flags));
+}
+
+hipError_t hipHostUnregister(void* host_ptr) {
+  if (host_ptr == nullptr) return Record(hipErrorInvalidValue);
+  return Record(ProcessRuntime().HostUnregister(host_ptr));
+}
+
+}  // extern "C"

@@ -1,0 +1,174 @@
+#include "fakes/fault_runtime.h"
+
+namespace hipfile::testing {
+
+hipError_t FaultRuntime::GetDeviceCount(int* count) {
+  if (const hipError_t e = Injected(GpuOp::kGetDeviceCount)) return e;
+  return base_.GetDeviceCount(count);
+}
+
+hipError_t FaultRuntime::SetDevice(int device) {
+  if (const hipError_t e = Injected(GpuOp::kSetDevice)) return e;
+  return base_.SetDevice(device);
+}
+
+hipError_t FaultRuntime::GetDevice(int* device) {
+  if (const hipError_t e = Injected(GpuOp::kGetDevice)) return e;
+  return base_.GetDevice(device);
+}
+
+hipError_t FaultRuntime::DeviceSynchronize() {
+  if (const hipError_t e = Injected(GpuOp::kDeviceSynchronize)) return e;
+  return base_.DeviceSynchronize();
+}
+
+hipError_t FaultRuntime::MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  if (const hipError_t e = Injected(GpuOp::kMemGetInfo)) return e;
+  return base_.MemGetInfo(free_bytes, total_bytes);
+}
+
+hipError_t FaultRuntime::GetDeviceUuid(int device, char uuid[16]) {
+  if (const hipError_t e = Injected(GpuOp::kGetDeviceUuid)) return e;
+  return base_.GetDeviceUuid(device, uuid);
+}
+
+hipError_t FaultRuntime::Malloc(void** ptr, size_t size) {
+  if (const hipError_t e = Injected(GpuOp::kMalloc)) return e;
+  return base_.Malloc(ptr, size);
+}
+
+hipError_t FaultRuntime::Free(void* ptr) {
+  if (const hipError_t e = Injected(GpuOp::kFree)) return e;
+  return base_.Free(ptr);
+}
+
+hipError_t FaultRuntime::HostMalloc(void** ptr, size_t size, unsigned flags) {
+  if (const hipError_t e = Injected(GpuOp::kHostMalloc)) return e;
+  return base_.HostMalloc(ptr, size, flags);
+}
+
+hipError_t FaultRuntime::HostFree(void* ptr) {
+  if (const hipError_t e = Injected(GpuOp::kHostFree)) return e;
+  return base_.HostFree(ptr);
+}
+
+hipError_t FaultRuntime::HostRegister(void* ptr, size_t size, unsigned flags) {
+  if (const hipError_t e = Injected(GpuOp::kHostRegister)) return e;
+  return base_.HostRegister(ptr, size, flags);
+}
+
+hipError_t FaultRuntime::HostUnregister(void* ptr) {
+  if (const hipError_t e = Injected(GpuOp::kHostUnregister)) return e;
+  return base_.HostUnregister(ptr);
+}
+
+hipError_t FaultRuntime::PointerGetInfo(const void* ptr, runtime::PointerInfo* info) {
+  if (const hipError_t e = Injected(GpuOp::kPointerGetInfo)) return e;
+  return base_.PointerGetInfo(ptr, info);
+}
+
+hipError_t FaultRuntime::Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
+  if (const hipError_t e = Injected(GpuOp::kMemcpy)) return e;
+  return base_.Memcpy(dst, src, size, kind);
+}
+
+hipError_t FaultRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+                                     runtime::Stream stream) {
+  if (const hipError_t e = Injected(GpuOp::kMemcpyAsync)) return e;
+  return base_.MemcpyAsync(dst, src, size, kind, stream);
+}
+
+hipError_t FaultRuntime::Memset(void* dst, int value, size_t size) {
+  if (const hipError_t e = Injected(GpuOp::kMemset)) return e;
+  return base_.Memset(dst, value, size);
+}
+
+hipError_t FaultRuntime::MemsetAsync(void* dst, int value, size_t size, runtime::Stream stream) {
+  if (const hipError_t e = Injected(GpuOp::kMemsetAsync)) return e;
+  return base_.MemsetAsync(dst, value, size, stream);
+}
+
+hipError_t FaultRuntime::StreamCreate(runtime::Stream* stream, unsigned flags) {
+  if (const hipError_t e = Injected(GpuOp::kStreamCreate)) return e;
+  return base_.StreamCreate(stream, flags);
+}
+
+hipError_t FaultRuntime::StreamDestroy(runtime::Stream stream) {
+  if (const hipError_t e = Injected(GpuOp::kStreamDestroy)) return e;
+  return base_.StreamDestroy(stream);
+}
+
+hipError_t FaultRuntime::StreamSynchronize(runtime::Stream stream) {
+  if (const hipError_t e = Injected(GpuOp::kStreamSynchronize)) return e;
+  return base_.StreamSynchronize(stream);
+}
+
+hipError_t FaultRuntime::StreamQuery(runtime::Stream stream) {
+  if (const hipError_t e = Injected(GpuOp::kStreamQuery)) return e;
+  return base_.StreamQuery(stream);
+}
+
+hipError_t FaultRuntime::StreamWaitEvent(runtime::Stream stream, runtime::Event event,
+                                         unsigned flags) {
+  if (const hipError_t e = Injected(GpuOp::kStreamWaitEvent)) return e;
+  return base_.StreamWaitEvent(stream, event, flags);
+}
+
+hipError_t FaultRuntime::StreamGetDevice(runtime::Stream stream, int* device) {
+  if (const hipError_t e = Injected(GpuOp::kStreamGetDevice)) return e;
+  return base_.StreamGetDevice(stream, device);
+}
+
+hipError_t FaultRuntime::LaunchHostFunc(runtime::Stream stream, runtime::HostFn fn,
+                                        void* user_data) {
+  if (const hipError_t e = Injected(GpuOp::kLaunchHostFunc)) return e;
+  return base_.LaunchHostFunc(stream, fn, user_data);
+}
+
+hipError_t FaultRuntime::StreamWaitValue32(runtime::Stream stream, uint32_t* addr, uint32_t value) {
+  if (const hipError_t e = Injected(GpuOp::kStreamWaitValue32)) return e;
+  return base_.StreamWaitValue32(stream, addr, value);
+}
+
+hipError_t FaultRuntime::StreamWriteValue32(runtime::Stream stream, uint32_t* addr,
+                                            uint32_t value) {
+  if (const hipError_t e = Injected(GpuOp::kStreamWriteValue32)) return e;
+  return base_.StreamWriteValue32(stream, addr, value);
+}
+
+hipError_t FaultRuntime::EventCreate(runtime::Event* event, unsigned flags) {
+  if (const hipError_t e = Injected(GpuOp::kEventCreate)) return e;
+  return base_.EventCreate(event, flags);
+}
+
+hipError_t FaultRuntime::EventRecord(runtime::Event event, runtime::Stream stream) {
+  if (const hipError_t e = Injected(GpuOp::kEventRecord)) return e;
+  return base_.EventRecord(event, stream);
+}
+
+hipError_t FaultRuntime::EventSynchronize(runtime::Event event) {
+  if (const hipError_t e = Injected(GpuOp::kEventSynchronize)) return e;
+  return base_.EventSynchronize(event);
+}
+
+hipError_t FaultRuntime::EventQuery(runtime::Event event) {
+  if (const hipError_t e = Injected(GpuOp::kEventQuery)) return e;
+  return base_.EventQuery(event);
+}
+
+hipError_t FaultRuntime::EventElapsedTime(float* ms, runtime::Event start, runtime::Event stop) {
+  if (const hipError_t e = Injected(GpuOp::kEventElapsedTime)) return e;
+  return base_.EventElapsedTime(ms, start, stop);
+}
+
+hipError_t FaultRuntime::EventDestroy(runtime::Event event) {
+  if (const hipError_t e = Injected(GpuOp::kEventDestroy)) return e;
+  return base_.EventDestroy(event);
+}
+
+bool FaultRuntime::SupportsStreamMemOps(int device) {
+  const int answer = stream_mem_ops_.load();
+  return answer < 0 ? base_.SupportsStreamMemOps(device) : answer != 0;
+}
+
+}  // namespace hipfile::testing

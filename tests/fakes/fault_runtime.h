@@ -1,0 +1,121 @@
+// FaultRuntime: a runtime::GpuRuntime that forwards to another and injects hipError_t failures.
+//
+//   auto cpu = runtime::CreateCpuRuntime();
+//   testing::FaultRuntime gpu(*cpu);
+//   gpu.FailNth(testing::GpuOp::kMemcpyAsync, 3, hipErrorIllegalAddress);
+//
+// A failed call does not reach the base runtime and leaves its outputs untouched.
+// SupportsStreamMemOps can be overridden with SetStreamMemOps. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "fakes/fault_plan.h"
+#include "runtime/gpu_runtime.h"
+
+namespace hipfile::testing {
+
+enum class GpuOp : size_t {
+  kGetDeviceCount,
+  kSetDevice,
+  kGetDevice,
+  kDeviceSynchronize,
+  kMemGetInfo,
+  kGetDeviceUuid,
+  kMalloc,
+  kFree,
+  kHostMalloc,
+  kHostFree,
+  kHostRegister,
+  kHostUnregister,
+  kPointerGetInfo,
+  kMemcpy,
+  kMemcpyAsync,
+  kMemset,
+  kMemsetAsync,
+  kStreamCreate,
+  kStreamDestroy,
+  kStreamSynchronize,
+  kStreamQuery,
+  kStreamWaitEvent,
+  kStreamGetDevice,
+  kLaunchHostFunc,
+  kStreamWaitValue32,
+  kStreamWriteValue32,
+  kEventCreate,
+  kEventRecord,
+  kEventSynchronize,
+  kEventQuery,
+  kEventElapsedTime,
+  kEventDestroy,
+  kCount,
+};
+
+class FaultRuntime : public runtime::GpuRuntime {
+ public:
+  explicit FaultRuntime(runtime::GpuRuntime& base) : base_(base) {}
+
+  // The n-th call of `op` from now (1-based) fails with `error`.
+  void FailNth(GpuOp op, uint64_t n, hipError_t error) { plan_.FailNth(Index(op), n, error); }
+  void FailAlways(GpuOp op, hipError_t error) { plan_.FailAlways(Index(op), error); }
+  void FailTimes(GpuOp op, uint64_t count, hipError_t error) {
+    plan_.FailTimes(Index(op), count, error);
+  }
+  // What SupportsStreamMemOps answers: -1 forwards (the default), 0 false, 1 true.
+  void SetStreamMemOps(int answer) { stream_mem_ops_ = answer; }
+  // Drops every fault and override and zeroes the counters.
+  void Reset() {
+    plan_.Reset();
+    stream_mem_ops_ = -1;
+  }
+  uint64_t Calls(GpuOp op) const { return plan_.Calls(Index(op)); }
+
+  const char* Name() const override { return base_.Name(); }
+  hipError_t GetDeviceCount(int* count) override;
+  hipError_t SetDevice(int device) override;
+  hipError_t GetDevice(int* device) override;
+  hipError_t DeviceSynchronize() override;
+  hipError_t MemGetInfo(size_t* free_bytes, size_t* total_bytes) override;
+  hipError_t GetDeviceUuid(int device, char uuid[16]) override;
+  hipError_t Malloc(void** ptr, size_t size) override;
+  hipError_t Free(void* ptr) override;
+  hipError_t HostMalloc(void** ptr, size_t size, unsigned flags) override;
+  hipError_t HostFree(void* ptr) override;
+  hipError_t HostRegister(void* ptr, size_t size, unsigned flags) override;
+  hipError_t HostUnregister(void* ptr) override;
+  hipError_t PointerGetInfo(const void* ptr, runtime::PointerInfo* info) override;
+  hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) override;
+  hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+                         runtime::Stream stream) override;
+  hipError_t Memset(void* dst, int value, size_t size) override;
+  hipError_t MemsetAsync(void* dst, int value, size_t size, runtime::Stream stream) override;
+  hipError_t StreamCreate(runtime::Stream* stream, unsigned flags) override;
+  hipError_t StreamDestroy(runtime::Stream stream) override;
+  hipError_t StreamSynchronize(runtime::Stream stream) override;
+  hipError_t StreamQuery(runtime::Stream stream) override;
+  hipError_t StreamWaitEvent(runtime::Stream stream, runtime::Event event, unsigned flags) override;
+  hipError_t StreamGetDevice(runtime::Stream stream, int* device) override;
+  hipError_t LaunchHostFunc(runtime::Stream stream, runtime::HostFn fn, void* user_data) override;
+  bool SupportsStreamMemOps(int device) override;
+  hipError_t StreamWaitValue32(runtime::Stream stream, uint32_t* addr, uint32_t value) override;
+  hipError_t StreamWriteValue32(runtime::Stream stream, uint32_t* addr, uint32_t value) override;
+  hipError_t EventCreate(runtime::Event* event, unsigned flags) override;
+  hipError_t EventRecord(runtime::Event event, runtime::Stream stream) override;
+  hipError_t EventSynchronize(runtime::Event event) override;
+  hipError_t EventQuery(runtime::Event event) override;
+  hipError_t EventElapsedTime(float* ms, runtime::Event start, runtime::Event stop) override;
+  hipError_t EventDestroy(runtime::Event event) override;
+
+ private:
+  static size_t Index(GpuOp op) { return static_cast<size_t>(op); }
+  // The injected error for this call of `op`, or hipSuccess to forward it.
+  hipError_t Injected(GpuOp op) { return static_cast<hipError_t>(plan_.OnCall(Index(op))); }
+
+  runtime::GpuRuntime& base_;
+  FaultPlan plan_{Index(GpuOp::kCount)};
+  std::atomic<int> stream_mem_ops_{-1};
+};
+
+}  // namespace hipfile::testing

@@ -1,0 +1,82 @@
+// FaultSys: a platform::Sys that forwards to another and injects failures and short counts.
+//
+//   testing::FaultSys sys;                       // over the real system calls
+//   sys.FailTimes(testing::SysOp::kPread, 3, EINTR);
+//   sys.FailNth(testing::SysOp::kPwrite, 2, ENOSPC);
+//   sys.ShortTransfers(testing::SysOp::kPread, 4096);
+//
+// A failed call does not reach the base Sys. Getenv and PageSize are forwarded untouched.
+// Thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <string>
+
+#include "fakes/fault_plan.h"
+#include "platform/sys.h"
+
+namespace hipfile::testing {
+
+enum class SysOp : size_t {
+  kOpen,
+  kClose,
+  kPread,
+  kPwrite,
+  kFsync,
+  kFdatasync,
+  kGetFileFlags,
+  kFstat,
+  kStatx,
+  kMmap,
+  kMunmap,
+  kReadTextFile,
+  kCount,
+};
+
+class FaultSys : public platform::Sys {
+ public:
+  explicit FaultSys(platform::Sys& base = platform::RealSys()) : base_(base) {}
+
+  // The n-th call of `op` from now (1-based) fails with errno `error`.
+  void FailNth(SysOp op, uint64_t n, int error) { plan_.FailNth(Index(op), n, error); }
+  void FailAlways(SysOp op, int error) { plan_.FailAlways(Index(op), error); }
+  // The next `count` calls fail with `error` (e.g. EINTR three times, then success).
+  void FailTimes(SysOp op, uint64_t count, int error) { plan_.FailTimes(Index(op), count, error); }
+  // Caps each kPread or kPwrite at `max_bytes`; 0 makes every call return 0 bytes without
+  // reaching the base (end of file for reads, no progress for writes).
+  void ShortTransfers(SysOp op, size_t max_bytes);
+  // Drops every fault and cap and zeroes the counters.
+  void Reset();
+  uint64_t Calls(SysOp op) const { return plan_.Calls(Index(op)); }
+
+  Result<int> Open(const char* path, int flags, mode_t mode) override;
+  Status Close(int fd) override;
+  Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override;
+  Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) override;
+  Status Fsync(int fd) override;
+  Status Fdatasync(int fd) override;
+  Result<int> GetFileFlags(int fd) override;
+  Status Fstat(int fd, struct stat* st) override;
+  Status Statx(int fd, unsigned mask, struct statx* out) override;
+  Result<void*> Mmap(void* addr, size_t length, int prot, int flags, int fd, off_t offset) override;
+  Status Munmap(void* addr, size_t length) override;
+  Result<std::string> ReadTextFile(const char* path) override;
+  const char* Getenv(const char* name) override { return base_.Getenv(name); }
+  long PageSize() override { return base_.PageSize(); }
+
+ private:
+  static constexpr size_t kNoCap = std::numeric_limits<size_t>::max();
+  static size_t Index(SysOp op) { return static_cast<size_t>(op); }
+  size_t Cap(SysOp op) const;
+
+  platform::Sys& base_;
+  FaultPlan plan_{Index(SysOp::kCount)};
+  mutable std::mutex mu_;
+  size_t pread_cap_ = kNoCap;   // guarded by mu_
+  size_t pwrite_cap_ = kNoCap;  // guarded by mu_
+};
+
+}  // namespace hipfile::testing

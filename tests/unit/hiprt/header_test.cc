@@ -1,0 +1,53 @@
+// The HIP subset header is self-contained (included first, alone) and has HIP's numbers. That it
+// also compiles as C is checked by the C compile checks in tests/compat.
+#include <hip/hip_runtime_api.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <type_traits>
+
+static_assert(HIPFILE_COMPAT_HIP == 1);
+static_assert(hipSuccess == 0 && hipErrorInvalidValue == 1 && hipErrorOutOfMemory == 2);
+static_assert(hipErrorInvalidDevicePointer == 17 && hipErrorInvalidMemcpyDirection == 21);
+static_assert(hipErrorNoDevice == 100 && hipErrorInvalidDevice == 101);
+static_assert(hipErrorInvalidHandle == 400 && hipErrorNotFound == 500 && hipErrorNotReady == 600);
+static_assert(hipErrorHostMemoryAlreadyRegistered == 712 && hipErrorHostMemoryNotRegistered == 713);
+static_assert(hipErrorNotSupported == 801 && hipErrorUnknown == 999);
+static_assert(hipMemcpyHostToHost == 0 && hipMemcpyHostToDevice == 1 &&
+              hipMemcpyDeviceToHost == 2 && hipMemcpyDeviceToDevice == 3 && hipMemcpyDefault == 4);
+static_assert(hipMemoryTypeUnregistered == 0 && hipMemoryTypeHost == 1 &&
+              hipMemoryTypeDevice == 2 && hipMemoryTypeManaged == 3);
+static_assert(hipStreamDefault == 0 && hipStreamNonBlocking == 1);
+static_assert(hipEventDefault == 0 && hipEventBlockingSync == 1 && hipEventDisableTiming == 2 &&
+              hipEventInterprocess == 4);
+static_assert(hipHostMallocDefault == 0 && hipHostMallocPortable == 1 && hipHostMallocMapped == 2 &&
+              hipHostMallocWriteCombined == 4);
+static_assert(hipHostRegisterDefault == 0 && hipHostRegisterPortable == 1 &&
+              hipHostRegisterMapped == 2 && hipHostRegisterIoMemory == 4 &&
+              hipHostRegisterReadOnly == 8);
+static_assert(std::is_pointer_v<hipStream_t> && std::is_pointer_v<hipEvent_t>);
+using MemcpyAsyncFn = hipError_t (*)(void*, const void*, size_t, hipMemcpyKind, hipStream_t);
+static_assert(std::is_same_v<decltype(&hipMemcpyAsync), MemcpyAsyncFn>);
+static_assert(std::is_same_v<decltype(&hipLaunchHostFunc),
+                             hipError_t (*)(hipStream_t, hipHostFn_t, void*)>);
+
+namespace {
+
+// HIP's typed overloads: `T* p; hipMalloc(&p, n)` builds and runs as with real HIP.
+TEST(HipRuntimeHeader, TypedMallocOverloads) {
+  int count = 0;
+  if (hipGetDeviceCount(&count) == hipErrorNoDevice) GTEST_SKIP() << "no device";
+  float* device = nullptr;
+  ASSERT_EQ(hipMalloc(&device, 64 * sizeof(float)), hipSuccess);
+  EXPECT_NE(device, nullptr);
+  double* host = nullptr;
+  ASSERT_EQ(hipHostMalloc(&host, 64 * sizeof(double)), hipSuccess);  // default flags
+  ASSERT_NE(host, nullptr);
+  host[63] = 1.5;  // host-accessible
+  EXPECT_EQ(hipHostFree(host), hipSuccess);
+  EXPECT_EQ(hipFree(device), hipSuccess);
+  EXPECT_EQ(hipGetLastError(), hipSuccess);
+}
+
+}  // namespace
