@@ -1,11 +1,547 @@
-// PLACEHOLDER until the CUDA runtime lands.
 #include "runtime/cuda/cuda_runtime.h"
 
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/cuda_errors.h"
+
 namespace hipfile::runtime {
+namespace {
+
+using cu::CUcontext;
+using cu::CUdevice;
+using cu::CUdeviceptr;
+using cu::CUevent;
+using cu::CUresult;
+using cu::CUstream;
+using cu::CUDA_SUCCESS;
+
+// The device SetDevice chose on this thread; -1 until then. Shared by all CudaRuntime objects,
+// as the current device is a property of the thread.
+thread_local int t_device = -1;
+
+CUdeviceptr Dptr(const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
+CUstream Cu(Stream s) { return reinterpret_cast<CUstream>(s); }
+CUevent Cu(Event e) { return reinterpret_cast<CUevent>(e); }
+
+bool ValidKind(hipMemcpyKind kind) {
+  return kind >= hipMemcpyHostToHost && kind <= hipMemcpyDefault;
+}
+
+class CudaRuntime final : public GpuRuntime {
+ public:
+  CudaRuntime(const CudaDriver& driver, std::vector<CUdevice> devices)
+      : d_(driver),
+        devices_(std::move(devices)),
+        contexts_(new std::atomic<CUcontext>[devices_.size()]),
+        mem_ops_(new std::atomic<int>[devices_.size()]) {
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      contexts_[i].store(nullptr, std::memory_order_relaxed);
+      mem_ops_[i].store(-1, std::memory_order_relaxed);
+    }
+  }
+
+  // Balances the retains; a context others still hold stays alive.
+  ~CudaRuntime() override {
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      if (contexts_[i].load() != nullptr) d_.cuDevicePrimaryCtxRelease(devices_[i]);
+    }
+  }
+
+  const char* Name() const override { return "cuda"; }
+
+  hipError_t GetDeviceCount(int* count) override {
+    if (count == nullptr) return hipErrorInvalidValue;
+    *count = DeviceCount();
+    return hipSuccess;
+  }
+
+  hipError_t SetDevice(int device) override {
+    if (device < 0 || device >= DeviceCount()) return hipErrorInvalidDevice;
+    const hipError_t err = MakeCurrent(device);
+    if (err == hipSuccess) t_device = device;
+    return err;
+  }
+
+  hipError_t GetDevice(int* device) override {
+    if (device == nullptr) return hipErrorInvalidValue;
+    *device = CurrentDevice();
+    return hipSuccess;
+  }
+
+  hipError_t DeviceSynchronize() override {
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuCtxSynchronize());
+  }
+
+  hipError_t MemGetInfo(size_t* free_bytes, size_t* total_bytes) override {
+    if (free_bytes == nullptr || total_bytes == nullptr) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuMemGetInfo(free_bytes, total_bytes));
+  }
+
+  hipError_t GetDeviceUuid(int device, char uuid[16]) override {
+    if (device < 0 || device >= DeviceCount()) return hipErrorInvalidDevice;
+    if (uuid == nullptr) return hipErrorInvalidValue;
+    cu::CUuuid id{};
+    if (const CUresult r = d_.cuDeviceGetUuid(&id, devices_[device]); r != CUDA_SUCCESS) {
+      return Map(r);
+    }
+    std::memcpy(uuid, id.bytes, sizeof(id.bytes));
+    return hipSuccess;
+  }
+
+  hipError_t Malloc(void** ptr, size_t size) override {
+    if (ptr == nullptr) return hipErrorInvalidValue;
+    *ptr = nullptr;
+    if (size == 0) return hipSuccess;  // as hipMalloc: a null pointer, no error
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    CUdeviceptr dptr = 0;
+    if (const CUresult r = d_.cuMemAlloc(&dptr, size); r != CUDA_SUCCESS) return Map(r);
+    *ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(dptr));
+    return hipSuccess;
+  }
+
+  hipError_t Free(void* ptr) override {
+    if (ptr == nullptr) return hipSuccess;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuMemFree(Dptr(ptr)));
+  }
+
+  // Always portable and mapped, as HIP's pinned memory is usable from every device.
+  hipError_t HostMalloc(void** ptr, size_t size, unsigned flags) override {
+    if (ptr == nullptr) return hipErrorInvalidValue;
+    *ptr = nullptr;
+    constexpr unsigned kKnown =
+        hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined;
+    if ((flags & ~kKnown) != 0) return hipErrorInvalidValue;
+    if (size == 0) return hipSuccess;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    unsigned cu_flags = cu::CU_MEMHOSTALLOC_PORTABLE | cu::CU_MEMHOSTALLOC_DEVICEMAP;
+    if (flags & hipHostMallocWriteCombined) cu_flags |= cu::CU_MEMHOSTALLOC_WRITECOMBINED;
+    return Map(d_.cuMemHostAlloc(ptr, size, cu_flags));
+  }
+
+  hipError_t HostFree(void* ptr) override {
+    if (ptr == nullptr) return hipSuccess;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuMemFreeHost(ptr));
+  }
+
+  // Always portable and mapped, as with HostMalloc; IoMemory and ReadOnly pass through.
+  hipError_t HostRegister(void* ptr, size_t size, unsigned flags) override {
+    if (ptr == nullptr || size == 0) return hipErrorInvalidValue;
+    constexpr unsigned kKnown = hipHostRegisterPortable | hipHostRegisterMapped |
+                                hipHostRegisterIoMemory | hipHostRegisterReadOnly;
+    if ((flags & ~kKnown) != 0) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    unsigned cu_flags = cu::CU_MEMHOSTREGISTER_PORTABLE | cu::CU_MEMHOSTREGISTER_DEVICEMAP;
+    if (flags & hipHostRegisterIoMemory) cu_flags |= cu::CU_MEMHOSTREGISTER_IOMEMORY;
+    if (flags & hipHostRegisterReadOnly) cu_flags |= cu::CU_MEMHOSTREGISTER_READ_ONLY;
+    return Map(d_.cuMemHostRegister(ptr, size, cu_flags));
+  }
+
+  hipError_t HostUnregister(void* ptr) override {
+    if (ptr == nullptr) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuMemHostUnregister(ptr));
+  }
+
+  hipError_t PointerGetInfo(const void* ptr, PointerInfo* info) override;
+
+  hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) override {
+    if (!ValidKind(kind)) return hipErrorInvalidMemcpyDirection;
+    if (size == 0) return hipSuccess;
+    if (dst == nullptr || src == nullptr) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    // cuMemcpy infers the direction from the addresses (unified addressing). It returns before
+    // a device-to-device copy is done, so wait for the legacy stream it ran on.
+    if (const CUresult r = d_.cuMemcpy(Dptr(dst), Dptr(src), size); r != CUDA_SUCCESS) {
+      return Map(r);
+    }
+    return Map(d_.cuStreamSynchronize(nullptr));
+  }
+
+  hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+                         Stream stream) override {
+    if (!ValidKind(kind)) return hipErrorInvalidMemcpyDirection;
+    if (size == 0) return hipSuccess;
+    if (dst == nullptr || src == nullptr) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuMemcpyAsync(Dptr(dst), Dptr(src), size, Cu(stream)));
+  }
+
+  hipError_t Memset(void* dst, int value, size_t size) override {
+    if (size == 0) return hipSuccess;
+    if (dst == nullptr) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    const CUresult r = d_.cuMemsetD8(Dptr(dst), static_cast<unsigned char>(value), size);
+    if (r != CUDA_SUCCESS) return Map(r);
+    return Map(d_.cuStreamSynchronize(nullptr));  // device memsets return before they are done
+  }
+
+  hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) override {
+    if (size == 0) return hipSuccess;
+    if (dst == nullptr) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(
+        d_.cuMemsetD8Async(Dptr(dst), static_cast<unsigned char>(value), size, Cu(stream)));
+  }
+
+  hipError_t StreamCreate(Stream* stream, unsigned flags) override {
+    if (stream == nullptr) return hipErrorInvalidValue;
+    if ((flags & ~unsigned{hipStreamNonBlocking}) != 0) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    CUstream s = nullptr;
+    const unsigned cu_flags = (flags & hipStreamNonBlocking) ? cu::CU_STREAM_NON_BLOCKING : 0;
+    if (const CUresult r = d_.cuStreamCreate(&s, cu_flags); r != CUDA_SUCCESS) return Map(r);
+    *stream = reinterpret_cast<Stream>(s);
+    return hipSuccess;
+  }
+
+  hipError_t StreamDestroy(Stream stream) override {
+    if (stream == nullptr) return hipErrorInvalidHandle;  // the default stream is not destroyed
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuStreamDestroy(Cu(stream)));
+  }
+
+  hipError_t StreamSynchronize(Stream stream) override {
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuStreamSynchronize(Cu(stream)));
+  }
+
+  hipError_t StreamQuery(Stream stream) override {
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuStreamQuery(Cu(stream)));
+  }
+
+  hipError_t StreamWaitEvent(Stream stream, Event event, unsigned flags) override {
+    if (event == nullptr) return hipErrorInvalidHandle;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuStreamWaitEvent(Cu(stream), Cu(event), flags));
+  }
+
+  hipError_t StreamGetDevice(Stream stream, int* device) override;
+
+  hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) override {
+    if (fn == nullptr) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuLaunchHostFunc(Cu(stream), fn, user_data));
+  }
+
+  bool SupportsStreamMemOps(int device) override;
+
+  // CU_STREAM_WAIT_VALUE_GEQ compares cyclically ((int32_t)(*addr - value) >= 0), which equals
+  // *addr >= value while the two are less than 2^31 apart.
+  hipError_t StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t value) override {
+    if (addr == nullptr) return hipErrorInvalidValue;
+    if (d_.cuStreamWaitValue32 == nullptr) return hipErrorNotSupported;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuStreamWaitValue32(Cu(stream), DevicePointerOf(addr), value,
+                                      cu::CU_STREAM_WAIT_VALUE_GEQ));
+  }
+
+  hipError_t StreamWriteValue32(Stream stream, uint32_t* addr, uint32_t value) override {
+    if (addr == nullptr) return hipErrorInvalidValue;
+    if (d_.cuStreamWriteValue32 == nullptr) return hipErrorNotSupported;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuStreamWriteValue32(Cu(stream), DevicePointerOf(addr), value,
+                                       cu::CU_STREAM_WRITE_VALUE_DEFAULT));
+  }
+
+  hipError_t EventCreate(Event* event, unsigned flags) override {
+    if (event == nullptr) return hipErrorInvalidValue;
+    // hipEvent* flags carry CUDA's values.
+    constexpr unsigned kKnown = hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess;
+    static_assert(hipEventBlockingSync == cu::CU_EVENT_BLOCKING_SYNC &&
+                  hipEventDisableTiming == cu::CU_EVENT_DISABLE_TIMING &&
+                  hipEventInterprocess == cu::CU_EVENT_INTERPROCESS);
+    if ((flags & ~kKnown) != 0) return hipErrorInvalidValue;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    CUevent e = nullptr;
+    if (const CUresult r = d_.cuEventCreate(&e, flags); r != CUDA_SUCCESS) return Map(r);
+    *event = reinterpret_cast<Event>(e);
+    return hipSuccess;
+  }
+
+  hipError_t EventRecord(Event event, Stream stream) override {
+    if (event == nullptr) return hipErrorInvalidHandle;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuEventRecord(Cu(event), Cu(stream)));
+  }
+
+  hipError_t EventSynchronize(Event event) override {
+    if (event == nullptr) return hipErrorInvalidHandle;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuEventSynchronize(Cu(event)));
+  }
+
+  hipError_t EventQuery(Event event) override {
+    if (event == nullptr) return hipErrorInvalidHandle;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuEventQuery(Cu(event)));
+  }
+
+  hipError_t EventElapsedTime(float* ms, Event start, Event stop) override {
+    if (ms == nullptr) return hipErrorInvalidValue;
+    if (start == nullptr || stop == nullptr) return hipErrorInvalidHandle;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuEventElapsedTime(ms, Cu(start), Cu(stop)));
+  }
+
+  hipError_t EventDestroy(Event event) override {
+    if (event == nullptr) return hipErrorInvalidHandle;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuEventDestroy(Cu(event)));
+  }
+
+ private:
+  static hipError_t Map(CUresult r) { return HipErrorFromCuda(r); }
+  int DeviceCount() const { return static_cast<int>(devices_.size()); }
+
+  // The ordinal of a CUdevice handle; -1 for none of ours.
+  int OrdinalOf(CUdevice device) const {
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      if (devices_[i] == device) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  int CurrentDevice() const {
+    if (t_device >= 0 && t_device < DeviceCount()) return t_device;
+    CUcontext current = nullptr;
+    CUdevice device = 0;
+    if (d_.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != nullptr &&
+        d_.cuCtxGetDevice(&device) == CUDA_SUCCESS) {
+      const int ordinal = OrdinalOf(device);
+      if (ordinal >= 0) return ordinal;
+    }
+    return 0;
+  }
+
+  // The device's primary context, retained on first use.
+  hipError_t PrimaryContext(int device, CUcontext* ctx) {
+    *ctx = contexts_[device].load(std::memory_order_acquire);
+    if (*ctx != nullptr) return hipSuccess;
+    std::lock_guard<std::mutex> lock(mutex_);
+    *ctx = contexts_[device].load(std::memory_order_relaxed);
+    if (*ctx != nullptr) return hipSuccess;
+    CUcontext retained = nullptr;
+    const CUresult r = d_.cuDevicePrimaryCtxRetain(&retained, devices_[device]);
+    if (r != CUDA_SUCCESS) return Map(r);
+    contexts_[device].store(retained, std::memory_order_release);
+    *ctx = retained;
+    return hipSuccess;
+  }
+
+  // Makes the device's primary context current on this thread. The thread's current context is
+  // read from the driver (a thread-local read there) rather than cached here, because other
+  // CUDA code on the thread (cudaSetDevice, cuCtxSetCurrent) can change it between our calls.
+  hipError_t MakeCurrent(int device) {
+    CUcontext ctx = nullptr;
+    if (const hipError_t err = PrimaryContext(device, &ctx); err != hipSuccess) return err;
+    CUcontext current = nullptr;
+    if (d_.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx) return hipSuccess;
+    return Map(d_.cuCtxSetCurrent(ctx));
+  }
+
+  hipError_t Enter() { return MakeCurrent(CurrentDevice()); }
+
+  // The device address of pinned host memory; other pointers (device memory) are used as they
+  // are, which unified addressing allows.
+  CUdeviceptr DevicePointerOf(void* host) {
+    CUdeviceptr dptr = 0;
+    if (d_.cuMemHostGetDevicePointer(&dptr, host, 0) == CUDA_SUCCESS) return dptr;
+    return Dptr(host);
+  }
+
+  bool ProbeStreamMemOps(int device);
+
+  const CudaDriver& d_;
+  const std::vector<CUdevice> devices_;                  // by ordinal
+  std::unique_ptr<std::atomic<CUcontext>[]> contexts_;  // retained primary contexts, or null
+  std::unique_ptr<std::atomic<int>[]> mem_ops_;  // SupportsStreamMemOps: -1 unknown, 0, 1
+  std::mutex mutex_;                             // serializes retains and probes
+};
+
+hipError_t CudaRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
+  if (ptr == nullptr || info == nullptr) return hipErrorInvalidValue;
+  if (const hipError_t err = Enter(); err != hipSuccess) return err;
+
+  unsigned memory_type = 0;
+  CUdeviceptr device_pointer = 0;
+  void* host_pointer = nullptr;
+  unsigned is_managed = 0;  // the driver writes a boolean into it
+  int ordinal = -1;
+  CUdeviceptr range_start = 0;
+  size_t range_size = 0;
+  cu::CUpointer_attribute attributes[] = {
+      cu::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,      cu::CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+      cu::CU_POINTER_ATTRIBUTE_HOST_POINTER,     cu::CU_POINTER_ATTRIBUTE_IS_MANAGED,
+      cu::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,   cu::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+      cu::CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+  };
+  void* data[] = {&memory_type, &device_pointer, &host_pointer, &is_managed,
+                  &ordinal,     &range_start,    &range_size};
+  static_assert(sizeof(attributes) / sizeof(attributes[0]) == sizeof(data) / sizeof(data[0]));
+  const CUresult r = d_.cuPointerGetAttributes(sizeof(data) / sizeof(data[0]), attributes, data,
+                                               Dptr(ptr));
+  // The driver reports memory it does not know with null attributes, or (some versions, some
+  // attributes) with CUDA_ERROR_INVALID_VALUE.
+  if (r == cu::CUDA_ERROR_INVALID_VALUE || (r == CUDA_SUCCESS && memory_type == 0)) {
+    *info = PointerInfo{};
+    return hipSuccess;
+  }
+  if (r != CUDA_SUCCESS) return Map(r);
+
+  PointerInfo out;
+  if (is_managed != 0) {
+    out.type = hipMemoryTypeManaged;
+  } else if (memory_type == cu::CU_MEMORYTYPE_DEVICE) {
+    out.type = hipMemoryTypeDevice;
+  } else if (memory_type == cu::CU_MEMORYTYPE_HOST) {
+    out.type = hipMemoryTypeHost;
+  } else if (memory_type == cu::CU_MEMORYTYPE_ARRAY) {
+    out.type = hipMemoryTypeArray;
+  } else {
+    out.type = hipMemoryTypeUnified;
+  }
+  out.is_managed = is_managed != 0;
+  out.device = ordinal;
+  out.device_pointer = reinterpret_cast<void*>(static_cast<uintptr_t>(device_pointer));
+  out.host_pointer = host_pointer;
+  // For device memory cuMemGetAddressRange gives the mapped allocation, where the range
+  // attributes can give a larger reservation (cuMemAddressReserve); for pinned host memory the
+  // range attributes give the allocation or registration.
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  const bool use_attributes = out.type == hipMemoryTypeHost && range_size != 0;
+  if (!use_attributes && d_.cuMemGetAddressRange(&base, &size, Dptr(ptr)) == CUDA_SUCCESS &&
+      size != 0) {
+    out.base = reinterpret_cast<void*>(static_cast<uintptr_t>(base));
+    out.size = size;
+  } else {
+    out.base = reinterpret_cast<void*>(static_cast<uintptr_t>(range_start));
+    out.size = range_size;
+  }
+  *info = out;
+  return hipSuccess;
+}
+
+hipError_t CudaRuntime::StreamGetDevice(Stream stream, int* device) {
+  if (device == nullptr) return hipErrorInvalidValue;
+  if (stream == nullptr) {
+    *device = CurrentDevice();
+    return hipSuccess;
+  }
+  if (const hipError_t err = Enter(); err != hipSuccess) return err;
+  CUdevice dev = 0;
+  if (d_.cuStreamGetDevice != nullptr) {
+    if (const CUresult r = d_.cuStreamGetDevice(Cu(stream), &dev); r != CUDA_SUCCESS) {
+      return Map(r);
+    }
+  } else {
+    // Older drivers: the device of the stream's context, asked with that context pushed.
+    CUcontext ctx = nullptr;
+    if (const CUresult r = d_.cuStreamGetCtx(Cu(stream), &ctx); r != CUDA_SUCCESS) return Map(r);
+    if (const CUresult r = d_.cuCtxPushCurrent(ctx); r != CUDA_SUCCESS) return Map(r);
+    const CUresult r = d_.cuCtxGetDevice(&dev);
+    CUcontext popped = nullptr;
+    d_.cuCtxPopCurrent(&popped);
+    if (r != CUDA_SUCCESS) return Map(r);
+  }
+  const int ordinal = OrdinalOf(dev);
+  if (ordinal < 0) return hipErrorInvalidDevice;
+  *device = ordinal;
+  return hipSuccess;
+}
+
+// Stream memory operations have no capability attribute since CUDA 12 (the _V1 attributes
+// describe the old API, which needed a kernel-module option), so they are tried once per device:
+// a stream writes a pinned word and waits on it.
+bool CudaRuntime::SupportsStreamMemOps(int device) {
+  if (device < 0 || device >= DeviceCount()) return false;
+  if (d_.cuStreamWaitValue32 == nullptr || d_.cuStreamWriteValue32 == nullptr) return false;
+  const int known = mem_ops_[device].load(std::memory_order_acquire);
+  if (known >= 0) return known == 1;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (mem_ops_[device].load(std::memory_order_relaxed) < 0) {
+    mem_ops_[device].store(ProbeStreamMemOps(device) ? 1 : 0, std::memory_order_release);
+  }
+  return mem_ops_[device].load(std::memory_order_relaxed) == 1;
+}
+
+// Called with mutex_ held; restores the thread's current context.
+bool CudaRuntime::ProbeStreamMemOps(int device) {
+  CUcontext saved = nullptr;
+  d_.cuCtxGetCurrent(&saved);
+  CUcontext ctx = contexts_[device].load(std::memory_order_relaxed);
+  if (ctx == nullptr) {
+    if (d_.cuDevicePrimaryCtxRetain(&ctx, devices_[device]) != CUDA_SUCCESS) return false;
+    contexts_[device].store(ctx, std::memory_order_release);
+  }
+  if (d_.cuCtxSetCurrent(ctx) != CUDA_SUCCESS) return false;
+
+  bool ok = false;
+  void* host = nullptr;
+  CUstream stream = nullptr;
+  CUdeviceptr word = 0;
+  if (d_.cuMemHostAlloc(&host, sizeof(uint32_t),
+                        cu::CU_MEMHOSTALLOC_PORTABLE | cu::CU_MEMHOSTALLOC_DEVICEMAP) ==
+          CUDA_SUCCESS &&
+      d_.cuMemHostGetDevicePointer(&word, host, 0) == CUDA_SUCCESS &&
+      d_.cuStreamCreate(&stream, cu::CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
+    auto* value = static_cast<volatile uint32_t*>(host);
+    *value = 0;
+    ok = d_.cuStreamWriteValue32(stream, word, 1, cu::CU_STREAM_WRITE_VALUE_DEFAULT) ==
+             CUDA_SUCCESS &&
+         d_.cuStreamWaitValue32(stream, word, 1, cu::CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS &&
+         d_.cuStreamSynchronize(stream) == CUDA_SUCCESS && *value == 1;
+  }
+  if (stream != nullptr) d_.cuStreamDestroy(stream);
+  if (host != nullptr) d_.cuMemFreeHost(host);
+  d_.cuCtxSetCurrent(saved);
+  return ok;
+}
+
+}  // namespace
+
+std::unique_ptr<GpuRuntime> CreateCudaRuntimeWithDriver(const CudaDriver& driver,
+                                                        std::string* why_not) {
+  std::string ignored;
+  if (why_not == nullptr) why_not = &ignored;
+  if (const CUresult r = driver.cuInit(0); r != CUDA_SUCCESS) {
+    *why_not = "cuInit failed: " + CudaErrorString(driver, r);
+    return nullptr;
+  }
+  int count = 0;
+  if (const CUresult r = driver.cuDeviceGetCount(&count); r != CUDA_SUCCESS) {
+    *why_not = "cuDeviceGetCount failed: " + CudaErrorString(driver, r);
+    return nullptr;
+  }
+  if (count <= 0) {
+    *why_not = "no CUDA devices";
+    return nullptr;
+  }
+  std::vector<CUdevice> devices(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    if (const CUresult r = driver.cuDeviceGet(&devices[i], i); r != CUDA_SUCCESS) {
+      *why_not = "cuDeviceGet(" + std::to_string(i) + ") failed: " + CudaErrorString(driver, r);
+      return nullptr;
+    }
+  }
+  return std::make_unique<CudaRuntime>(driver, std::move(devices));
+}
 
 std::unique_ptr<GpuRuntime> CreateCudaRuntime(std::string* why_not) {
-  if (why_not) *why_not = "CUDA runtime not built yet";
-  return nullptr;
+  const CudaDriver* driver = SharedCudaDriver(why_not);
+  if (driver == nullptr) return nullptr;
+  return CreateCudaRuntimeWithDriver(*driver, why_not);
 }
 
 }  // namespace hipfile::runtime

@@ -2,7 +2,16 @@
 // that one build of the library runs on machines with and without libcuda.
 //
 // Uses each device's primary context (the one the CUDA runtime API, PyTorch and CuPy use), so a
-// hipStream_t is a CUstream and allocations made by other CUDA code are recognised.
+// hipStream_t is a CUstream and allocations made by other CUDA code are recognised. Primary
+// contexts are retained on a device's first use and released when the runtime is destroyed.
+//
+// The current device is per thread. Until SetDevice is called on a thread it follows the
+// thread's current CUDA context (so a thread where PyTorch made device 1 current works on device
+// 1), and is device 0 when no context is current. Before each call the primary context of the
+// current device is made current on the calling thread.
+//
+// The synchronous Memcpy and Memset run on the legacy default stream and return once the work is
+// done. A null Stream is the legacy default stream.
 #pragma once
 
 #include <memory>
@@ -12,8 +21,14 @@
 
 namespace hipfile::runtime {
 
-// Null when CUDA cannot be used here; *why_not then says why ("libcuda.so.1 not found",
+struct CudaDriver;
+
+// Null when CUDA cannot be used here; *why_not then says why ("libcuda.so.1 not found: ...",
 // "cuInit failed: CUDA_ERROR_NO_DEVICE (100)", "no CUDA devices").
 std::unique_ptr<GpuRuntime> CreateCudaRuntime(std::string* why_not);
+
+// The same over a given driver table (tests pass fakes); `driver` must outlive the runtime.
+std::unique_ptr<GpuRuntime> CreateCudaRuntimeWithDriver(const CudaDriver& driver,
+                                                        std::string* why_not);
 
 }  // namespace hipfile::runtime

@@ -1,0 +1,365 @@
+// The CUDA runtime over a fake driver table: context handling, flag and attribute mapping, and
+// the reasons creation fails. Runs without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/cuda_runtime.h"
+
+namespace hipfile::runtime {
+namespace {
+
+using cu::CUcontext;
+using cu::CUdevice;
+using cu::CUdeviceptr;
+using cu::CUresult;
+
+// Device handles differ from ordinals, as nothing promises they are equal.
+constexpr CUdevice kHandleBase = 10;
+
+CUcontext ContextOf(int ordinal) {
+  return reinterpret_cast<CUcontext>(static_cast<uintptr_t>(0x1000 + ordinal));
+}
+
+struct FakeState {
+  CUresult init_result = 0;
+  int device_count = 2;
+  int retains = 0;
+  int releases = 0;
+  int set_current_calls = 0;
+  unsigned register_flags = 0;
+  int register_calls = 0;
+  CUresult alloc_result = 0;
+  // What cuPointerGetAttributes reports.
+  CUresult attributes_result = 0;
+  unsigned memory_type = 0;
+  bool is_managed = false;
+  int ordinal = -1;
+  CUdeviceptr range_start = 0;
+  size_t range_size = 0;
+  CUdeviceptr alloc_base = 0;  // cuMemGetAddressRange; 0: not found
+  size_t alloc_size = 0;
+};
+
+FakeState g_fake;
+thread_local CUcontext g_current = nullptr;
+
+CudaDriver FakeDriver() {
+  CudaDriver d;
+  d.cuInit = [](unsigned) { return g_fake.init_result; };
+  d.cuGetErrorName = [](CUresult r, const char** name) -> CUresult {
+    if (r != 100) return 1;
+    *name = "CUDA_ERROR_NO_DEVICE";
+    return 0;
+  };
+  d.cuDeviceGetCount = [](int* count) -> CUresult {
+    *count = g_fake.device_count;
+    return 0;
+  };
+  d.cuDeviceGet = [](CUdevice* device, int ordinal) -> CUresult {
+    *device = kHandleBase + ordinal;
+    return 0;
+  };
+  d.cuDevicePrimaryCtxRetain = [](CUcontext* ctx, CUdevice device) -> CUresult {
+    ++g_fake.retains;
+    *ctx = ContextOf(device - kHandleBase);
+    return 0;
+  };
+  d.cuDevicePrimaryCtxRelease = [](CUdevice) -> CUresult {
+    ++g_fake.releases;
+    return 0;
+  };
+  d.cuCtxGetCurrent = [](CUcontext* ctx) -> CUresult {
+    *ctx = g_current;
+    return 0;
+  };
+  d.cuCtxSetCurrent = [](CUcontext ctx) -> CUresult {
+    ++g_fake.set_current_calls;
+    g_current = ctx;
+    return 0;
+  };
+  d.cuCtxGetDevice = [](CUdevice* device) -> CUresult {
+    if (g_current == nullptr) return 201;
+    *device = kHandleBase + static_cast<int>(reinterpret_cast<uintptr_t>(g_current) - 0x1000);
+    return 0;
+  };
+  d.cuMemAlloc = [](CUdeviceptr* p, size_t) -> CUresult {
+    if (g_fake.alloc_result != 0) return g_fake.alloc_result;
+    *p = 0xd0000000;
+    return 0;
+  };
+  d.cuMemHostRegister = [](void*, size_t, unsigned flags) -> CUresult {
+    ++g_fake.register_calls;
+    g_fake.register_flags = flags;
+    return 0;
+  };
+  d.cuPointerGetAttributes = [](unsigned count, cu::CUpointer_attribute* attributes, void** data,
+                                CUdeviceptr ptr) -> CUresult {
+    if (g_fake.attributes_result != 0) return g_fake.attributes_result;
+    for (unsigned i = 0; i < count; ++i) {
+      switch (attributes[i]) {
+        case cu::CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+          *static_cast<unsigned*>(data[i]) = g_fake.memory_type;
+          break;
+        case cu::CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+          *static_cast<CUdeviceptr*>(data[i]) = ptr;
+          break;
+        case cu::CU_POINTER_ATTRIBUTE_HOST_POINTER:
+          *static_cast<void**>(data[i]) = nullptr;
+          break;
+        case cu::CU_POINTER_ATTRIBUTE_IS_MANAGED:
+          *static_cast<bool*>(data[i]) = g_fake.is_managed;  // the driver writes one byte
+          break;
+        case cu::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+          *static_cast<int*>(data[i]) = g_fake.ordinal;
+          break;
+        case cu::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+          *static_cast<CUdeviceptr*>(data[i]) = g_fake.range_start;
+          break;
+        case cu::CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+          *static_cast<size_t*>(data[i]) = g_fake.range_size;
+          break;
+      }
+    }
+    return 0;
+  };
+  d.cuMemGetAddressRange = [](CUdeviceptr* base, size_t* size, CUdeviceptr) -> CUresult {
+    if (g_fake.alloc_base == 0) return 500;
+    *base = g_fake.alloc_base;
+    *size = g_fake.alloc_size;
+    return 0;
+  };
+  return d;
+}
+
+void* Ptr(uintptr_t address) { return reinterpret_cast<void*>(address); }
+
+class CudaRuntimeFake : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_fake = FakeState{};
+    g_current = nullptr;
+    driver_ = FakeDriver();
+  }
+
+  std::unique_ptr<GpuRuntime> Create() {
+    std::string why_not;
+    std::unique_ptr<GpuRuntime> rt = CreateCudaRuntimeWithDriver(driver_, &why_not);
+    EXPECT_NE(rt, nullptr) << why_not;
+    return rt;
+  }
+
+  // Runs fn on a fresh thread, so the per-thread device it sets does not leak into other tests.
+  template <class Fn>
+  static void OnNewThread(Fn fn) {
+    std::thread thread(fn);
+    thread.join();
+  }
+
+  CudaDriver driver_;
+};
+
+TEST_F(CudaRuntimeFake, CuInitFailureIsTheReason) {
+  g_fake.init_result = 100;
+  std::string why_not;
+  EXPECT_EQ(CreateCudaRuntimeWithDriver(driver_, &why_not), nullptr);
+  EXPECT_EQ(why_not, "cuInit failed: CUDA_ERROR_NO_DEVICE (100)");
+  g_fake.init_result = 4242;  // a code the driver cannot name
+  EXPECT_EQ(CreateCudaRuntimeWithDriver(driver_, &why_not), nullptr);
+  EXPECT_EQ(why_not, "cuInit failed: CUDA error 4242");
+}
+
+TEST_F(CudaRuntimeFake, NoDevicesIsTheReason) {
+  g_fake.device_count = 0;
+  std::string why_not;
+  EXPECT_EQ(CreateCudaRuntimeWithDriver(driver_, &why_not), nullptr);
+  EXPECT_EQ(why_not, "no CUDA devices");
+}
+
+TEST_F(CudaRuntimeFake, NameAndDeviceCount) {
+  auto rt = Create();
+  EXPECT_STREQ(rt->Name(), "cuda");
+  int count = 0;
+  ASSERT_EQ(rt->GetDeviceCount(&count), hipSuccess);
+  EXPECT_EQ(count, 2);
+  EXPECT_EQ(g_fake.retains, 0) << "contexts are retained on first use only";
+}
+
+TEST_F(CudaRuntimeFake, CallsRunInThePrimaryContextOfDeviceZeroByDefault) {
+  auto rt = Create();
+  void* p = nullptr;
+  ASSERT_EQ(rt->Malloc(&p, 64), hipSuccess);
+  EXPECT_EQ(p, Ptr(0xd0000000));
+  EXPECT_EQ(g_current, ContextOf(0));
+  EXPECT_EQ(g_fake.retains, 1);
+  ASSERT_EQ(rt->Malloc(&p, 64), hipSuccess);
+  EXPECT_EQ(g_fake.retains, 1);
+  EXPECT_EQ(g_fake.set_current_calls, 1) << "an already current context is not set again";
+  rt.reset();
+  EXPECT_EQ(g_fake.releases, 1);
+}
+
+TEST_F(CudaRuntimeFake, ContextChangedBehindOurBackIsRestored) {
+  auto rt = Create();
+  OnNewThread([&] {
+    ASSERT_EQ(rt->SetDevice(0), hipSuccess);
+    g_current = ContextOf(1);  // e.g. cudaSetDevice(1) by other code on this thread
+    void* p = nullptr;
+    ASSERT_EQ(rt->Malloc(&p, 64), hipSuccess);
+    EXPECT_EQ(g_current, ContextOf(0));
+  });
+}
+
+TEST_F(CudaRuntimeFake, CurrentDeviceFollowsTheThreadsContextUntilSet) {
+  auto rt = Create();
+  OnNewThread([&] {
+    g_current = ContextOf(1);
+    int device = -1;
+    ASSERT_EQ(rt->GetDevice(&device), hipSuccess);
+    EXPECT_EQ(device, 1);
+    ASSERT_EQ(rt->SetDevice(0), hipSuccess);
+    EXPECT_EQ(g_current, ContextOf(0));
+    g_current = ContextOf(1);
+    ASSERT_EQ(rt->GetDevice(&device), hipSuccess);
+    EXPECT_EQ(device, 0) << "SetDevice wins over other code's context";
+  });
+  OnNewThread([&] {
+    int device = -1;
+    ASSERT_EQ(rt->GetDevice(&device), hipSuccess);
+    EXPECT_EQ(device, 0) << "no context current: device 0";
+  });
+}
+
+TEST_F(CudaRuntimeFake, SetDeviceChecksTheOrdinal) {
+  auto rt = Create();
+  OnNewThread([&] {
+    EXPECT_EQ(rt->SetDevice(2), hipErrorInvalidDevice);
+    EXPECT_EQ(rt->SetDevice(-1), hipErrorInvalidDevice);
+    ASSERT_EQ(rt->SetDevice(1), hipSuccess);
+    EXPECT_EQ(g_current, ContextOf(1));
+    int device = -1;
+    ASSERT_EQ(rt->GetDevice(&device), hipSuccess);
+    EXPECT_EQ(device, 1);
+  });
+  rt.reset();
+  EXPECT_EQ(g_fake.releases, 1) << "only device 1 was retained";
+}
+
+TEST_F(CudaRuntimeFake, DriverErrorsComeBackAsHipErrors) {
+  auto rt = Create();
+  g_fake.alloc_result = 2;  // CUDA_ERROR_OUT_OF_MEMORY
+  void* p = Ptr(1);
+  EXPECT_EQ(rt->Malloc(&p, 64), hipErrorOutOfMemory);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(rt->Malloc(&p, 0), hipSuccess) << "a zero-byte allocation is a null pointer";
+}
+
+TEST_F(CudaRuntimeFake, HostRegisterIsAlwaysPortableAndMapped) {
+  auto rt = Create();
+  char buffer[64];
+  ASSERT_EQ(rt->HostRegister(buffer, sizeof(buffer), hipHostRegisterDefault), hipSuccess);
+  EXPECT_EQ(g_fake.register_flags, 0x1u | 0x2u);
+  ASSERT_EQ(rt->HostRegister(buffer, sizeof(buffer), hipHostRegisterReadOnly), hipSuccess);
+  EXPECT_EQ(g_fake.register_flags, 0x1u | 0x2u | 0x8u);
+  ASSERT_EQ(rt->HostRegister(buffer, sizeof(buffer), hipHostRegisterIoMemory), hipSuccess);
+  EXPECT_EQ(g_fake.register_flags, 0x1u | 0x2u | 0x4u);
+  EXPECT_EQ(rt->HostRegister(buffer, sizeof(buffer), 0x100), hipErrorInvalidValue);
+  EXPECT_EQ(rt->HostRegister(buffer, 0, 0), hipErrorInvalidValue);
+  EXPECT_EQ(g_fake.register_calls, 3);
+}
+
+TEST_F(CudaRuntimeFake, UnknownPointersAreUnregistered) {
+  auto rt = Create();
+  char host[16];
+  PointerInfo info;
+  info.device = 3;
+  ASSERT_EQ(rt->PointerGetInfo(host, &info), hipSuccess);  // null attributes
+  EXPECT_EQ(info.type, hipMemoryTypeUnregistered);
+  EXPECT_EQ(info.device, -1);
+  EXPECT_EQ(info.base, nullptr);
+
+  g_fake.attributes_result = 1;  // CUDA_ERROR_INVALID_VALUE from some drivers
+  info.device = 3;
+  ASSERT_EQ(rt->PointerGetInfo(host, &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeUnregistered);
+  EXPECT_EQ(info.device, -1);
+
+  g_fake.attributes_result = 3;  // any other failure is an error
+  EXPECT_EQ(rt->PointerGetInfo(host, &info), hipErrorNotInitialized);
+}
+
+TEST_F(CudaRuntimeFake, DeviceMemoryRangeComesFromTheMappedAllocation) {
+  auto rt = Create();
+  g_fake.memory_type = 2;  // CU_MEMORYTYPE_DEVICE
+  g_fake.ordinal = 1;
+  g_fake.range_start = 0x7000000;  // a larger reservation
+  g_fake.range_size = 1 << 30;
+  g_fake.alloc_base = 0x7100000;
+  g_fake.alloc_size = 8192;
+  PointerInfo info;
+  ASSERT_EQ(rt->PointerGetInfo(Ptr(0x7100010), &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeDevice);
+  EXPECT_EQ(info.device, 1);
+  EXPECT_EQ(info.base, Ptr(0x7100000));
+  EXPECT_EQ(info.size, 8192u);
+  EXPECT_EQ(info.device_pointer, Ptr(0x7100010));
+  EXPECT_FALSE(info.is_managed);
+}
+
+TEST_F(CudaRuntimeFake, PinnedHostRangeComesFromTheRangeAttributes) {
+  auto rt = Create();
+  g_fake.memory_type = 1;  // CU_MEMORYTYPE_HOST
+  g_fake.ordinal = 0;
+  g_fake.range_start = 0x5000000;
+  g_fake.range_size = 4096;
+  PointerInfo info;
+  ASSERT_EQ(rt->PointerGetInfo(Ptr(0x5000100), &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeHost);
+  EXPECT_EQ(info.base, Ptr(0x5000000));
+  EXPECT_EQ(info.size, 4096u);
+}
+
+TEST_F(CudaRuntimeFake, ManagedMemoryIsManaged) {
+  auto rt = Create();
+  g_fake.memory_type = 2;
+  g_fake.is_managed = true;
+  g_fake.ordinal = 0;
+  g_fake.alloc_base = 0x9000000;
+  g_fake.alloc_size = 4096;
+  PointerInfo info;
+  ASSERT_EQ(rt->PointerGetInfo(Ptr(0x9000000), &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeManaged);
+  EXPECT_TRUE(info.is_managed);
+}
+
+TEST_F(CudaRuntimeFake, StreamMemOpsNeedTheV2EntryPoints) {
+  auto rt = Create();  // the fake has no cuStreamWaitValue32_v2
+  EXPECT_FALSE(rt->SupportsStreamMemOps(0));
+  uint32_t word = 0;
+  EXPECT_EQ(rt->StreamWaitValue32(nullptr, &word, 1), hipErrorNotSupported);
+  EXPECT_EQ(rt->StreamWriteValue32(nullptr, &word, 1), hipErrorNotSupported);
+  EXPECT_EQ(rt->StreamWaitValue32(nullptr, nullptr, 1), hipErrorInvalidValue);
+  EXPECT_FALSE(rt->SupportsStreamMemOps(5));
+}
+
+TEST_F(CudaRuntimeFake, FlagsOutsideTheContractAreInvalid) {
+  auto rt = Create();
+  Stream s = nullptr;
+  EXPECT_EQ(rt->StreamCreate(&s, 0x10), hipErrorInvalidValue);
+  Event e = nullptr;
+  EXPECT_EQ(rt->EventCreate(&e, 0x80), hipErrorInvalidValue);
+  void* p = nullptr;
+  EXPECT_EQ(rt->HostMalloc(&p, 64, 0x40000000), hipErrorInvalidValue);
+  EXPECT_EQ(rt->StreamDestroy(nullptr), hipErrorInvalidHandle);
+  EXPECT_EQ(rt->EventDestroy(nullptr), hipErrorInvalidHandle);
+  char a[4], b[4];
+  EXPECT_EQ(rt->Memcpy(a, b, 4, static_cast<hipMemcpyKind>(5)), hipErrorInvalidMemcpyDirection);
+}
+
+}  // namespace
+}  // namespace hipfile::runtime
