@@ -1,10 +1,84 @@
-// PLACEHOLDER until the CPU runtime lands: fails every call.
+// CpuRuntime: lifetime and devices. See cpu_runtime_impl.h for where the rest lives.
 #include "runtime/cpu/cpu_runtime.h"
 
-#include "runtime/failed_runtime.h"
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/cpu/cpu_runtime_impl.h"
 
 namespace hipfile::runtime {
 
-std::unique_ptr<GpuRuntime> CreateCpuRuntime() { return CreateFailedRuntime("cpu", hipErrorNotSupported); }
+std::unique_ptr<GpuRuntime> CreateCpuRuntime() { return std::make_unique<cpu::CpuRuntime>(); }
 
+namespace cpu {
+namespace {
+
+// Exactly 16 bytes, no terminator: the emulated device's UUID.
+constexpr char kDeviceUuid[16] = {'h', 'i', 'p', 'f', 'i', 'l', 'e', '-',
+                                  'c', 'p', 'u', '-', 'd', 'e', 'v', '0'};
+
+size_t PageSize() {
+  const long page = sysconf(_SC_PAGESIZE);
+  return page > 0 ? static_cast<size_t>(page) : 4096;
+}
+
+}  // namespace
+
+CpuRuntime::CpuRuntime() : page_size_(PageSize()) {}
+
+CpuRuntime::~CpuRuntime() {
+  shutting_down_.store(true, std::memory_order_relaxed);
+  // Each worker drains its queue before joining. A task only ever waits for work submitted
+  // before it, so draining in any order terminates (unless a host function never returns).
+  streams_.clear();
+  retired_.clear();
+  null_stream_.reset();
+  for (const Region& region : memory_.TakeAll()) {
+    if (region.kind != RegionKind::kRegistered) free(reinterpret_cast<void*>(region.base));
+  }
+}
+
+uintptr_t CpuRuntime::NewHandle() {
+  // Spaced like pointers to 16-byte objects, starting well above the special stream values
+  // HIP and CUDA give meaning to (0, 1, 2).
+  return 0x1000 + 16 * next_handle_.fetch_add(1, std::memory_order_relaxed);
+}
+
+hipError_t CpuRuntime::GetDeviceCount(int* count) {
+  if (!count) return hipErrorInvalidValue;
+  *count = 1;
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::SetDevice(int device) {
+  // With one device the per-thread current device is always device 0.
+  return device == 0 ? hipSuccess : hipErrorInvalidDevice;
+}
+
+hipError_t CpuRuntime::GetDevice(int* device) {
+  if (!device) return hipErrorInvalidValue;
+  *device = 0;
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  if (!free_bytes || !total_bytes) return hipErrorInvalidValue;
+  const long total_pages = sysconf(_SC_PHYS_PAGES);
+  const long free_pages = sysconf(_SC_AVPHYS_PAGES);
+  if (total_pages <= 0 || free_pages < 0) return hipErrorUnknown;
+  *total_bytes = static_cast<size_t>(total_pages) * page_size_;
+  *free_bytes = static_cast<size_t>(free_pages) * page_size_;
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::GetDeviceUuid(int device, char uuid[16]) {
+  if (!uuid) return hipErrorInvalidValue;
+  if (device != 0) return hipErrorInvalidDevice;
+  memcpy(uuid, kDeviceUuid, sizeof(kDeviceUuid));
+  return hipSuccess;
+}
+
+}  // namespace cpu
 }  // namespace hipfile::runtime

@@ -1,10 +1,34 @@
 // The CPU runtime: a GpuRuntime for machines without a GPU.
 //
-// One emulated device (device 0). Device memory is page-aligned host memory that the runtime
-// tracks, so PointerGetInfo reports it as hipMemoryTypeDevice with its allocation range; pinned
-// host memory (HostMalloc / HostRegister) is reported as hipMemoryTypeHost. Each stream is an
-// in-order worker thread; the default stream is one more such worker. Events record a point in a
-// stream and its completion time. Host functions run on the stream's worker.
+// One emulated device (device 0), UUID the 16 bytes "hipfile-cpu-dev0"; MemGetInfo reports
+// physical RAM as total and the kernel's free RAM as free. Device memory is page-aligned host
+// memory that the runtime tracks, so PointerGetInfo reports it as hipMemoryTypeDevice (no host
+// pointer) with its allocation's base and size for any pointer inside it; pinned host memory
+// (HostMalloc / HostRegister) is reported as hipMemoryTypeHost. Malloc(0) gives a null pointer;
+// Malloc or HostMalloc of physical RAM or more is hipErrorOutOfMemory;
+// Free and HostFree wait for all queued work first, as cudaFree does.
+//
+// Each stream is an in-order worker thread running a queue of tasks; the default (null) stream
+// is one more, started on first use. Host functions run on their stream's worker, so one that
+// blocks stalls only its own stream. Events record a point in a stream and the time it completed.
+//
+// Where it differs from a GPU, on purpose:
+// - Ordering with the default stream follows HIP's legacy default stream: work on the null
+//   stream waits for earlier work on every blocking stream (flags 0), and work on a blocking
+//   stream waits for earlier null-stream work; hipStreamNonBlocking streams order with nothing.
+//   Memcpy and Memset are null-stream work done on the calling thread: they wait as above, then
+//   copy. There is no per-thread default stream.
+// - StreamDestroy returns at once, as in CUDA; queued work still runs and the worker thread is
+//   joined later (next StreamCreate/StreamDestroy, or the destructor).
+// - Copies accept any hipMemcpyKind for any pointers (unified addressing); only a kind outside
+//   the enum is refused. A copy that runs past the end of a tracked allocation is refused.
+// - StreamWaitValue32 / StreamWriteValue32 need a 4-byte aligned word in tracked memory
+//   (HostMalloc, HostRegister or Malloc), as a GPU needs memory it can reach. The wait polls
+//   with sleeps from 1 us growing to 100 us.
+// - Stream and event handles are opaque numbers, never reused; unknown or destroyed handles give
+//   hipErrorInvalidHandle.
+// - Destroying the runtime finishes queued work and joins every worker; stream value waits give
+//   up at that point, but a host function that never returns makes it hang.
 #pragma once
 
 #include <memory>

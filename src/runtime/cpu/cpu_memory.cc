@@ -1,0 +1,162 @@
+// CpuRuntime: allocations, pointer information, copies and fills.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/cpu/cpu_runtime_impl.h"
+
+namespace hipfile::runtime::cpu {
+namespace {
+
+// Null on failure, and for sizes beyond physical memory: a device cannot hand out more than it
+// has, and such a request is a bug or a unit mix-up better refused at once.
+void* AlignedAlloc(size_t alignment, size_t size) {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  if (pages > 0 && size / alignment >= static_cast<size_t>(pages)) return nullptr;
+  void* p = nullptr;
+  return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
+}
+
+}  // namespace
+
+hipError_t CpuRuntime::Malloc(void** ptr, size_t size) {
+  if (!ptr) return hipErrorInvalidValue;
+  *ptr = nullptr;
+  if (size == 0) return hipSuccess;  // as CUDA: success and a null pointer
+  void* p = AlignedAlloc(page_size_, size);
+  if (!p) return hipErrorOutOfMemory;
+  memory_.Insert(Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kDevice, 0});
+  *ptr = p;
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::Free(void* ptr) {
+  if (!ptr) return hipSuccess;
+  // As cudaFree: queued work that may still use the memory finishes first.
+  DeviceSynchronize();
+  if (!memory_.Remove(ptr, RegionKind::kDevice)) return hipErrorInvalidValue;
+  free(ptr);
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::HostMalloc(void** ptr, size_t size, unsigned flags) {
+  if (!ptr) return hipErrorInvalidValue;
+  *ptr = nullptr;
+  if (size == 0) return hipSuccess;
+  void* p = AlignedAlloc(page_size_, size);
+  if (!p) return hipErrorOutOfMemory;
+  memory_.Insert(Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kPinnedHost, flags});
+  *ptr = p;
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::HostFree(void* ptr) {
+  if (!ptr) return hipSuccess;
+  DeviceSynchronize();
+  if (!memory_.Remove(ptr, RegionKind::kPinnedHost)) return hipErrorInvalidValue;
+  free(ptr);
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::HostRegister(void* ptr, size_t size, unsigned flags) {
+  if (!ptr || size == 0) return hipErrorInvalidValue;
+  const auto base = reinterpret_cast<uintptr_t>(ptr);
+  if (base + size < base) return hipErrorInvalidValue;
+  if (!memory_.Insert(Region{base, size, RegionKind::kRegistered, flags})) {
+    return hipErrorHostMemoryAlreadyRegistered;
+  }
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::HostUnregister(void* ptr) {
+  if (!ptr) return hipErrorInvalidValue;
+  if (!memory_.Remove(ptr, RegionKind::kRegistered)) return hipErrorHostMemoryNotRegistered;
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
+  if (!ptr || !info) return hipErrorInvalidValue;
+  *info = PointerInfo{};
+  std::optional<Region> region = memory_.Find(ptr);
+  if (!region) return hipSuccess;  // plain host memory: type Unregistered, device -1
+  void* p = const_cast<void*>(ptr);
+  info->device = 0;
+  info->base = reinterpret_cast<void*>(region->base);
+  info->size = region->size;
+  info->device_pointer = p;
+  info->flags = region->flags;
+  if (region->kind == RegionKind::kDevice) {
+    info->type = hipMemoryTypeDevice;  // device-only memory: no host address, as on a GPU
+  } else {
+    info->type = hipMemoryTypeHost;
+    info->host_pointer = p;
+  }
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::CheckRange(const void* p, size_t size) const {
+  std::optional<Region> region = memory_.Find(p);
+  if (region && region->end() - reinterpret_cast<uintptr_t>(p) < size) {
+    return hipErrorInvalidValue;
+  }
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::CheckCopy(void* dst, const void* src, size_t size,
+                                 hipMemcpyKind kind) const {
+  // Unified addressing: any kind is accepted for any pair of pointers.
+  if (static_cast<unsigned>(kind) > static_cast<unsigned>(hipMemcpyDefault)) {
+    return hipErrorInvalidMemcpyDirection;
+  }
+  if (size == 0) return hipSuccess;
+  if (!dst || !src) return hipErrorInvalidValue;
+  if (hipError_t e = CheckRange(dst, size); e != hipSuccess) return e;
+  return CheckRange(src, size);
+}
+
+hipError_t CpuRuntime::CheckFill(void* dst, size_t size) const {
+  if (size == 0) return hipSuccess;
+  if (!dst) return hipErrorInvalidValue;
+  return CheckRange(dst, size);
+}
+
+hipError_t CpuRuntime::CheckWord(const uint32_t* addr) const {
+  if (!addr || reinterpret_cast<uintptr_t>(addr) % sizeof(uint32_t) != 0) {
+    return hipErrorInvalidValue;
+  }
+  // As on a GPU, the word must be memory the device can reach: pinned, registered or device.
+  if (!memory_.Find(addr)) return hipErrorInvalidValue;
+  return CheckRange(addr, sizeof(uint32_t));
+}
+
+hipError_t CpuRuntime::Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
+  if (hipError_t e = CheckCopy(dst, src, size, kind); e != hipSuccess) return e;
+  for (const SyncPoint& point : LegacyBarrier()) point.Wait();
+  if (size != 0) memmove(dst, src, size);
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+                                   Stream stream) {
+  if (hipError_t e = CheckCopy(dst, src, size, kind); e != hipSuccess) return e;
+  return Enqueue(stream, {}, [dst, src, size] {
+    if (size != 0) memmove(dst, src, size);
+  });
+}
+
+hipError_t CpuRuntime::Memset(void* dst, int value, size_t size) {
+  if (hipError_t e = CheckFill(dst, size); e != hipSuccess) return e;
+  for (const SyncPoint& point : LegacyBarrier()) point.Wait();
+  if (size != 0) memset(dst, value, size);
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::MemsetAsync(void* dst, int value, size_t size, Stream stream) {
+  if (hipError_t e = CheckFill(dst, size); e != hipSuccess) return e;
+  return Enqueue(stream, {}, [dst, value, size] {
+    if (size != 0) memset(dst, value, size);
+  });
+}
+
+}  // namespace hipfile::runtime::cpu

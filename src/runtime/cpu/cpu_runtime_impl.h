@@ -1,0 +1,127 @@
+// CpuRuntime: the class behind CreateCpuRuntime(). Its methods are split by topic:
+// cpu_runtime.cc (devices, lifetime), cpu_memory.cc (allocations, copies, fills),
+// cpu_streams.cc (streams, host functions, stream memory operations), cpu_events.cc (events).
+// The behaviour it promises is in cpu_runtime.h.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+#include "runtime/cpu/memory_table.h"
+#include "runtime/cpu/stream_worker.h"
+#include "runtime/cpu/timeline.h"
+#include "runtime/gpu_runtime.h"
+
+namespace hipfile::runtime::cpu {
+
+class CpuRuntime final : public GpuRuntime {
+ public:
+  CpuRuntime();
+  // Finishes queued work, joins every stream thread, frees what Malloc and HostMalloc still hold.
+  ~CpuRuntime() override;
+
+  const char* Name() const override { return "cpu"; }
+
+  hipError_t GetDeviceCount(int* count) override;
+  hipError_t SetDevice(int device) override;
+  hipError_t GetDevice(int* device) override;
+  hipError_t DeviceSynchronize() override;
+  hipError_t MemGetInfo(size_t* free_bytes, size_t* total_bytes) override;
+  hipError_t GetDeviceUuid(int device, char uuid[16]) override;
+
+  hipError_t Malloc(void** ptr, size_t size) override;
+  hipError_t Free(void* ptr) override;
+  hipError_t HostMalloc(void** ptr, size_t size, unsigned flags) override;
+  hipError_t HostFree(void* ptr) override;
+  hipError_t HostRegister(void* ptr, size_t size, unsigned flags) override;
+  hipError_t HostUnregister(void* ptr) override;
+  hipError_t PointerGetInfo(const void* ptr, PointerInfo* info) override;
+
+  hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) override;
+  hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+                         Stream stream) override;
+  hipError_t Memset(void* dst, int value, size_t size) override;
+  hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) override;
+
+  hipError_t StreamCreate(Stream* stream, unsigned flags) override;
+  hipError_t StreamDestroy(Stream stream) override;
+  hipError_t StreamSynchronize(Stream stream) override;
+  hipError_t StreamQuery(Stream stream) override;
+  hipError_t StreamWaitEvent(Stream stream, Event event, unsigned flags) override;
+  hipError_t StreamGetDevice(Stream stream, int* device) override;
+  hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) override;
+
+  bool SupportsStreamMemOps(int device) override;
+  hipError_t StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t value) override;
+  hipError_t StreamWriteValue32(Stream stream, uint32_t* addr, uint32_t value) override;
+
+  hipError_t EventCreate(Event* event, unsigned flags) override;
+  hipError_t EventRecord(Event event, Stream stream) override;
+  hipError_t EventSynchronize(Event event) override;
+  hipError_t EventQuery(Event event) override;
+  hipError_t EventElapsedTime(float* ms, Event start, Event stop) override;
+  hipError_t EventDestroy(Event event) override;
+
+ private:
+  // Written by an event's marker task before its point completes; read once the point is reached.
+  struct Stamp {
+    std::chrono::steady_clock::time_point when;
+  };
+  struct EventState {
+    unsigned flags = 0;
+    SyncPoint point;               // the latest record; no timeline when never recorded
+    std::shared_ptr<Stamp> stamp;  // null when never recorded
+  };
+
+  // Opaque handle values for streams and events: never reused, never null.
+  uintptr_t NewHandle();
+
+  // Memory (cpu_memory.cc).
+  // hipErrorInvalidValue when [p, p + size) starts inside a known region and runs past its end.
+  hipError_t CheckRange(const void* p, size_t size) const;
+  hipError_t CheckCopy(void* dst, const void* src, size_t size, hipMemcpyKind kind) const;
+  hipError_t CheckFill(void* dst, size_t size) const;
+  // For the stream memory operations: a 4-byte aligned word inside a known region.
+  hipError_t CheckWord(const uint32_t* addr) const;
+
+  // Streams (cpu_streams.cc).
+  void EnsureNullStream();
+  // The worker behind a handle (the null stream for a null handle); null when unknown.
+  // Requires streams_mu_ held.
+  StreamWorker* FindLocked(Stream stream) const;
+  // Adds the legacy default stream's ordering to waits for work about to go on worker.
+  // Requires streams_mu_ held.
+  void AddLegacyWaitsLocked(const StreamWorker& worker, std::vector<SyncPoint>* waits) const;
+  // The points a synchronous operation (or a null-stream synchronize) must wait for.
+  std::vector<SyncPoint> LegacyBarrier();
+  // Queues task on stream after waits and the legacy ordering; *point (if given) is its point.
+  hipError_t Enqueue(Stream stream, std::vector<SyncPoint> waits, std::function<void()> task,
+                     SyncPoint* point = nullptr);
+  // Joins retired streams whose queue has drained. Requires streams_mu_ held exclusively.
+  void ReapRetiredLocked();
+
+  const size_t page_size_;
+  std::atomic<uintptr_t> next_handle_{0};
+  // Set by the destructor: stream waits on memory values give up so that workers can be joined.
+  std::atomic<bool> shutting_down_{false};
+
+  MemoryTable memory_;
+
+  mutable std::shared_mutex streams_mu_;
+  std::once_flag null_stream_once_;
+  std::unique_ptr<StreamWorker> null_stream_;                // guarded by streams_mu_
+  std::map<Stream, std::unique_ptr<StreamWorker>> streams_;  // guarded by streams_mu_
+  // Destroyed streams still finishing their queue (StreamDestroy does not wait).
+  std::vector<std::unique_ptr<StreamWorker>> retired_;  // guarded by streams_mu_
+
+  std::mutex events_mu_;
+  std::map<Event, EventState> events_;  // guarded by events_mu_
+};
+
+}  // namespace hipfile::runtime::cpu

@@ -1,0 +1,214 @@
+// CpuRuntime: streams, the legacy default stream's ordering, host functions and stream memory
+// operations.
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "runtime/cpu/cpu_runtime_impl.h"
+
+namespace hipfile::runtime::cpu {
+namespace {
+
+// Polls *addr until it is >= value, sleeping 1 us doubling up to 100 us between looks: a GPU
+// polls too, and the writer is usually another thread that gets there soon. Gives up when the
+// runtime shuts down, so that its workers can be joined.
+void WaitAtLeast(const uint32_t* addr, uint32_t value, const std::atomic<bool>& shutting_down) {
+  constexpr auto kMaxSleep = std::chrono::microseconds(100);
+  auto sleep = std::chrono::microseconds(1);
+  // Acquire: what the writer stored before releasing the value is visible to later work.
+  while (__atomic_load_n(addr, __ATOMIC_ACQUIRE) < value) {
+    if (shutting_down.load(std::memory_order_relaxed)) return;
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(sleep * 2, kMaxSleep);
+  }
+}
+
+}  // namespace
+
+void CpuRuntime::EnsureNullStream() {
+  std::call_once(null_stream_once_, [this] {
+    std::unique_lock<std::shared_mutex> lock(streams_mu_);
+    null_stream_ = std::make_unique<StreamWorker>(hipStreamDefault);
+  });
+}
+
+StreamWorker* CpuRuntime::FindLocked(Stream stream) const {
+  if (!stream) return null_stream_.get();
+  auto it = streams_.find(stream);
+  return it == streams_.end() ? nullptr : it->second.get();
+}
+
+void CpuRuntime::AddLegacyWaitsLocked(const StreamWorker& worker,
+                                      std::vector<SyncPoint>* waits) const {
+  auto add_if_pending = [waits](const StreamWorker& other) {
+    SyncPoint last = other.Last();
+    if (!last.Reached()) waits->push_back(std::move(last));
+  };
+  if (&worker == null_stream_.get()) {
+    // Null-stream work waits for earlier work on every blocking stream...
+    for (const auto& [handle, other] : streams_) {
+      if (!(other->flags() & hipStreamNonBlocking)) add_if_pending(*other);
+    }
+    for (const auto& other : retired_) {
+      if (!(other->flags() & hipStreamNonBlocking)) add_if_pending(*other);
+    }
+  } else if (!(worker.flags() & hipStreamNonBlocking) && null_stream_) {
+    // ...and a blocking stream's work waits for earlier null-stream work.
+    add_if_pending(*null_stream_);
+  }
+}
+
+std::vector<SyncPoint> CpuRuntime::LegacyBarrier() {
+  std::vector<SyncPoint> waits;
+  std::shared_lock<std::shared_mutex> lock(streams_mu_);
+  if (!null_stream_) {
+    // Nothing ever went on the null stream; the blocking streams still order with it.
+    for (const auto& [handle, other] : streams_) {
+      if (!(other->flags() & hipStreamNonBlocking)) waits.push_back(other->Last());
+    }
+    for (const auto& other : retired_) {
+      if (!(other->flags() & hipStreamNonBlocking)) waits.push_back(other->Last());
+    }
+    return waits;
+  }
+  waits.push_back(null_stream_->Last());
+  AddLegacyWaitsLocked(*null_stream_, &waits);
+  return waits;
+}
+
+hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
+                               std::function<void()> task, SyncPoint* point) {
+  if (!stream) EnsureNullStream();
+  std::shared_lock<std::shared_mutex> lock(streams_mu_);
+  StreamWorker* worker = FindLocked(stream);
+  if (!worker) return hipErrorInvalidHandle;
+  // The waits are taken before the task is numbered, so a task only ever waits for work
+  // submitted before it: the waits cannot form a cycle.
+  AddLegacyWaitsLocked(*worker, &waits);
+  SyncPoint submitted = worker->Submit(std::move(waits), std::move(task));
+  if (point) *point = std::move(submitted);
+  return hipSuccess;
+}
+
+void CpuRuntime::ReapRetiredLocked() {
+  retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
+                                [](const auto& worker) { return worker->Finished(); }),
+                 retired_.end());
+}
+
+hipError_t CpuRuntime::DeviceSynchronize() {
+  std::vector<SyncPoint> waits;
+  {
+    std::shared_lock<std::shared_mutex> lock(streams_mu_);
+    if (null_stream_) waits.push_back(null_stream_->Last());
+    for (const auto& [handle, worker] : streams_) waits.push_back(worker->Last());
+    for (const auto& worker : retired_) waits.push_back(worker->Last());
+  }
+  for (const SyncPoint& point : waits) point.Wait();
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::StreamCreate(Stream* stream, unsigned flags) {
+  if (!stream) return hipErrorInvalidValue;
+  if (flags & ~static_cast<unsigned>(hipStreamNonBlocking)) return hipErrorInvalidValue;
+  auto worker = std::make_unique<StreamWorker>(flags);
+  const auto handle = reinterpret_cast<Stream>(NewHandle());
+  std::unique_lock<std::shared_mutex> lock(streams_mu_);
+  ReapRetiredLocked();
+  streams_.emplace(handle, std::move(worker));
+  *stream = handle;
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::StreamDestroy(Stream stream) {
+  if (!stream) return hipErrorInvalidHandle;
+  std::unique_lock<std::shared_mutex> lock(streams_mu_);
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) return hipErrorInvalidHandle;
+  // As CUDA: returns at once; queued work still runs, then the worker is joined by a later
+  // StreamCreate / StreamDestroy or by the destructor.
+  it->second->Close();
+  retired_.push_back(std::move(it->second));
+  streams_.erase(it);
+  ReapRetiredLocked();
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::StreamSynchronize(Stream stream) {
+  if (!stream) {
+    for (const SyncPoint& point : LegacyBarrier()) point.Wait();
+    return hipSuccess;
+  }
+  SyncPoint last;
+  {
+    std::shared_lock<std::shared_mutex> lock(streams_mu_);
+    StreamWorker* worker = FindLocked(stream);
+    if (!worker) return hipErrorInvalidHandle;
+    last = worker->Last();
+  }
+  last.Wait();
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::StreamQuery(Stream stream) {
+  if (!stream) {
+    for (const SyncPoint& point : LegacyBarrier()) {
+      if (!point.Reached()) return hipErrorNotReady;
+    }
+    return hipSuccess;
+  }
+  SyncPoint last;
+  {
+    std::shared_lock<std::shared_mutex> lock(streams_mu_);
+    StreamWorker* worker = FindLocked(stream);
+    if (!worker) return hipErrorInvalidHandle;
+    last = worker->Last();
+  }
+  return last.Reached() ? hipSuccess : hipErrorNotReady;
+}
+
+hipError_t CpuRuntime::StreamWaitEvent(Stream stream, Event event, unsigned flags) {
+  if (flags != 0) return hipErrorInvalidValue;
+  SyncPoint recorded;
+  {
+    std::lock_guard<std::mutex> lock(events_mu_);
+    auto it = events_.find(event);
+    if (it == events_.end()) return hipErrorInvalidHandle;
+    recorded = it->second.point;  // the latest record at the time of the call, as in CUDA
+  }
+  std::vector<SyncPoint> waits;
+  if (!recorded.Reached()) waits.push_back(std::move(recorded));
+  // Queued even when there is nothing to wait for, so that an unknown stream is reported.
+  return Enqueue(stream, std::move(waits), [] {});
+}
+
+hipError_t CpuRuntime::StreamGetDevice(Stream stream, int* device) {
+  if (!device) return hipErrorInvalidValue;
+  if (stream) {
+    std::shared_lock<std::shared_mutex> lock(streams_mu_);
+    if (!FindLocked(stream)) return hipErrorInvalidHandle;
+  }
+  *device = 0;
+  return hipSuccess;
+}
+
+hipError_t CpuRuntime::LaunchHostFunc(Stream stream, HostFn fn, void* user_data) {
+  if (!fn) return hipErrorInvalidValue;
+  return Enqueue(stream, {}, [fn, user_data] { fn(user_data); });
+}
+
+bool CpuRuntime::SupportsStreamMemOps(int device) { return device == 0; }
+
+hipError_t CpuRuntime::StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t value) {
+  if (hipError_t e = CheckWord(addr); e != hipSuccess) return e;
+  return Enqueue(stream, {}, [this, addr, value] { WaitAtLeast(addr, value, shutting_down_); });
+}
+
+hipError_t CpuRuntime::StreamWriteValue32(Stream stream, uint32_t* addr, uint32_t value) {
+  if (hipError_t e = CheckWord(addr); e != hipSuccess) return e;
+  // Release: the stream's earlier work is visible to whoever reads the value.
+  return Enqueue(stream, {}, [addr, value] { __atomic_store_n(addr, value, __ATOMIC_RELEASE); });
+}
+
+}  // namespace hipfile::runtime::cpu

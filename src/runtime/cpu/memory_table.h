@@ -1,0 +1,47 @@
+// MemoryTable: the address ranges the CPU runtime knows about, so that PointerGetInfo can answer
+// for any pointer inside one and copies can be checked against the end of their allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace hipfile::runtime::cpu {
+
+enum class RegionKind {
+  kDevice,      // Malloc: "device" memory (host memory in this runtime)
+  kPinnedHost,  // HostMalloc
+  kRegistered,  // HostRegister of the caller's memory
+};
+
+struct Region {
+  uintptr_t base = 0;
+  size_t size = 0;
+  RegionKind kind = RegionKind::kDevice;
+  unsigned flags = 0;
+
+  uintptr_t end() const { return base + size; }
+};
+
+// Thread-safe. Regions never overlap.
+class MemoryTable {
+ public:
+  // False (and nothing inserted) when region overlaps one already present.
+  bool Insert(const Region& region);
+  // The region holding address p, if any.
+  std::optional<Region> Find(const void* p) const;
+  // Removes the region that starts exactly at base and is of the given kind.
+  std::optional<Region> Remove(const void* base, RegionKind kind);
+  // Removes and returns every region.
+  std::vector<Region> TakeAll();
+
+ private:
+  mutable std::mutex mu_;
+  std::map<uintptr_t, Region> regions_;  // by base; guarded by mu_
+};
+
+}  // namespace hipfile::runtime::cpu

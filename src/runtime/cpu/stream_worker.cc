@@ -1,0 +1,58 @@
+#include "runtime/cpu/stream_worker.h"
+
+#include <utility>
+
+namespace hipfile::runtime::cpu {
+
+StreamWorker::StreamWorker(unsigned flags) : flags_(flags), thread_([this] { Loop(); }) {}
+
+StreamWorker::~StreamWorker() {
+  Close();
+  thread_.join();
+}
+
+SyncPoint StreamWorker::Submit(std::vector<SyncPoint> waits, std::function<void()> task) {
+  uint64_t seq;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Numbered under mu_ so that queue order and sequence order agree.
+    seq = timeline_->Advance();
+    queue_.push_back(Task{seq, std::move(waits), std::move(task)});
+  }
+  cv_.notify_one();
+  return SyncPoint{timeline_, seq};
+}
+
+void StreamWorker::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+  }
+  cv_.notify_one();
+}
+
+bool StreamWorker::Finished() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return finished_;
+}
+
+void StreamWorker::Loop() {
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return closed_ || !queue_.empty(); });
+      if (queue_.empty()) {
+        finished_ = true;
+        return;
+      }
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    for (const SyncPoint& point : task.waits) point.Wait();
+    task.run();
+    timeline_->Complete(task.seq);
+  }
+}
+
+}  // namespace hipfile::runtime::cpu

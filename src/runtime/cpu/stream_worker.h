@@ -1,0 +1,59 @@
+// StreamWorker: one emulated stream, an in-order queue of tasks run by one thread.
+//
+// Each task first waits for its SyncPoints (other streams' work, events), then runs; the next task
+// starts only after it returns. A task that blocks therefore blocks only this stream.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/cpu/timeline.h"
+
+namespace hipfile::runtime::cpu {
+
+class StreamWorker {
+ public:
+  explicit StreamWorker(unsigned flags);
+  // Runs what is still queued, then joins the thread.
+  ~StreamWorker();
+
+  StreamWorker(const StreamWorker&) = delete;
+  StreamWorker& operator=(const StreamWorker&) = delete;
+
+  unsigned flags() const { return flags_; }
+  const std::shared_ptr<Timeline>& timeline() const { return timeline_; }
+  // The point of the latest submitted task (reached at once when nothing was submitted).
+  SyncPoint Last() const { return SyncPoint{timeline_, timeline_->submitted()}; }
+
+  // Queues task to run once every point in waits is reached and earlier tasks have returned.
+  SyncPoint Submit(std::vector<SyncPoint> waits, std::function<void()> task);
+
+  // Stops taking work; the thread exits once the queue is empty. Finished() then turns true.
+  void Close();
+  bool Finished() const;
+
+ private:
+  struct Task {
+    uint64_t seq;
+    std::vector<SyncPoint> waits;
+    std::function<void()> run;
+  };
+
+  void Loop();
+
+  const unsigned flags_;
+  const std::shared_ptr<Timeline> timeline_ = std::make_shared<Timeline>();
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Task> queue_;  // guarded by mu_
+  bool closed_ = false;     // guarded by mu_
+  bool finished_ = false;   // guarded by mu_
+  std::thread thread_;      // started last, after every member it reads
+};
+
+}  // namespace hipfile::runtime::cpu

@@ -1,0 +1,341 @@
+// The GpuRuntime contract, run against every runtime: "cpu" always, "cuda" where a CUDA device is
+// usable (skipped otherwise). Device memory is only ever touched through the runtime's copies.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fakes/temp_dir.h"
+#include "runtime/cpu/cpu_runtime.h"
+#include "runtime/cuda/cuda_runtime.h"
+#include "runtime/gpu_runtime.h"
+#include "unit/runtime/runtime_test_util.h"
+
+namespace hipfile::runtime {
+namespace {
+
+using hipfile::testing::Gates;
+using hipfile::testing::PatternBytes;
+using hipfile::testing::StreamDrains;
+using hipfile::testing::WaitUntil;
+
+class RuntimeConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "cpu") {
+      rt_ = CreateCpuRuntime();
+    } else {
+      std::string why_not;
+      rt_ = CreateCudaRuntime(&why_not);
+      if (!rt_) GTEST_SKIP() << "CUDA runtime unavailable: " << why_not;
+    }
+    ASSERT_NE(rt_, nullptr);
+    ASSERT_EQ(rt_->SetDevice(0), hipSuccess);
+  }
+
+  void TearDown() override {
+    gates_.OpenAll();
+    if (!rt_) return;
+    for (Stream s : streams_) EXPECT_EQ(rt_->StreamDestroy(s), hipSuccess);
+    for (const Allocation& a : allocations_) {
+      EXPECT_EQ(a.pinned ? rt_->HostFree(a.p) : rt_->Free(a.p), hipSuccess);
+    }
+  }
+
+  // Device memory, freed in TearDown.
+  void* DeviceAlloc(size_t size) {
+    void* p = nullptr;
+    EXPECT_EQ(rt_->Malloc(&p, size), hipSuccess);
+    EXPECT_NE(p, nullptr);
+    allocations_.push_back({p, false});
+    return p;
+  }
+  // Pinned host memory, freed in TearDown.
+  void* PinnedAlloc(size_t size) {
+    void* p = nullptr;
+    EXPECT_EQ(rt_->HostMalloc(&p, size, hipHostMallocDefault), hipSuccess);
+    EXPECT_NE(p, nullptr);
+    allocations_.push_back({p, true});
+    return p;
+  }
+  // A stream destroyed in TearDown.
+  Stream NewStream(unsigned flags = hipStreamNonBlocking) {
+    Stream s = nullptr;
+    EXPECT_EQ(rt_->StreamCreate(&s, flags), hipSuccess);
+    streams_.push_back(s);
+    return s;
+  }
+
+  Gates gates_;  // declared before rt_ so that it outlives the runtime's workers
+  std::unique_ptr<GpuRuntime> rt_;
+
+ private:
+  struct Allocation {
+    void* p;
+    bool pinned;
+  };
+  std::vector<Allocation> allocations_;
+  std::vector<Stream> streams_;
+};
+
+TEST_P(RuntimeConformance, HasADevice) {
+  int count = 0;
+  ASSERT_EQ(rt_->GetDeviceCount(&count), hipSuccess);
+  EXPECT_GE(count, 1);
+  int device = -1;
+  ASSERT_EQ(rt_->GetDevice(&device), hipSuccess);
+  EXPECT_EQ(device, 0);
+  EXPECT_EQ(rt_->SetDevice(count), hipErrorInvalidDevice);
+  size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(rt_->MemGetInfo(&free_bytes, &total_bytes), hipSuccess);
+  EXPECT_GT(total_bytes, 0u);
+  EXPECT_LE(free_bytes, total_bytes);
+  char uuid[16] = {};
+  char again[16] = {};
+  ASSERT_EQ(rt_->GetDeviceUuid(0, uuid), hipSuccess);
+  ASSERT_EQ(rt_->GetDeviceUuid(0, again), hipSuccess);
+  EXPECT_EQ(memcmp(uuid, again, sizeof(uuid)), 0);
+  EXPECT_NE(std::string(rt_->Name()), "");
+}
+
+TEST_P(RuntimeConformance, DevicePointerInfoCoversInteriorPointers) {
+  constexpr size_t kSize = 3 * 4096 + 100;
+  auto* p = static_cast<char*>(DeviceAlloc(kSize));
+  for (size_t offset : {size_t{0}, size_t{1}, size_t{4096}, kSize - 1}) {
+    PointerInfo info;
+    ASSERT_EQ(rt_->PointerGetInfo(p + offset, &info), hipSuccess) << offset;
+    EXPECT_EQ(info.type, hipMemoryTypeDevice) << offset;
+    EXPECT_EQ(info.device, 0) << offset;
+    EXPECT_EQ(info.base, p) << offset;
+    EXPECT_GE(info.size, kSize) << offset;  // a GPU may round the allocation up
+  }
+}
+
+TEST_P(RuntimeConformance, PinnedHostMemoryIsHostType) {
+  auto* p = static_cast<char*>(PinnedAlloc(8192));
+  PointerInfo info;
+  ASSERT_EQ(rt_->PointerGetInfo(p + 10, &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeHost);
+  EXPECT_EQ(info.base, p);
+  EXPECT_GE(info.size, 8192u);
+  EXPECT_NE(info.host_pointer, nullptr);
+}
+
+TEST_P(RuntimeConformance, RegisteredHostMemoryIsHostTypeUntilUnregistered) {
+  std::vector<char> buffer(1 << 16);
+  ASSERT_EQ(rt_->HostRegister(buffer.data(), buffer.size(), hipHostRegisterDefault), hipSuccess);
+  PointerInfo info;
+  ASSERT_EQ(rt_->PointerGetInfo(buffer.data() + 100, &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeHost);
+  EXPECT_EQ(rt_->HostRegister(buffer.data(), buffer.size(), hipHostRegisterDefault),
+            hipErrorHostMemoryAlreadyRegistered);
+  ASSERT_EQ(rt_->HostUnregister(buffer.data()), hipSuccess);
+  ASSERT_EQ(rt_->PointerGetInfo(buffer.data() + 100, &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeUnregistered);
+  EXPECT_EQ(rt_->HostUnregister(buffer.data()), hipErrorHostMemoryNotRegistered);
+}
+
+TEST_P(RuntimeConformance, PlainHostMemoryIsUnregistered) {
+  std::unique_ptr<char[]> heap(new char[4096]);
+  PointerInfo info;
+  info.device = 7;
+  ASSERT_EQ(rt_->PointerGetInfo(heap.get(), &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeUnregistered);
+  EXPECT_EQ(info.device, -1);
+}
+
+TEST_P(RuntimeConformance, SynchronousCopiesRoundTrip) {
+  constexpr size_t kSize = (1 << 20) + 13;
+  const std::vector<unsigned char> pattern = PatternBytes(kSize, 42);
+  void* a = DeviceAlloc(kSize);
+  void* b = DeviceAlloc(kSize);
+  ASSERT_EQ(rt_->Memcpy(a, pattern.data(), kSize, hipMemcpyHostToDevice), hipSuccess);
+  ASSERT_EQ(rt_->Memcpy(b, a, kSize, hipMemcpyDeviceToDevice), hipSuccess);
+  std::vector<unsigned char> back(kSize, 0);
+  ASSERT_EQ(rt_->Memcpy(back.data(), b, kSize, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(back, pattern);
+
+  // hipMemcpyDefault infers the direction; Memset fills device memory.
+  ASSERT_EQ(rt_->Memset(b, 0x5a, kSize / 2), hipSuccess);
+  ASSERT_EQ(rt_->Memcpy(back.data(), b, kSize, hipMemcpyDefault), hipSuccess);
+  for (size_t i = 0; i < kSize; ++i) {
+    ASSERT_EQ(back[i], i < kSize / 2 ? 0x5a : pattern[i]) << i;
+  }
+}
+
+TEST_P(RuntimeConformance, AsyncFillAndCopyOnAStream) {
+  constexpr size_t kSize = 1 << 20;
+  Stream s = NewStream();
+  void* dev = DeviceAlloc(kSize);
+  auto* pinned = static_cast<unsigned char*>(PinnedAlloc(kSize));
+  memset(pinned, 0, kSize);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 0xab, kSize, s), hipSuccess);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 0xcd, kSize / 4, s), hipSuccess);
+  ASSERT_EQ(rt_->MemcpyAsync(pinned, dev, kSize, hipMemcpyDeviceToHost, s), hipSuccess);
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(rt_->StreamQuery(s), hipSuccess);
+  for (size_t i = 0; i < kSize; ++i) ASSERT_EQ(pinned[i], i < kSize / 4 ? 0xcd : 0xab) << i;
+  int device = -1;
+  ASSERT_EQ(rt_->StreamGetDevice(s, &device), hipSuccess);
+  EXPECT_EQ(device, 0);
+}
+
+struct HostFnLog {
+  std::mutex mu;
+  std::vector<int> order;
+  const unsigned char* watched = nullptr;  // pinned memory the stream writes before each call
+  std::vector<unsigned char> seen;
+};
+
+struct HostFnCall {
+  HostFnLog* log;
+  int id;
+};
+
+void RecordCall(void* arg) {
+  auto* call = static_cast<HostFnCall*>(arg);
+  std::lock_guard<std::mutex> lock(call->log->mu);
+  call->log->order.push_back(call->id);
+  call->log->seen.push_back(*call->log->watched);
+}
+
+TEST_P(RuntimeConformance, HostFunctionsRunInStreamOrderAfterEarlierWork) {
+  constexpr int kCalls = 50;
+  Stream s = NewStream();
+  void* dev = DeviceAlloc(64);
+  auto* pinned = static_cast<unsigned char*>(PinnedAlloc(64));
+  HostFnLog log;
+  log.watched = pinned;
+  std::vector<HostFnCall> calls;
+  for (int i = 0; i < kCalls; ++i) calls.push_back(HostFnCall{&log, i});
+  for (int i = 0; i < kCalls; ++i) {
+    ASSERT_EQ(rt_->MemsetAsync(dev, i + 1, 64, s), hipSuccess);
+    ASSERT_EQ(rt_->MemcpyAsync(pinned, dev, 64, hipMemcpyDeviceToHost, s), hipSuccess);
+    ASSERT_EQ(rt_->LaunchHostFunc(s, RecordCall, &calls[i]), hipSuccess);
+  }
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  std::lock_guard<std::mutex> lock(log.mu);
+  ASSERT_EQ(log.order.size(), size_t{kCalls});
+  for (int i = 0; i < kCalls; ++i) {
+    EXPECT_EQ(log.order[i], i);
+    EXPECT_EQ(log.seen[i], i + 1);
+  }
+}
+
+TEST_P(RuntimeConformance, EventsMarkStreamPoints) {
+  Stream s = NewStream();
+  Event start = nullptr, stop = nullptr, untimed = nullptr;
+  ASSERT_EQ(rt_->EventCreate(&start, hipEventDefault), hipSuccess);
+  ASSERT_EQ(rt_->EventCreate(&stop, hipEventDefault), hipSuccess);
+  ASSERT_EQ(rt_->EventCreate(&untimed, hipEventDisableTiming), hipSuccess);
+
+  // Never recorded: complete; no elapsed time.
+  EXPECT_EQ(rt_->EventQuery(stop), hipSuccess);
+  EXPECT_EQ(rt_->EventSynchronize(stop), hipSuccess);
+  float ms = -1;
+  EXPECT_EQ(rt_->EventElapsedTime(&ms, start, stop), hipErrorInvalidHandle);
+
+  auto* gate = gates_.New();
+  ASSERT_EQ(rt_->EventRecord(start, s), hipSuccess);
+  ASSERT_EQ(rt_->LaunchHostFunc(s, hipfile::testing::Gate::Wait, gate), hipSuccess);
+  ASSERT_EQ(rt_->EventRecord(stop, s), hipSuccess);
+  ASSERT_EQ(rt_->EventRecord(untimed, s), hipSuccess);
+  ASSERT_TRUE(WaitUntil([&] { return rt_->EventQuery(start) == hipSuccess; }));
+  EXPECT_EQ(rt_->EventQuery(stop), hipErrorNotReady);
+  EXPECT_EQ(rt_->EventElapsedTime(&ms, start, stop), hipErrorNotReady);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  gate->Open();
+  ASSERT_EQ(rt_->EventSynchronize(stop), hipSuccess);
+  EXPECT_EQ(rt_->EventQuery(stop), hipSuccess);
+  ASSERT_EQ(rt_->EventElapsedTime(&ms, start, stop), hipSuccess);
+  EXPECT_GE(ms, 15.0f);
+  EXPECT_LT(ms, 10000.0f);
+  ASSERT_EQ(rt_->EventSynchronize(untimed), hipSuccess);
+  EXPECT_EQ(rt_->EventElapsedTime(&ms, start, untimed), hipErrorInvalidHandle);
+
+  EXPECT_EQ(rt_->EventDestroy(start), hipSuccess);
+  EXPECT_EQ(rt_->EventDestroy(stop), hipSuccess);
+  EXPECT_EQ(rt_->EventDestroy(untimed), hipSuccess);
+}
+
+TEST_P(RuntimeConformance, StreamWaitsForAnEventOnAnotherStream) {
+  Stream producer = NewStream();
+  Stream consumer = NewStream();
+  Event event = nullptr;
+  ASSERT_EQ(rt_->EventCreate(&event, hipEventDisableTiming), hipSuccess);
+  auto* pinned = static_cast<unsigned char*>(PinnedAlloc(16));
+  memset(pinned, 0, 16);
+  void* dev = DeviceAlloc(16);
+  ASSERT_EQ(rt_->Memset(dev, 9, 16), hipSuccess);
+
+  auto* gate = gates_.New();
+  ASSERT_EQ(rt_->LaunchHostFunc(producer, hipfile::testing::Gate::Wait, gate), hipSuccess);
+  ASSERT_EQ(rt_->EventRecord(event, producer), hipSuccess);
+  ASSERT_EQ(rt_->StreamWaitEvent(consumer, event, 0), hipSuccess);
+  ASSERT_EQ(rt_->MemcpyAsync(pinned, dev, 16, hipMemcpyDeviceToHost, consumer), hipSuccess);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(rt_->StreamQuery(consumer), hipErrorNotReady);
+  EXPECT_EQ(__atomic_load_n(&pinned[0], __ATOMIC_ACQUIRE), 0);
+  gate->Open();
+  ASSERT_EQ(rt_->StreamSynchronize(consumer), hipSuccess);
+  EXPECT_EQ(pinned[0], 9);
+  EXPECT_EQ(pinned[15], 9);
+  EXPECT_EQ(rt_->EventDestroy(event), hipSuccess);
+}
+
+TEST_P(RuntimeConformance, StreamWaitValueIsReleasedByAHostWrite) {
+  if (!rt_->SupportsStreamMemOps(0)) GTEST_SKIP() << "device has no stream memory operations";
+  Stream s = NewStream();
+  auto* word = static_cast<uint32_t*>(PinnedAlloc(sizeof(uint32_t) * 2));
+  word[0] = 0;
+  word[1] = 0;
+  ASSERT_EQ(rt_->StreamWaitValue32(s, &word[0], 2), hipSuccess);
+  ASSERT_EQ(rt_->StreamWriteValue32(s, &word[1], 77), hipSuccess);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(rt_->StreamQuery(s), hipErrorNotReady);
+  std::thread writer([word] { __atomic_store_n(&word[0], 1u, __ATOMIC_RELEASE); });
+  writer.join();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(rt_->StreamQuery(s), hipErrorNotReady) << "1 is not >= 2";
+  EXPECT_EQ(__atomic_load_n(&word[1], __ATOMIC_ACQUIRE), 0u);
+
+  writer = std::thread([word] { __atomic_store_n(&word[0], 3u, __ATOMIC_RELEASE); });
+  writer.join();
+  // The host sees the stream's write without synchronizing, as a GPU's write to pinned memory.
+  EXPECT_TRUE(WaitUntil([&] { return __atomic_load_n(&word[1], __ATOMIC_ACQUIRE) == 77u; }));
+  EXPECT_TRUE(StreamDrains(*rt_, s));
+}
+
+TEST_P(RuntimeConformance, NullPointersAreInvalidValues) {
+  PointerInfo info;
+  EXPECT_EQ(rt_->PointerGetInfo(nullptr, &info), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->Malloc(nullptr, 16), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->HostRegister(nullptr, 4096, 0), hipErrorInvalidValue);
+  void* dev = DeviceAlloc(64);
+  char host[64] = {};
+  EXPECT_EQ(rt_->Memcpy(nullptr, host, 64, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->Memcpy(dev, nullptr, 64, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->Memcpy(host, dev, 64, static_cast<hipMemcpyKind>(17)),
+            hipErrorInvalidMemcpyDirection);
+  EXPECT_EQ(rt_->Memset(nullptr, 0, 64), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->LaunchHostFunc(nullptr, nullptr, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->Free(nullptr), hipSuccess);
+  EXPECT_EQ(rt_->HostFree(nullptr), hipSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeConformance, ::testing::Values("cpu", "cuda"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           return param.param;
+                         });
+
+}  // namespace
+}  // namespace hipfile::runtime
