@@ -23,5 +23,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/hipfileConfigVersion.cmak
 install(FILES ${PROJECT_BINARY_DIR}/hipfileConfig.cmake
   ${PROJECT_BINARY_DIR}/hipfileConfigVersion.cmake DESTINATION ${HIPFILE_CMAKE_DIR})
 
+# From <prefix>/<libdir>/pkgconfig back to <prefix>.
+file(RELATIVE_PATH HIPFILE_PC_PREFIX_FROM_PCDIR
+  /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/hipfile.pc.in ${PROJECT_BINARY_DIR}/hipfile.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/hipfile.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

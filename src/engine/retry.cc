@@ -27,6 +27,25 @@ Transfer PreadFull(platform::Sys& sys, int fd, void* buf, size_t size, off_t off
   return t;
 }
 
+Transfer PreadDirect(platform::Sys& sys, int fd, void* buf, size_t size, off_t offset,
+                     size_t align) {
+  Transfer t;
+  int retries = 0;
+  while (t.bytes < size) {
+    Result<size_t> n = sys.Pread(fd, static_cast<char*>(buf) + t.bytes, size - t.bytes,
+                                 offset + static_cast<off_t>(t.bytes));
+    if (!n.ok()) {
+      if (IsRetryable(n.status()) && ++retries <= kMaxConsecutiveRetries) continue;
+      t.status = n.status();
+      break;
+    }
+    retries = 0;
+    t.bytes += *n;
+    if (*n == 0 || *n % align != 0) break;  // end of file
+  }
+  return t;
+}
+
 Transfer PwriteFull(platform::Sys& sys, int fd, const void* buf, size_t size, off_t offset) {
   Transfer t;
   int retries = 0;

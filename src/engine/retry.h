@@ -29,4 +29,10 @@ Transfer PreadFull(platform::Sys& sys, int fd, void* buf, size_t size, off_t off
 // no progress and sets no errno; it is tried once more, then reported as EIO.
 Transfer PwriteFull(platform::Sys& sys, int fd, const void* buf, size_t size, off_t offset);
 
+// PreadFull on an O_DIRECT descriptor, whose offsets must stay aligned: a count that is not a
+// multiple of `align` can only come from end of file, so it ends the transfer (asking again at
+// the unaligned offset would fail with EINVAL rather than return 0).
+Transfer PreadDirect(platform::Sys& sys, int fd, void* buf, size_t size, off_t offset,
+                     size_t align);
+
 }  // namespace hipfile::engine

@@ -1,9 +1,10 @@
 // The synchronous data path: moves bytes between a file and GPU or pinned host memory.
 //
-// This is the simple, correct path of the foundation: buffered pread/pwrite through pinned
-// staging buffers that are allocated once and reused, copied with the GPU runtime. The pipelined
-// engine (page-cache zero-copy, O_DIRECT, io_uring) replaces its insides later; callers keep this
-// interface.
+// Each request is planned (engine/plan.h) into chunks, each moved one of three ways: copied by
+// the GPU from pinned windows of the page cache (resident data), read with O_DIRECT (the aligned
+// body of cold data), or pread/pwrite through pinned staging buffers (everything else). Chunks
+// run on the calling thread and on the engine's worker threads (engine/transfer.h), each with
+// two staging buffers so reading and copying overlap.
 //
 // Result conventions (POSIX): the number of bytes moved; fewer than asked only at end of file
 // (reads) or when an error stopped the transfer after some bytes had moved. An error before any
@@ -40,10 +41,35 @@ struct IoMemory {
   int device = 0;                            // the device owning ptr
 };
 
+// When reads of resident data are copied by the GPU straight from the page cache.
+//   kAuto: when the runtime copies with a DMA engine (any runtime but "cpu"). The CPU runtime
+//     copies with memmove, so a file truncated by another process during the copy would raise
+//     SIGBUS in this process; a DMA engine reads the pinned pages, which outlive a truncation.
+//   kOn: always (tests, and CPU-runtime users who know no one truncates their files).
+//   kOff: never.
+enum class PageCacheMode { kAuto, kOn, kOff };
+
 struct EngineOptions {
   size_t chunk_bytes = 8u << 20;        // size of one staging buffer
   size_t max_staging_bytes = 256u << 20;  // cap on pinned staging memory held by the pool
+  // Threads that work on one request, the caller included (hipFileParamExecutionMaxIOThreads).
+  // 0: the machine's hardware threads, at most kMaxAutoIoThreads.
+  size_t io_threads = 0;
+  PageCacheMode page_cache = PageCacheMode::kAuto;
+  // O_DIRECT for the aligned body of cold reads, where the file has a direct descriptor.
+  bool direct_reads = true;
+  // O_DIRECT for the aligned body of writes. Off by default: buffered writes keep the page cache
+  // warm for readers, and their durability is the caller's fsync, as with pwrite.
+  bool direct_writes = false;
+  // Reads smaller than this skip the residency lookup (mmap + mincore) and are read buffered.
+  size_t residency_min_bytes = 1u << 20;
+  // Largest page-cache window pinned at once; resident spans shorter than the minimum are read
+  // buffered (pinning costs more than it saves).
+  size_t page_cache_window_bytes = 64u << 20;
+  size_t page_cache_min_bytes = 1u << 20;
 };
+
+inline constexpr size_t kMaxAutoIoThreads = 16;
 
 class SyncEngine {
  public:
@@ -59,6 +85,9 @@ class SyncEngine {
   Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset);
 
   const EngineOptions& options() const { return options_; }
+  // Threads per request (options().io_threads resolved) and whether the page-cache path is on.
+  size_t io_threads() const;
+  bool page_cache_enabled() const;
 
  private:
   struct Impl;

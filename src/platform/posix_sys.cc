@@ -53,6 +53,9 @@ class PosixSys final : public Sys {
   Status Munmap(void* addr, size_t length) override {
     return ::munmap(addr, length) == 0 ? Status::Ok() : Status::Errno(errno);
   }
+  Status Mincore(void* addr, size_t length, unsigned char* vec) override {
+    return ::mincore(addr, length, vec) == 0 ? Status::Ok() : Status::Errno(errno);
+  }
   Result<std::string> ReadTextFile(const char* path) override {
     const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Status::Errno(errno);

@@ -35,6 +35,8 @@ class Sys {
   virtual Result<void*> Mmap(void* addr, size_t length, int prot, int flags, int fd,
                              off_t offset) = 0;
   virtual Status Munmap(void* addr, size_t length) = 0;
+  // mincore(addr, length, vec): one byte per page of a mapping, bit 0 set when resident.
+  virtual Status Mincore(void* addr, size_t length, unsigned char* vec) = 0;
   // Whole contents of a small text file such as /proc/self/mountinfo.
   virtual Result<std::string> ReadTextFile(const char* path) = 0;
   // nullptr when unset.

@@ -82,6 +82,11 @@ Status FaultSys::Munmap(void* addr, size_t length) {
   return base_.Munmap(addr, length);
 }
 
+Status FaultSys::Mincore(void* addr, size_t length, unsigned char* vec) {
+  if (const int e = plan_.OnCall(Index(SysOp::kMincore))) return Status::Errno(e);
+  return base_.Mincore(addr, length, vec);
+}
+
 Result<std::string> FaultSys::ReadTextFile(const char* path) {
   if (const int e = plan_.OnCall(Index(SysOp::kReadTextFile))) return Status::Errno(e);
   return base_.ReadTextFile(path);

@@ -33,6 +33,7 @@ enum class SysOp : size_t {
   kMmap,
   kMunmap,
   kReadTextFile,
+  kMincore,
   kCount,
 };
 
@@ -63,6 +64,7 @@ class FaultSys : public platform::Sys {
   Status Statx(int fd, unsigned mask, struct statx* out) override;
   Result<void*> Mmap(void* addr, size_t length, int prot, int flags, int fd, off_t offset) override;
   Status Munmap(void* addr, size_t length) override;
+  Status Mincore(void* addr, size_t length, unsigned char* vec) override;
   Result<std::string> ReadTextFile(const char* path) override;
   const char* Getenv(const char* name) override { return base_.Getenv(name); }
   long PageSize() override { return base_.PageSize(); }

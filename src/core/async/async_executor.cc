@@ -54,7 +54,9 @@ struct AsyncExecutor::Ready {
 };
 
 AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers)
-    : gpu_(gpu), workers_(DefaultWorkers(workers)), poller_([this] { PollLoop(); }) {}
+    : gpu_(gpu),
+      workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers))),
+      poller_([this] { PollLoop(); }) {}
 
 AsyncExecutor::~AsyncExecutor() {
   WaitIdle();
@@ -64,6 +66,7 @@ AsyncExecutor::~AsyncExecutor() {
   }
   wake_poller_.notify_all();
   poller_.join();
+  workers_.reset();  // joins: no task touches the executor after this
   for (auto& entry : channels_) (void)gpu_.HostFree(entry.second->words);
 }
 
@@ -160,7 +163,7 @@ void AsyncExecutor::HostFnTrampoline(void* arg) {
   Channel* channel = ready->channel;
   const uint32_t seq = ready->seq;
   AsyncOp* op = ready->op;
-  self->workers_.Post([&, self, channel, seq, op] {
+  self->workers_->Post([&, self, channel, seq, op] {
     self->Complete(channel, seq, std::unique_ptr<AsyncOp>(op));
     std::lock_guard<std::mutex> lock(done_mutex);
     done = true;
@@ -216,7 +219,7 @@ void AsyncExecutor::PollLoop() {
         progressed = true;
         AsyncOp* op = pending.op.release();
         const uint32_t seq = pending.seq;
-        workers_.Post(
+        workers_->Post(
             [this, channel, seq, op] { Complete(channel, seq, std::unique_ptr<AsyncOp>(op)); });
       }
     }

@@ -68,7 +68,7 @@ class AsyncExecutor {
   static void HostFnTrampoline(void* arg);
 
   runtime::GpuRuntime& gpu_;
-  WorkerPool workers_;
+  std::unique_ptr<WorkerPool> workers_;  // reset before the members its tasks use
 
   std::mutex mutex_;
   std::condition_variable wake_poller_;

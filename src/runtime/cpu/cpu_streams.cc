@@ -123,15 +123,24 @@ hipError_t CpuRuntime::StreamCreate(Stream* stream, unsigned flags) {
 
 hipError_t CpuRuntime::StreamDestroy(Stream stream) {
   if (!stream) return hipErrorInvalidHandle;
-  std::unique_lock<std::shared_mutex> lock(streams_mu_);
-  auto it = streams_.find(stream);
-  if (it == streams_.end()) return hipErrorInvalidHandle;
-  // As CUDA: returns at once; queued work still runs, then the worker is joined by a later
-  // StreamCreate / StreamDestroy or by the destructor.
-  it->second->Close();
-  retired_.push_back(std::move(it->second));
-  streams_.erase(it);
-  ReapRetiredLocked();
+  std::unique_ptr<StreamWorker> idle;
+  {
+    std::unique_lock<std::shared_mutex> lock(streams_mu_);
+    auto it = streams_.find(stream);
+    if (it == streams_.end()) return hipErrorInvalidHandle;
+    // As CUDA: returns at once; queued work still runs, then the worker is joined by a later
+    // StreamCreate / StreamDestroy or by the destructor. An idle worker is joined now, so a
+    // program whose last stream call is a destroy leaves no thread behind.
+    it->second->Close();
+    if (it->second->Last().Reached()) {
+      idle = std::move(it->second);
+    } else {
+      retired_.push_back(std::move(it->second));
+    }
+    streams_.erase(it);
+    ReapRetiredLocked();
+  }
+  idle.reset();  // joins outside the lock: the thread exits as soon as it sees Close
   return hipSuccess;
 }
 

@@ -90,10 +90,16 @@ class GpuBuffer {
 
 class EngineTestBase : public ::testing::Test {
  protected:
-  static EngineOptions SmallOptions(size_t buffers = 4) {
+  // io_threads 1 runs every chunk on the caller, in file order: fault tests that fail the n-th
+  // call rely on it.
+  static EngineOptions SmallOptions(size_t buffers = 4, size_t io_threads = 1) {
     EngineOptions options;
     options.chunk_bytes = kTestChunk;
     options.max_staging_bytes = buffers * kTestChunk;
+    options.io_threads = io_threads;
+    options.residency_min_bytes = kTestChunk;
+    options.page_cache_min_bytes = 4096;
+    options.page_cache_window_bytes = 2 * kTestChunk;
     return options;
   }
 

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -24,9 +26,17 @@ constexpr size_t kMaxIo = 4 * kTestChunk + 77;
 constexpr size_t kSlack = 64;  // room for misaligning the memory side
 constexpr unsigned char kSentinel = 0xA5;
 
-class SyncIoTest : public EngineTestBase, public ::testing::WithParamInterface<hipMemoryType> {
+// Memory type, threads per request, page-cache path.
+using SyncIoParam = std::tuple<hipMemoryType, size_t, PageCacheMode>;
+
+class SyncIoTest : public EngineTestBase, public ::testing::WithParamInterface<SyncIoParam> {
  protected:
-  hipMemoryType type() const { return GetParam(); }
+  hipMemoryType type() const { return std::get<0>(GetParam()); }
+  EngineOptions Options(size_t buffers = 4) const {
+    EngineOptions options = SmallOptions(buffers, std::get<1>(GetParam()));
+    options.page_cache = std::get<2>(GetParam());
+    return options;
+  }
 };
 
 TEST_P(SyncIoTest, RandomReadsAreByteExact) {
@@ -34,7 +44,7 @@ TEST_P(SyncIoTest, RandomReadsAreByteExact) {
   const std::vector<unsigned char> content = PatternBytes(kFileSize, 7);
   WriteFileOrDie(path, content);
   ScopedFd fd(path, O_RDONLY);
-  SyncEngine engine(sys_, gpu_, SmallOptions());
+  SyncEngine engine(sys_, gpu_, Options());
   GpuBuffer mem(gpu_, kMaxIo + kSlack, type());
   std::mt19937_64 rng(42);
 
@@ -65,7 +75,7 @@ TEST_P(SyncIoTest, RandomWritesAreByteExact) {
   std::vector<unsigned char> model = PatternBytes(2 * kTestChunk + 5, 1);
   WriteFileOrDie(path, model);
   ScopedFd fd(path, O_RDWR);
-  SyncEngine engine(sys_, gpu_, SmallOptions());
+  SyncEngine engine(sys_, gpu_, Options());
   GpuBuffer mem(gpu_, kMaxIo + kSlack, type());
   std::mt19937_64 rng(43);
 
@@ -90,7 +100,7 @@ TEST_P(SyncIoTest, ReadAtOrBeyondEndOfFileReturnsZero) {
   const std::string path = dir_.File("data");
   WriteFileOrDie(path, PatternBytes(1000));
   ScopedFd fd(path, O_RDONLY);
-  SyncEngine engine(sys_, gpu_, SmallOptions());
+  SyncEngine engine(sys_, gpu_, Options());
   GpuBuffer mem(gpu_, kTestChunk, type());
 
   for (off_t offset : {off_t{1000}, off_t{1001}, off_t{1} << 40}) {
@@ -104,7 +114,7 @@ TEST_P(SyncIoTest, SizeZeroMakesNoCall) {
   const std::string path = dir_.File("data");
   WriteFileOrDie(path, PatternBytes(1000));
   ScopedFd fd(path, O_RDWR);
-  SyncEngine engine(sys_, gpu_, SmallOptions());
+  SyncEngine engine(sys_, gpu_, Options());
   GpuBuffer mem(gpu_, 16, type());
   const uint64_t host_mallocs = gpu_.Calls(GpuOp::kHostMalloc);
 
@@ -130,7 +140,7 @@ TEST_P(SyncIoTest, ConcurrentDisjointReadsAndWrites) {
   ScopedFd in(in_path, O_RDONLY);
   ScopedFd out(out_path, O_WRONLY);
   // Fewer staging buffers than threads: callers must wait for one another.
-  SyncEngine engine(sys_, gpu_, SmallOptions(3));
+  SyncEngine engine(sys_, gpu_, Options(3));
 
   std::vector<std::thread> threads;
   std::vector<int> failures(kThreads, 0);
@@ -151,11 +161,17 @@ TEST_P(SyncIoTest, ConcurrentDisjointReadsAndWrites) {
   EXPECT_LE(gpu_.Calls(GpuOp::kHostMalloc), 3u + (type() == hipMemoryTypeHost ? kThreads : 0));
 }
 
-INSTANTIATE_TEST_SUITE_P(Memory, SyncIoTest,
-                         ::testing::Values(hipMemoryTypeDevice, hipMemoryTypeHost),
-                         [](const ::testing::TestParamInfo<hipMemoryType>& param) {
-                           return param.param == hipMemoryTypeHost ? "PinnedHost" : "Device";
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Memory, SyncIoTest,
+    ::testing::Combine(::testing::Values(hipMemoryTypeDevice, hipMemoryTypeHost),
+                       ::testing::Values(size_t{1}, size_t{4}),
+                       ::testing::Values(PageCacheMode::kOff, PageCacheMode::kOn)),
+    [](const ::testing::TestParamInfo<SyncIoParam>& param) {
+      std::string name = std::get<0>(param.param) == hipMemoryTypeHost ? "PinnedHost" : "Device";
+      name += "_Threads" + std::to_string(std::get<1>(param.param));
+      name += std::get<2>(param.param) == PageCacheMode::kOn ? "_PageCache" : "_NoPageCache";
+      return name;
+    });
 
 class SyncIoStagingTest : public EngineTestBase {};
 

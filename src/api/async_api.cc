@@ -1,0 +1,39 @@
+// Stream-ordered I/O: hipFileReadAsync / hipFileWriteAsync / hipFileStreamRegister /
+// hipFileStreamDeregister. How operations run: docs/async.md.
+#include <hipfile.h>
+
+#include "api/status_map.h"
+#include "core/driver.h"
+
+using hipfile::api::ToError;
+using hipfile::core::Driver;
+using hipfile::core::IoDirection;
+
+extern "C" {
+
+HIPFILE_API hipFileError_t hipFileReadAsync(hipFileHandle_t fh, void* buffer_base, size_t* size_p,
+                                            hoff_t* file_offset_p, hoff_t* buffer_offset_p,
+                                            ssize_t* bytes_read_p, hipStream_t stream) {
+  return ToError(Driver::Global().SubmitAsync(IoDirection::kRead, fh, buffer_base, size_p,
+                                              file_offset_p, buffer_offset_p, bytes_read_p,
+                                              stream));
+}
+
+HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void* buffer_base,
+                                             size_t* size_p, hoff_t* file_offset_p,
+                                             hoff_t* buffer_offset_p, ssize_t* bytes_written_p,
+                                             hipStream_t stream) {
+  return ToError(Driver::Global().SubmitAsync(IoDirection::kWrite, fh, buffer_base, size_p,
+                                              file_offset_p, buffer_offset_p, bytes_written_p,
+                                              stream));
+}
+
+HIPFILE_API hipFileError_t hipFileStreamRegister(hipStream_t stream, unsigned flags) {
+  return ToError(Driver::Global().RegisterStream(stream, flags));
+}
+
+HIPFILE_API hipFileError_t hipFileStreamDeregister(hipStream_t stream) {
+  return ToError(Driver::Global().DeregisterStream(stream));
+}
+
+}  // extern "C"

@@ -1,0 +1,23 @@
+// Buffers: hipFileBufRegister / hipFileBufDeregister.
+#include <hipfile.h>
+
+#include "api/status_map.h"
+#include "core/driver.h"
+
+using hipfile::api::OpError;
+using hipfile::api::ToError;
+using hipfile::core::Driver;
+
+extern "C" {
+
+HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t length, int flags) {
+  if (buffer_base == nullptr) return OpError(hipFileInvalidValue);
+  return ToError(Driver::Global().RegisterBuffer(buffer_base, length, flags));
+}
+
+HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
+  if (buffer_base == nullptr) return OpError(hipFileInvalidValue);
+  return ToError(Driver::Global().DeregisterBuffer(buffer_base));
+}
+
+}  // extern "C"

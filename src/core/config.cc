@@ -1,0 +1,110 @@
+#include "core/config.h"
+
+#include <strings.h>
+
+#include <algorithm>
+
+#include "platform/env.h"
+
+namespace hipfile::core {
+namespace {
+
+void Problem(Config* config, const char* name, const char* value, const char* expected,
+             const std::string& used) {
+  std::string line =
+      std::string(name) + "=\"" + value + "\" is not " + expected + "; using " + used;
+  HF_LOG(kError, "%s", line.c_str());
+  config->problems.push_back(std::move(line));
+}
+
+void ReadBool(platform::Sys& sys, const char* name, bool* out, Config* config) {
+  const char* value = sys.Getenv(name);
+  if (value == nullptr) return;
+  const std::optional<bool> parsed = platform::ParseBool(value);
+  if (parsed) {
+    *out = *parsed;
+    return;
+  }
+  Problem(config, name, value, "a boolean (true/false, 1/0, yes/no, on/off)",
+          *out ? "true" : "false");
+}
+
+}  // namespace
+
+bool ParseLogLevel(const std::string& text, LogLevel* level) {
+  static constexpr struct {
+    const char* name;
+    LogLevel level;
+  } kLevels[] = {{"off", LogLevel::kOff},   {"error", LogLevel::kError}, {"warn", LogLevel::kWarn},
+                 {"info", LogLevel::kInfo}, {"debug", LogLevel::kDebug},
+                 {"trace", LogLevel::kDebug}};  // cuFile's most verbose level
+  for (const auto& entry : kLevels) {
+    if (strcasecmp(text.c_str(), entry.name) == 0) {
+      *level = entry.level;
+      return true;
+    }
+  }
+  if (text.size() == 1 && text[0] >= '0' && text[0] <= '4') {
+    *level = static_cast<LogLevel>(text[0] - '0');
+    return true;
+  }
+  return false;
+}
+
+const char* LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kOff: return "off";
+    case LogLevel::kError: return "error";
+    case LogLevel::kWarn: return "warn";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kDebug: return "debug";
+  }
+  return "warn";
+}
+
+Config ParseConfig(platform::Sys& sys) {
+  Config config;
+  // The log level first, so that problems with the other variables are reported at it.
+  if (const char* value = sys.Getenv(kEnvLogLevel)) {
+    if (!ParseLogLevel(value, &config.log_level)) {
+      Problem(&config, kEnvLogLevel, value, "one of off, error, warn, info, debug, 0..4",
+              LogLevelName(config.log_level));
+    }
+  }
+  ReadBool(sys, kEnvAllowCompatMode, &config.allow_compat_mode, &config);
+  ReadBool(sys, kEnvForceCompatMode, &config.force_compat_mode, &config);
+  ReadBool(sys, kEnvUnsupportedFileSystems, &config.unsupported_file_systems, &config);
+  if (const char* value = sys.Getenv(kEnvStatsLevel)) {
+    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
+    if (parsed) {
+      config.stats_level = static_cast<unsigned>(std::min<uint64_t>(*parsed, kMaxStatsLevel));
+    } else {
+      Problem(&config, kEnvStatsLevel, value, "an unsigned decimal number",
+              std::to_string(config.stats_level));
+    }
+  }
+  if (config.force_compat_mode && !config.allow_compat_mode) {
+    // Printed whatever the log level (as AMD's library does): the variables contradict each other.
+    Log(LogLevel::kWarn,
+        "%s=true and %s=false would disable all I/O paths; keeping the compatibility path enabled",
+        kEnvForceCompatMode, kEnvAllowCompatMode);
+    config.allow_compat_mode = true;
+  }
+  return config;
+}
+
+const Config& ProcessConfig() {
+  // Leaked on purpose: read from threads that may outlive static destruction.
+  static const Config* config = [] {
+    // Apply the level before parsing so that parse problems honour it too.
+    const char* value = platform::RealSys().Getenv(kEnvLogLevel);
+    LogLevel level = LogLevel::kWarn;
+    if (value != nullptr && ParseLogLevel(value, &level)) SetLogLevel(level);
+    auto* c = new Config(ParseConfig(platform::RealSys()));
+    SetLogLevel(c->log_level);
+    return c;
+  }();
+  return *config;
+}
+
+}  // namespace hipfile::core

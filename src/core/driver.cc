@@ -1,0 +1,422 @@
+#include "core/driver.h"
+
+#include <errno.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include "core/io_rules.h"
+#include "core/process_runtime.h"
+#include "util/log.h"
+
+namespace hipfile::core {
+
+Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& config)
+    : sys_(sys),
+      gpu_(gpu),
+      max_rw_count_(MaxRwCount(sys.PageSize())),
+      next_(config),
+      in_use_(config) {
+  stats_.set_level(next_.stats_level());
+}
+
+Driver::~Driver() = default;
+
+Driver& Driver::Global() {
+  // Leaked on purpose: exit with registrations or I/O outstanding must not run destructors that
+  // close descriptors or free memory under other threads.
+  static Driver* driver = [] {
+    const Config& config = ProcessConfig();  // first, so its log level applies to what follows
+    return new Driver(platform::RealSys(), ProcessRuntime(), config);
+  }();
+  return *driver;
+}
+
+void Driver::InitializeLocked() {
+  in_use_ = next_;
+  in_use_.ResolveForOpen();
+  stats_.set_level(in_use_.stats_level());
+  SetLogLevel(in_use_.log_level());
+  engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, in_use_.ToEngineOptions());
+  count_ = 1;
+  HF_LOG(kInfo, "driver opened on the %s runtime", gpu_.Name());
+}
+
+void Driver::EnsureOpenLocked() {
+  if (count_ == 0) InitializeLocked();
+}
+
+Status Driver::Open() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (count_ == 0) {
+    InitializeLocked();
+  } else {
+    ++count_;
+  }
+  return Status::Ok();
+}
+
+Status Driver::Close() {
+  std::vector<std::shared_ptr<File>> files;
+  std::shared_ptr<engine::SyncEngine> engine;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (count_ == 0) return Status::Op(hipFileDriverNotInitialized);
+    if (--count_ > 0) return Status::Ok();
+    // Buffers first, then files (as hipFile). Operations in flight keep their own references.
+    buffers_.Clear();
+    files = files_.Clear();
+    engine = std::move(engine_);
+  }
+  // Descriptors are closed and staging memory freed here, outside the lock.
+  HF_LOG(kInfo, "driver closed; %zu file registration(s) dropped", files.size());
+  return Status::Ok();
+}
+
+int64_t Driver::UseCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return count_;
+}
+
+Result<void*> Driver::RegisterHandle(int fd) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (files_.ContainsFd(fd)) {
+      stats_.RecordHandleRegister(false);
+      return Status::Op(hipFileHandleAlreadyRegistered);
+    }
+  }
+  Result<std::shared_ptr<File>> file = OpenFile(sys_, fd);
+  if (!file.ok()) {
+    stats_.RecordHandleRegister(false);
+    return file.status();
+  }
+  void* handle = file->get();
+  Status inserted;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    inserted = files_.Insert(*file);
+    if (inserted.ok()) EnsureOpenLocked();
+  }
+  stats_.RecordHandleRegister(inserted.ok());
+  if (!inserted.ok()) return inserted;  // another thread registered fd meanwhile
+  HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, handle,
+         (*file)->io().direct_fd);
+  return handle;
+}
+
+void Driver::DeregisterHandle(const void* handle) {
+  std::shared_ptr<File> removed;
+  FileRegistry::RemoveResult result;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    result = files_.Remove(handle, &removed);
+  }
+  stats_.RecordHandleDeregister(result == FileRegistry::RemoveResult::kRemoved);
+  if (result == FileRegistry::RemoveResult::kUnknown) {
+    HF_LOG(kDebug, "hipFileHandleDeregister(%p): not a registered handle; ignored", handle);
+  } else if (result == FileRegistry::RemoveResult::kBusy) {
+    HF_LOG(kWarn, "hipFileHandleDeregister(%p): operations are in flight; not deregistered",
+           handle);
+  }
+  // `removed` closes the library's descriptor here, outside the lock.
+}
+
+Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
+  Result<Buffer> buffer = DescribeForRegistration(gpu_, ptr, length, flags);
+  Status status = buffer.status();
+  if (buffer.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    status = buffers_.Insert(std::make_shared<Buffer>(*buffer));
+    if (status.ok()) EnsureOpenLocked();
+  }
+  stats_.RecordBufRegister(status.ok(), buffer.ok() ? buffer->device : -1, length);
+  return status;
+}
+
+Status Driver::DeregisterBuffer(const void* ptr) {
+  Status status;
+  int device = -1;
+  size_t length = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (count_ == 0) return Status::Op(hipFileDriverClosing);
+    if (const std::shared_ptr<Buffer> buffer = buffers_.Find(ptr)) {
+      device = buffer->device;
+      length = buffer->length;
+    }
+    status = buffers_.Remove(ptr);
+  }
+  stats_.RecordBufDeregister(status.ok(), device, length);
+  return status;
+}
+
+Result<size_t> Driver::Read(const void* handle, void* buffer_base, size_t size,
+                            off_t file_offset, off_t buffer_offset) {
+  return Transfer(IoDirection::kRead, handle, buffer_base, size, file_offset, buffer_offset);
+}
+
+Result<size_t> Driver::Write(const void* handle, const void* buffer_base, size_t size,
+                             off_t file_offset, off_t buffer_offset) {
+  return Transfer(IoDirection::kWrite, handle, buffer_base, size, file_offset, buffer_offset);
+}
+
+Result<size_t> Driver::Transfer(IoDirection direction, const void* handle,
+                                const void* buffer_base, size_t size, off_t file_offset,
+                                off_t buffer_offset) {
+  Result<PreparedIo> io = Prepare(direction, handle, buffer_base);
+  if (!io.ok()) {
+    stats_.RecordIo(direction, -1, false, 0, 0, false);
+    return io.status();
+  }
+  return Execute(*io, size, file_offset, buffer_offset);
+}
+
+Result<PreparedIo> Driver::Prepare(IoDirection direction, const void* handle,
+                                   const void* buffer_base) {
+  // Rules 1-2: the driver, the handle, the buffer. References taken under the lock keep the file,
+  // the registered buffer and the engine alive for the whole transfer.
+  PreparedIo io;
+  io.direction = direction;
+  io.buffer_base = buffer_base;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (count_ == 0) return Status::Errno(EINVAL);
+    io.file = files_.Find(handle);
+    if (io.file == nullptr) return Status::Op(hipFileHandleNotRegistered);
+    io.registered = buffers_.Find(buffer_base);
+    io.engine = engine_;
+    io.allow_compat = in_use_.allow_compat_mode();
+  }
+  if (io.registered != nullptr) {
+    io.buffer = *io.registered;
+  } else {
+    HF_ASSIGN_OR_RETURN(io.buffer, DescribeUnregistered(gpu_, buffer_base));
+  }
+  return io;
+}
+
+Result<size_t> Driver::Execute(const PreparedIo& io, size_t size, off_t file_offset,
+                               off_t buffer_offset) {
+  const auto start = std::chrono::steady_clock::now();
+  const IoDirection direction = io.direction;
+  const int device = io.buffer.device;
+  auto fail = [&](Status status) -> Result<size_t> {
+    stats_.RecordIo(direction, device, false, 0, 0, false);
+    return status;
+  };
+
+  // Rules 3-5: offsets, range, size clamp.
+  if (file_offset < 0 || buffer_offset < 0) return fail(Status::Errno(EINVAL));
+  if (!IoRangeValid(io.buffer.length, size, buffer_offset)) {
+    return fail(Status::Op(hipFileInvalidValue));
+  }
+  size = std::min(size, max_rw_count_);
+
+  // Rule 6: this library has no kernel GPU-direct path, so every transfer takes the
+  // compatibility path.
+  if (!io.allow_compat) {
+    HF_LOG(kError,
+           "%s refused: the compatibility path is disabled (HIPFILE_ALLOW_COMPAT_MODE / "
+           "hipFileParamPropertiesAllowCompatMode is false) and this machine has no GPU-direct "
+           "storage path",
+           direction == IoDirection::kRead ? "hipFileRead" : "hipFileWrite");
+    return fail(Status::Op(hipFileInternalError));
+  }
+  if (size == 0) return size_t{0};
+
+  engine::IoMemory memory;
+  memory.ptr = const_cast<char*>(static_cast<const char*>(io.buffer_base)) + buffer_offset;
+  memory.type = io.buffer.type;
+  memory.device = io.buffer.device;
+  const Result<size_t> moved = direction == IoDirection::kRead
+                                   ? io.engine->Read(io.file->io(), memory, size, file_offset)
+                                   : io.engine->Write(io.file->io(), memory, size, file_offset);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  stats_.RecordIo(direction, device, moved.ok(), moved.ok() ? *moved : 0,
+                  static_cast<uint64_t>(micros),
+                  !MeetsDioAlignment(io.file->io(), memory.ptr, size, file_offset));
+  return moved;
+}
+
+AsyncExecutor& Driver::Async() {
+  std::call_once(async_once_, [this] { async_ = std::make_unique<AsyncExecutor>(gpu_, 0); });
+  return *async_;
+}
+
+namespace {
+
+// What *bytes_p receives for a finished operation: bytes, or a negative code - a hipFileOpError_t
+// for library errors (hipFileHipDriverError for GPU runtime errors), an errno value for system
+// errors (distinguishable: errno values are below HIPFILE_BASE_ERR).
+ssize_t AsyncResult(const Result<size_t>& moved) {
+  if (moved.ok()) return static_cast<ssize_t>(*moved);
+  const Status status = moved.status();
+  switch (status.kind()) {
+    case Status::Kind::kErrno:
+      return -static_cast<ssize_t>(status.code());
+    case Status::Kind::kOp:
+      return -static_cast<ssize_t>(status.code());
+    case Status::Kind::kGpu:
+    case Status::Kind::kOk:
+      break;
+  }
+  return -static_cast<ssize_t>(hipFileHipDriverError);
+}
+
+}  // namespace
+
+Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void* buffer_base,
+                           size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p,
+                           ssize_t* bytes_p, runtime::Stream stream) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (count_ == 0) {
+      // hipFile (and cuFile) open the driver here but still refuse the call.
+      InitializeLocked();
+      return Status::Op(hipFileInvalidValue);
+    }
+  }
+  if (buffer_base == nullptr || size_p == nullptr || file_offset_p == nullptr ||
+      buffer_offset_p == nullptr || bytes_p == nullptr) {
+    return Status::Op(hipFileInvalidValue);
+  }
+  Result<PreparedIo> prepared = Prepare(direction, handle, buffer_base);
+  if (!prepared.ok()) {
+    // A close racing with this call: report it as the closed-driver case above.
+    if (prepared.status().kind() == Status::Kind::kErrno) return Status::Op(hipFileInvalidValue);
+    return prepared.status();
+  }
+  const size_t size = std::min(*size_p, max_rw_count_);
+  const off_t file_offset = *file_offset_p;
+  const off_t buffer_offset = *buffer_offset_p;
+  if (file_offset < 0 || buffer_offset < 0 ||
+      !IoRangeValid(prepared->buffer.length, size, buffer_offset)) {
+    return Status::Op(hipFileInvalidValue);
+  }
+  int stream_device = -1;
+  HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &stream_device)));
+  if (stream_device != prepared->buffer.device) return Status::Op(hipFileInvalidValue);
+
+  AsyncExecutor& executor = Async();
+  auto op = std::make_unique<AsyncOp>();
+  op->size_p = size_p;
+  op->file_offset_p = file_offset_p;
+  op->buffer_offset_p = buffer_offset_p;
+  op->bytes_p = bytes_p;
+  op->fixed_flags = executor.StreamFlags(stream);
+  op->submitted = {size, file_offset, buffer_offset};
+  op->run = [this, io = std::move(*prepared)](const AsyncParams& p) {
+    return AsyncResult(Execute(io, p.size, p.file_offset, p.buffer_offset));
+  };
+  *bytes_p = 0;
+  return executor.Submit(stream, std::move(op));
+}
+
+Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
+  if ((flags & ~static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK)) != 0) {
+    return Status::Op(hipFileInvalidValue);
+  }
+  int device = -1;
+  HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &device)));
+  return Async().RegisterStream(stream, flags);
+}
+
+Status Driver::DeregisterStream(runtime::Stream stream) {
+  return Async().DeregisterStream(stream);
+}
+
+template <class Fn>
+Status Driver::SetParameter(Fn&& set) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ParamSet candidate = next_;
+  HF_RETURN_IF_ERROR(set(candidate));
+  if (count_ > 0) return Status::Op(hipFileDriverAlreadyOpen);
+  next_ = std::move(candidate);
+  return Status::Ok();
+}
+
+Status Driver::SetParameterSizeT(int param, size_t value) {
+  return SetParameter([&](ParamSet& p) { return p.SetSizeT(param, value); });
+}
+
+Status Driver::SetParameterBool(int param, bool value) {
+  return SetParameter([&](ParamSet& p) { return p.SetBool(param, value); });
+}
+
+Status Driver::SetParameterString(int param, const std::string& value) {
+  return SetParameter([&](ParamSet& p) { return p.SetString(param, value); });
+}
+
+Result<size_t> Driver::GetParameterSizeT(int param) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return (count_ > 0 ? in_use_ : next_).GetSizeT(param);
+}
+
+Result<bool> Driver::GetParameterBool(int param) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return (count_ > 0 ? in_use_ : next_).GetBool(param);
+}
+
+Result<std::string> Driver::GetParameterString(int param) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return (count_ > 0 ? in_use_ : next_).GetString(param);
+}
+
+template <class Fn>
+Status Driver::DriverSetter(const char* name, Fn&& set) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ParamSet candidate = next_;
+  HF_RETURN_IF_ERROR(set(candidate));
+  if (count_ > 0) {
+    HF_LOG(kWarn, "%s: the driver is open; the value is ignored (set it before the driver opens)",
+           name);
+    return Status::Ok();
+  }
+  next_ = std::move(candidate);
+  return Status::Ok();
+}
+
+Status Driver::SetPollMode(bool poll, size_t poll_threshold_kb) {
+  return DriverSetter("hipFileDriverSetPollMode", [&](ParamSet& p) {
+    HF_RETURN_IF_ERROR(p.SetBool(hipFileParamPropertiesUsePollMode, poll));
+    return p.SetSizeT(hipFileParamPollthresholdSizeKB, poll_threshold_kb);
+  });
+}
+
+Status Driver::SetMaxDirectIoSize(size_t kb) {
+  return DriverSetter("hipFileDriverSetMaxDirectIOSize", [&](ParamSet& p) {
+    return p.SetSizeT(hipFileParamPropertiesMaxDirectIOSizeKB, kb);
+  });
+}
+
+Status Driver::SetMaxCacheSize(size_t kb) {
+  return DriverSetter("hipFileDriverSetMaxCacheSize", [&](ParamSet& p) {
+    return p.SetSizeT(hipFileParamPropertiesMaxDeviceCacheSizeKB, kb);
+  });
+}
+
+Status Driver::SetMaxPinnedMemSize(size_t kb) {
+  return DriverSetter("hipFileDriverSetMaxPinnedMemSize", [&](ParamSet& p) {
+    return p.SetSizeT(hipFileParamPropertiesMaxDevicePinnedMemSizeKB, kb);
+  });
+}
+
+Status Driver::GetProperties(hipFileDriverProps_t* props) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (count_ == 0) return Status::Op(hipFileDriverNotInitialized);
+  in_use_.FillProperties(props);
+  return Status::Ok();
+}
+
+std::optional<engine::EngineOptions> Driver::EngineOptionsInUse() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (engine_ == nullptr) return std::nullopt;
+  return engine_->options();
+}
+
+}  // namespace hipfile::core

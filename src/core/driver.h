@@ -1,0 +1,166 @@
+// Driver: the library's root object - the use count, the file and buffer registries, the
+// parameters and the I/O engine, behind one lock (hipFile spec §1.3).
+//
+// Use count: Open adds one; Close takes one away (hipFileDriverNotInitialized at 0). Registering
+// a file or buffer opens the driver implicitly (0 -> 1, never higher) at the moment the
+// registration is stored. At 0 -> 1 the parameters set while closed take effect and the SyncEngine
+// is built from them; at 1 -> 0 the buffers and then the files are dropped (descriptors the library
+// opened are closed once no operation uses them) and the engine is released.
+//
+// The process's Driver (Global) is built on first use and never destroyed; tests build their own
+// with fake Sys/GpuRuntime.
+#pragma once
+
+#include <hipfile.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "core/async/async_executor.h"
+#include "core/buffer_registry.h"
+#include "core/config.h"
+#include "core/file_registry.h"
+#include "core/params.h"
+#include "core/stats.h"
+#include "engine/sync_io.h"
+#include "platform/sys.h"
+#include "runtime/gpu_runtime.h"
+#include "util/status.h"
+
+namespace hipfile::core {
+
+// One transfer after its handle and buffer were looked up (rules 1-2 of spec §1.8). It holds
+// references that keep the file, a registered buffer and the engine alive until it is dropped,
+// so an operation in flight survives deregistration and driver close.
+struct PreparedIo {
+  IoDirection direction = IoDirection::kRead;
+  const void* buffer_base = nullptr;
+  std::shared_ptr<File> file;
+  std::shared_ptr<Buffer> registered;  // null for unregistered memory
+  Buffer buffer;                       // what the transfer may touch
+  std::shared_ptr<engine::SyncEngine> engine;
+  bool allow_compat = false;
+};
+
+class Driver {
+ public:
+  // sys and gpu must outlive the Driver.
+  Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& config);
+  ~Driver();
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
+
+  // The process's Driver: real system calls, ProcessRuntime(), ProcessConfig().
+  static Driver& Global();
+
+  Status Open();
+  // hipFileDriverNotInitialized when the count is 0.
+  Status Close();
+  int64_t UseCount() const;
+
+  // Registers the descriptor (see OpenFile for its errors; hipFileHandleAlreadyRegistered for a
+  // descriptor registered already) and returns the handle.
+  Result<void*> RegisterHandle(int fd);
+  // Unknown handles and handles in use by an operation are left alone (logged).
+  void DeregisterHandle(const void* handle);
+  // See DescribeForRegistration; hipFileMemoryAlreadyRegistered for a base registered already.
+  Status RegisterBuffer(const void* ptr, size_t length, int flags);
+  // hipFileDriverClosing when the count is 0, hipFileMemoryNotRegistered, or
+  // hipFileInternalError while an operation uses the buffer.
+  Status DeregisterBuffer(const void* ptr);
+
+  // hipFileRead / hipFileWrite, the rules of spec §1.8 in order. Errors: Status::Errno(EINVAL)
+  // when the count is 0 or an offset is negative; hipFileHandleNotRegistered; buffer errors (see
+  // DescribeUnregistered); hipFileInvalidValue when the range does not fit the buffer;
+  // hipFileInternalError when the compatibility path is disabled; then the engine's.
+  Result<size_t> Read(const void* handle, void* buffer_base, size_t size, off_t file_offset,
+                      off_t buffer_offset);
+  Result<size_t> Write(const void* handle, const void* buffer_base, size_t size,
+                       off_t file_offset, off_t buffer_offset);
+
+  // The parameter API: setters only while the count is 0 (else hipFileDriverAlreadyOpen), taking
+  // effect at the next open; getters give the values in use while open, else the next open's.
+  // An invalid parameter or value is hipFileInvalidValue whether or not the driver is open.
+  Status SetParameterSizeT(int param, size_t value);
+  Status SetParameterBool(int param, bool value);
+  Status SetParameterString(int param, const std::string& value);
+  Result<size_t> GetParameterSizeT(int param) const;
+  Result<bool> GetParameterBool(int param) const;
+  Result<std::string> GetParameterString(int param) const;
+
+  // hipFileReadAsync / hipFileWriteAsync (spec §1.10). At count 0 the driver is opened and
+  // hipFileInvalidValue returned (hipFile's quirk, kept). Then: a null pointer argument ->
+  // hipFileInvalidValue; hipFileHandleNotRegistered; buffer errors as for Read; offsets,
+  // range or a buffer on another device than the stream -> hipFileInvalidValue. On success
+  // *bytes_p is 0 and the operation is queued on the stream; see docs/async.md.
+  Status SubmitAsync(IoDirection direction, const void* handle, const void* buffer_base,
+                     size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p,
+                     ssize_t* bytes_p, runtime::Stream stream);
+  // hipFileInvalidValue for flags outside HIPFILE_STREAM_FLAGS_MASK or a stream registered
+  // already; the runtime's error for a stream it does not know.
+  Status RegisterStream(runtime::Stream stream, unsigned flags);
+  // hipFileInvalidValue for a stream not registered. Operations in flight are not waited for.
+  Status DeregisterStream(runtime::Stream stream);
+
+  // Looks up the handle and the buffer of a transfer: Status::Errno(EINVAL) when the count is 0,
+  // hipFileHandleNotRegistered, buffer errors (see DescribeUnregistered).
+  Result<PreparedIo> Prepare(IoDirection direction, const void* handle,
+                             const void* buffer_base);
+  // The rest of spec §1.8 for bound values: negative offsets -> Status::Errno(EINVAL); the range
+  // must fit the buffer (hipFileInvalidValue); size clamped to MAX_RW_COUNT; hipFileInternalError
+  // when the compatibility path is disabled; then the engine moves the bytes. Records stats.
+  Result<size_t> Execute(const PreparedIo& io, size_t size, off_t file_offset,
+                         off_t buffer_offset);
+
+  // hipFileDriverSet*: as cuFile documents them, they set the value for the next open and are a
+  // no-op (success, logged at warn) while the driver is open. Sizes in KiB, validated as the
+  // matching size_t parameters.
+  Status SetPollMode(bool poll, size_t poll_threshold_kb);
+  Status SetMaxDirectIoSize(size_t kb);
+  Status SetMaxCacheSize(size_t kb);
+  Status SetMaxPinnedMemSize(size_t kb);
+  // hipFileDriverNotInitialized when the count is 0 (cuFile requires an open driver).
+  Status GetProperties(hipFileDriverProps_t* props) const;
+
+  // The engine's options while open; nullopt while closed.
+  std::optional<engine::EngineOptions> EngineOptionsInUse() const;
+
+  Stats& stats() { return stats_; }
+  runtime::GpuRuntime& gpu() { return gpu_; }
+
+ private:
+  template <class Fn>
+  Status SetParameter(Fn&& set);
+  template <class Fn>
+  Status DriverSetter(const char* name, Fn&& set);
+  // 0 -> 1 under mu_.
+  void InitializeLocked();
+  void EnsureOpenLocked();
+  Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
+                          size_t size, off_t file_offset, off_t buffer_offset);
+  AsyncExecutor& Async();
+
+  platform::Sys& sys_;
+  runtime::GpuRuntime& gpu_;
+  const size_t max_rw_count_;
+  Stats stats_;
+
+  mutable std::mutex mu_;
+  int64_t count_ = 0;
+  ParamSet next_;    // what the next open uses
+  ParamSet in_use_;  // meaningful while count_ > 0
+  std::shared_ptr<engine::SyncEngine> engine_;  // set while count_ > 0; I/O holds copies
+  FileRegistry files_;
+  BufferRegistry buffers_;
+
+  std::once_flag async_once_;
+  // Last member: destroyed first, waiting for operations that use the members above.
+  std::unique_ptr<AsyncExecutor> async_;
+};
+
+}  // namespace hipfile::core

@@ -1,0 +1,132 @@
+#include "core/file_registry.h"
+
+#include <errno.h>
+
+#include <string>
+
+#include "platform/mountinfo.h"
+#include "util/log.h"
+
+namespace hipfile::core {
+namespace {
+
+// errno of a failed open of the second descriptor -> the registration's error.
+Status SecondOpenError(Status status, int fd) {
+  HF_LOG(kInfo, "opening a second descriptor for fd %d failed: %s", fd,
+         status.ToString().c_str());
+  if (status.IsErrno(EMFILE) || status.IsErrno(ENFILE)) return Status::Op(hipFileGetNewFDFailed);
+  if (status.IsErrno(EACCES) || status.IsErrno(EPERM)) return Status::Op(hipFilePermissionDenied);
+  return status;
+}
+
+FileSystemInfo LookUpFileSystem(platform::Sys& sys, const struct statx& stx) {
+  Result<std::string> text = sys.ReadTextFile("/proc/self/mountinfo");
+  if (!text.ok()) {
+    HF_LOG(kInfo, "reading /proc/self/mountinfo failed: %s", text.status().ToString().c_str());
+    return FileSystemInfo{};
+  }
+  const std::vector<platform::MountEntry> mounts = platform::ParseMountInfo(*text);
+  return ClassifyMount(platform::FindMountByDevice(mounts, stx.stx_dev_major, stx.stx_dev_minor));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd) {
+  if (fd < 0) return Status::Op(hipFileInvalidValue);
+  Result<int> flags = sys.GetFileFlags(fd);
+  if (!flags.ok()) {
+    // EBADF: not an open descriptor - an argument error, as cuFile reports it.
+    if (flags.status().IsErrno(EBADF)) return Status::Op(hipFileInvalidValue);
+    return flags.status();
+  }
+  FileInfo info;
+  info.client_fd = fd;
+  info.open_flags = *flags;
+  // O_PATH descriptors cannot be read or written; with O_APPEND, pwrite ignores the offset.
+  if ((*flags & O_PATH) != 0 || (*flags & O_APPEND) != 0) {
+    return Status::Op(hipFileInvalidFileOpenFlag);
+  }
+
+  struct statx stx = {};
+  const Status stat_status = sys.Statx(fd, STATX_TYPE | STATX_MODE | STATX_DIOALIGN, &stx);
+  if (!stat_status.ok()) return stat_status;
+  mode_t mode = stx.stx_mode;
+  if ((stx.stx_mask & STATX_TYPE) == 0) {
+    struct stat st = {};
+    HF_RETURN_IF_ERROR(sys.Fstat(fd, &st));
+    mode = st.st_mode;
+  }
+  info.is_regular = S_ISREG(mode);
+  info.is_block_device = S_ISBLK(mode);
+  if (!info.is_regular && !info.is_block_device) return Status::Op(hipFileInvalidFileType);
+
+  // The second descriptor: the buffered twin of an O_DIRECT descriptor, or the O_DIRECT twin of
+  // a buffered one. Reopening through /proc keeps the same open file description's inode and
+  // access mode; O_CLOEXEC so that it does not leak into children.
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const bool client_direct = (*flags & O_DIRECT) != 0;
+  const int second_flags = client_direct ? ((*flags | O_CLOEXEC) & ~O_DIRECT)
+                                         : (*flags | O_CLOEXEC | O_DIRECT);
+  Result<int> second = sys.Open(path.c_str(), second_flags, 0);
+  if (client_direct) {
+    if (!second.ok()) return SecondOpenError(second.status(), fd);
+    info.owned_fd = *second;
+    info.io.buffered_fd = *second;
+    info.io.direct_fd = fd;
+  } else {
+    info.io.buffered_fd = fd;
+    if (second.ok()) {
+      info.owned_fd = *second;
+      info.io.direct_fd = *second;
+    } else if (!second.status().IsErrno(EINVAL)) {
+      return SecondOpenError(second.status(), fd);
+    } else {
+      HF_LOG(kDebug, "fd %d: the file system refuses O_DIRECT; buffered I/O only", fd);
+    }
+  }
+  if (info.io.direct_fd >= 0) {
+    const bool reported = (stx.stx_mask & STATX_DIOALIGN) != 0 && stx.stx_dio_mem_align != 0 &&
+                          stx.stx_dio_offset_align != 0;
+    info.io.dio_mem_align = reported ? stx.stx_dio_mem_align : kDefaultDioAlign;
+    info.io.dio_offset_align = reported ? stx.stx_dio_offset_align : kDefaultDioAlign;
+  }
+  info.fs = LookUpFileSystem(sys, stx);
+  return std::make_shared<File>(sys, std::move(info));
+}
+
+Status FileRegistry::Insert(std::shared_ptr<File> file) {
+  if (ContainsFd(file->client_fd())) return Status::Op(hipFileHandleAlreadyRegistered);
+  const void* handle = file.get();
+  by_fd_[file->client_fd()] = handle;
+  by_handle_[handle] = std::move(file);
+  return Status::Ok();
+}
+
+std::shared_ptr<File> FileRegistry::Find(const void* handle) const {
+  const auto it = by_handle_.find(handle);
+  return it == by_handle_.end() ? nullptr : it->second;
+}
+
+FileRegistry::RemoveResult FileRegistry::Remove(const void* handle,
+                                                std::shared_ptr<File>* removed) {
+  const auto it = by_handle_.find(handle);
+  if (it == by_handle_.end()) return RemoveResult::kUnknown;
+  // Operations take their reference under the same lock as this check, so a count of 1 means
+  // none is in flight.
+  if (it->second.use_count() > 1) return RemoveResult::kBusy;
+  by_fd_.erase(it->second->client_fd());
+  *removed = std::move(it->second);
+  by_handle_.erase(it);
+  return RemoveResult::kRemoved;
+}
+
+std::vector<std::shared_ptr<File>> FileRegistry::Clear() {
+  std::vector<std::shared_ptr<File>> files;
+  files.reserve(by_handle_.size());
+  for (auto& entry : by_handle_) files.push_back(std::move(entry.second));
+  by_handle_.clear();
+  by_fd_.clear();
+  return files;
+}
+
+}  // namespace hipfile::core

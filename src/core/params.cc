@@ -1,0 +1,157 @@
+#include "core/params.h"
+
+#include <climits>
+#include <cstdint>
+
+namespace hipfile::core {
+namespace {
+
+constexpr Status kInvalid = Status::Op(hipFileInvalidValue);
+constexpr size_t kMaxKiB = SIZE_MAX / 1024;
+
+bool IsPageMultipleKiB(size_t kib) { return kib > 0 && kib % 4 == 0 && kib <= kMaxKiB; }
+
+}  // namespace
+
+ParamSet::ParamSet(const Config& config) {
+  sizes_[hipFileParamProfileStats] = config.stats_level;
+  sizes_[hipFileParamExecutionMaxIOQueueDepth] = 128;
+  sizes_[hipFileParamExecutionMaxIOThreads] = 4;
+  sizes_[hipFileParamExecutionMinIOThresholdSizeKB] = 8192;
+  sizes_[hipFileParamExecutionMaxRequestParallelism] = 4;
+  sizes_[hipFileParamPropertiesMaxDirectIOSizeKB] = 16384;
+  sizes_[hipFileParamPropertiesMaxDeviceCacheSizeKB] = 131072;
+  // The two below match engine::EngineOptions' defaults (8 MiB chunks, 256 MiB of staging).
+  sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] = 8192;
+  sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] = 262144;
+  sizes_[hipFileParamPropertiesIOBatchsize] = kMaxBatchIoCount;
+  sizes_[hipFileParamPollthresholdSizeKB] = 4;
+  sizes_[hipFileParamPropertiesBatchIOTimeoutMs] = 10000;
+
+  bools_[hipFileParamPropertiesAllowCompatMode] = config.allow_compat_mode;
+  bools_[hipFileParamForceCompatMode] = config.force_compat_mode;
+  bools_[hipFileParamExecutionParallelIO] = true;
+
+  strings_[hipFileParamLoggingLevel] = LogLevelName(config.log_level);
+}
+
+Status ParamSet::SetSizeT(int param, size_t value) {
+  if (param < 0 || static_cast<size_t>(param) >= kSizeTParamCount) return kInvalid;
+  bool valid = true;
+  switch (static_cast<hipFileSizeTConfigParameter_t>(param)) {
+    case hipFileParamProfileStats:
+      valid = value <= 3;  // cuFile's levels; 2 and 3 record the same as 1 here
+      break;
+    case hipFileParamExecutionMaxIOQueueDepth:
+      valid = value >= 1;
+      break;
+    case hipFileParamPropertiesMaxDirectIOSizeKB:
+    case hipFileParamPropertiesPerBufferCacheSizeKB:
+    case hipFileParamPropertiesMaxDevicePinnedMemSizeKB:
+      valid = IsPageMultipleKiB(value);
+      break;
+    case hipFileParamPropertiesMaxDeviceCacheSizeKB:
+    case hipFileParamPollthresholdSizeKB:
+    case hipFileParamExecutionMinIOThresholdSizeKB:
+      valid = value <= kMaxKiB;
+      break;
+    case hipFileParamPropertiesIOBatchsize:
+      valid = value >= 1 && value <= kMaxBatchIoCount;
+      break;
+    case hipFileParamPropertiesBatchIOTimeoutMs:
+      valid = value <= UINT_MAX;  // reported in an unsigned field
+      break;
+    case hipFileParamExecutionMaxIOThreads:
+    case hipFileParamExecutionMaxRequestParallelism:
+      break;
+  }
+  if (!valid) return kInvalid;
+  sizes_[param] = value;
+  return Status::Ok();
+}
+
+Status ParamSet::SetBool(int param, bool value) {
+  if (param < 0 || static_cast<size_t>(param) >= kBoolParamCount) return kInvalid;
+  bools_[param] = value;
+  return Status::Ok();
+}
+
+Status ParamSet::SetString(int param, const std::string& value) {
+  if (param < 0 || static_cast<size_t>(param) >= kStringParamCount) return kInvalid;
+  if (value.size() > kMaxStringParamLength) return kInvalid;
+  if (param == hipFileParamLoggingLevel) {
+    LogLevel level;
+    if (!ParseLogLevel(value, &level)) return kInvalid;
+  }
+  strings_[param] = value;
+  return Status::Ok();
+}
+
+Result<size_t> ParamSet::GetSizeT(int param) const {
+  if (param < 0 || static_cast<size_t>(param) >= kSizeTParamCount) return kInvalid;
+  return sizes_[param];
+}
+
+Result<bool> ParamSet::GetBool(int param) const {
+  if (param < 0 || static_cast<size_t>(param) >= kBoolParamCount) return kInvalid;
+  return bools_[param];
+}
+
+Result<std::string> ParamSet::GetString(int param) const {
+  if (param < 0 || static_cast<size_t>(param) >= kStringParamCount) return kInvalid;
+  return strings_[param];
+}
+
+unsigned ParamSet::stats_level() const {
+  return static_cast<unsigned>(sizes_[hipFileParamProfileStats]);
+}
+
+LogLevel ParamSet::log_level() const {
+  LogLevel level = LogLevel::kWarn;
+  ParseLogLevel(strings_[hipFileParamLoggingLevel], &level);  // validated when set
+  return level;
+}
+
+void ParamSet::ResolveForOpen() {
+  if (bools_[hipFileParamForceCompatMode] && !bools_[hipFileParamPropertiesAllowCompatMode]) {
+    Log(LogLevel::kWarn,
+        "ForceCompatMode=true and AllowCompatMode=false would disable all I/O paths; keeping the "
+        "compatibility path enabled");
+    bools_[hipFileParamPropertiesAllowCompatMode] = true;
+  }
+}
+
+engine::EngineOptions ParamSet::ToEngineOptions() const {
+  engine::EngineOptions options;
+  options.max_staging_bytes = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] * 1024;
+  options.chunk_bytes = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] * 1024;
+  if (options.chunk_bytes > options.max_staging_bytes) {
+    options.chunk_bytes = options.max_staging_bytes;
+  }
+  return options;
+}
+
+void ParamSet::FillProperties(hipFileDriverProps_t* props) const {
+  *props = hipFileDriverProps_t{};
+  props->nvfs.major_version = HIPFILE_VERSION_MAJOR;
+  props->nvfs.minor_version = HIPFILE_VERSION_MINOR;
+  props->nvfs.poll_thresh_size = sizes_[hipFileParamPollthresholdSizeKB];
+  props->nvfs.max_direct_io_size = sizes_[hipFileParamPropertiesMaxDirectIOSizeKB];
+  // No file system has a kernel GPU-direct path here, so no driver_status_flags bit is set.
+  props->nvfs.driver_status_flags = 0;
+  unsigned control = 0;
+  if (bools_[hipFileParamPropertiesUsePollMode]) control |= 1u << hipFileUsePollMode;
+  if (bools_[hipFileParamPropertiesAllowCompatMode]) control |= 1u << hipFileAllowCompatMode;
+  props->nvfs.driver_control_flags = control;
+  // Stream-ordered I/O and parallel execution of one request exist. TODO(batch): set
+  // hipFileBatchIOSupported once the batch API lands.
+  props->feature_flags = (1u << hipFileStreamsSupported) | (1u << hipFileParallelIOSupported);
+  props->max_device_cache_size = sizes_[hipFileParamPropertiesMaxDeviceCacheSizeKB];
+  props->per_buffer_cache_size = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB];
+  props->max_device_pinned_mem_size = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB];
+  props->max_batch_io_count = static_cast<unsigned>(sizes_[hipFileParamPropertiesIOBatchsize]);
+  props->max_batch_io_timeout_msecs =
+      static_cast<unsigned>(sizes_[hipFileParamPropertiesBatchIOTimeoutMs]);
+}
+
+}  // namespace hipfile::core

@@ -1,0 +1,64 @@
+// The values behind the parameter API (hipFileGet/SetParameter*, hipFileDriverSet*). What each
+// one controls is in docs/parameters.md.
+//
+// ParamSet is a plain value: the Driver keeps two (the values the next open will use, and the
+// values in use while open) and serializes access to them.
+#pragma once
+
+#include <hipfile.h>
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "core/config.h"
+#include "engine/sync_io.h"
+#include "util/status.h"
+
+namespace hipfile::core {
+
+inline constexpr size_t kSizeTParamCount = hipFileParamPropertiesBatchIOTimeoutMs + 1;
+inline constexpr size_t kBoolParamCount = hipFileParamStreamMemopsBypass + 1;
+inline constexpr size_t kStringParamCount = hipFileParamLogDir + 1;
+// The most entries one batch may hold (hipFileBatchIOSetUp's max_nr).
+inline constexpr size_t kMaxBatchIoCount = 128;
+// The most a string parameter may hold, terminator excluded.
+inline constexpr size_t kMaxStringParamLength = 4095;
+
+class ParamSet {
+ public:
+  // Defaults, with the compat-mode switches, the stats level and the log level from config.
+  explicit ParamSet(const Config& config);
+
+  // hipFileInvalidValue for a parameter outside its enum or a value outside its range.
+  Status SetSizeT(int param, size_t value);
+  Status SetBool(int param, bool value);
+  Status SetString(int param, const std::string& value);
+  Result<size_t> GetSizeT(int param) const;
+  Result<bool> GetBool(int param) const;
+  Result<std::string> GetString(int param) const;
+
+  // Typed views used by the library.
+  size_t size_t_value(hipFileSizeTConfigParameter_t p) const { return sizes_[p]; }
+  bool bool_value(hipFileBoolConfigParameter_t p) const { return bools_[p]; }
+  bool allow_compat_mode() const { return bools_[hipFileParamPropertiesAllowCompatMode]; }
+  unsigned stats_level() const;
+  LogLevel log_level() const;
+
+  // What an open makes of these values: FORCE=true with ALLOW=false keeps the compatibility path
+  // enabled (warning printed), as the environment does.
+  void ResolveForOpen();
+
+  // The SyncEngine's options: staging cap from PropertiesMaxDevicePinnedMemSizeKB, chunk size
+  // from PropertiesPerBufferCacheSizeKB (no larger than the cap).
+  engine::EngineOptions ToEngineOptions() const;
+
+  void FillProperties(hipFileDriverProps_t* props) const;
+
+ private:
+  std::array<size_t, kSizeTParamCount> sizes_{};
+  std::array<bool, kBoolParamCount> bools_{};
+  std::array<std::string, kStringParamCount> strings_{};
+};
+
+}  // namespace hipfile::core

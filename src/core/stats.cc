@@ -1,0 +1,128 @@
+#include "core/stats.h"
+
+#include <cstring>
+
+namespace hipfile::core {
+namespace {
+
+uint64_t Ratio(uint64_t num, uint64_t den) { return den == 0 ? 0 : num / den; }
+
+uint64_t BytesPerSecond(uint64_t bytes, uint64_t micros) {
+  if (micros == 0) return 0;
+  return static_cast<uint64_t>(static_cast<long double>(bytes) * 1e6L / micros);
+}
+
+}  // namespace
+
+size_t SizeHistogramBucket(uint64_t bytes) {
+  uint64_t kib = bytes >> 10;
+  size_t bucket = 0;
+  while (kib > 1 && bucket < kSizeHistogramBuckets - 1) {
+    kib >>= 1;
+    ++bucket;
+  }
+  return bucket;
+}
+
+void Stats::RecordBufRegister(bool ok, int device, size_t bytes) {
+  Count(ok ? buf_register_ok_ : buf_register_err_);
+  if (ok && Enabled() && device >= 0 && device < HIPFILE_MAX_GPUS) {
+    gpus_[device].reg_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
+}
+
+void Stats::RecordBufDeregister(bool ok, int device, size_t bytes) {
+  Count(ok ? buf_deregister_ok_ : buf_deregister_err_);
+  if (ok && Enabled() && device >= 0 && device < HIPFILE_MAX_GPUS) {
+    // Never below zero: registrations made while the level was 0 were not added.
+    uint64_t current = gpus_[device].reg_bytes.load(std::memory_order_relaxed);
+    while (!gpus_[device].reg_bytes.compare_exchange_weak(
+        current, current >= bytes ? current - bytes : 0, std::memory_order_relaxed)) {
+    }
+  }
+}
+
+void Stats::RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes,
+                     uint64_t micros, bool unaligned) {
+  if (!Enabled()) return;
+  const bool is_read = direction == IoDirection::kRead;
+  auto record = [&](Direction& d) {
+    if (ok) {
+      d.ok.fetch_add(1, std::memory_order_relaxed);
+      d.bytes.fetch_add(bytes, std::memory_order_relaxed);
+      d.micros.fetch_add(micros, std::memory_order_relaxed);
+      d.hist[SizeHistogramBucket(bytes)].fetch_add(1, std::memory_order_relaxed);
+    } else {
+      d.err.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  record(is_read ? read_ : write_);
+  if (device < 0 || device >= HIPFILE_MAX_GPUS) return;
+  PerGpu& gpu = gpus_[device];
+  gpu.in_use.store(true, std::memory_order_relaxed);
+  record(is_read ? gpu.read : gpu.write);
+  if (ok && unaligned) {
+    (is_read ? gpu.unaligned_reads : gpu.unaligned_writes).fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void Stats::FillL1(hipFileStatsLevel1_t* out) const {
+  std::memset(out, 0, sizeof *out);
+  out->read_ops = {Load(read_.ok), Load(read_.err)};
+  out->write_ops = {Load(write_.ok), Load(write_.err)};
+  out->hdl_register_ops = {Load(hdl_register_ok_), Load(hdl_register_err_)};
+  out->hdl_deregister_ops = {Load(hdl_deregister_ok_), Load(hdl_deregister_err_)};
+  out->buf_register_ops = {Load(buf_register_ok_), Load(buf_register_err_)};
+  out->buf_deregister_ops = {Load(buf_deregister_ok_), Load(buf_deregister_err_)};
+  out->read_bytes = Load(read_.bytes);
+  out->write_bytes = Load(write_.bytes);
+  out->read_lat_sum_us = Load(read_.micros);
+  out->write_lat_sum_us = Load(write_.micros);
+  out->read_lat_avg_us = Ratio(out->read_lat_sum_us, out->read_ops.ok);
+  out->write_lat_avg_us = Ratio(out->write_lat_sum_us, out->write_ops.ok);
+  out->read_bw_bytes_per_sec = BytesPerSecond(out->read_bytes, out->read_lat_sum_us);
+  out->write_bw_bytes_per_sec = BytesPerSecond(out->write_bytes, out->write_lat_sum_us);
+  // ops_per_sec and the batch counters stay 0 (as in hipFile): there is no batch API yet and no
+  // wall-clock window to divide by.
+}
+
+void Stats::FillL2(hipFileStatsLevel2_t* out) const {
+  std::memset(out, 0, sizeof *out);
+  FillL1(&out->basic);
+  for (size_t i = 0; i < kSizeHistogramBuckets; ++i) {
+    out->read_size_kb_hist[i] = Load(read_.hist[i]);
+    out->write_size_kb_hist[i] = Load(write_.hist[i]);
+  }
+}
+
+void Stats::FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const {
+  std::memset(out, 0, sizeof *out);
+  FillL2(&out->detailed);
+  const uint64_t registrations = Load(buf_register_ok_);
+  for (int device = 0; device < HIPFILE_MAX_GPUS; ++device) {
+    const PerGpu& g = gpus_[device];
+    if (!g.in_use.load(std::memory_order_relaxed)) continue;
+    ++out->num_gpus;
+    hipFilePerGpuStats_t& s = out->per_gpu_stats[device];  // indexed by device id, not compacted
+    if (gpu.GetDeviceUuid(device, s.uuid) != hipSuccess) std::memset(s.uuid, 0, sizeof s.uuid);
+    s.read_bytes = Load(g.read.bytes);
+    s.read_duration_us = Load(g.read.micros);
+    s.read_bw_bytes_per_sec = BytesPerSecond(s.read_bytes, s.read_duration_us);
+    s.n_total_reads = Load(g.read.ok);
+    s.n_posix_reads = s.n_total_reads;  // every transfer takes the compatibility path
+    s.n_unaligned_reads = Load(g.unaligned_reads);
+    s.n_reads_err = Load(g.read.err);
+    s.write_bytes = Load(g.write.bytes);
+    s.write_duration_us = Load(g.write.micros);
+    s.write_bw_bytes_per_sec = BytesPerSecond(s.write_bytes, s.write_duration_us);
+    s.n_total_writes = Load(g.write.ok);
+    s.n_posix_writes = s.n_total_writes;
+    s.n_unaligned_writes = Load(g.unaligned_writes);
+    s.n_writes_err = Load(g.write.err);
+    s.n_mmap = registrations;  // hipFile reports the process's buffer registrations here
+    s.n_mmap_ok = registrations;
+    s.reg_bytes = Load(g.reg_bytes);
+  }
+}
+
+}  // namespace hipfile::core

@@ -1,0 +1,71 @@
+// Stats: in-process counters behind hipFileGetStatsL1/L2/L3. Lock-free (relaxed atomics); a
+// snapshot taken while I/O runs may mix counts from before and after an operation.
+#pragma once
+
+#include <hipfile.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/gpu_runtime.h"
+
+namespace hipfile::core {
+
+enum class IoDirection { kRead, kWrite };
+
+inline constexpr size_t kSizeHistogramBuckets = 32;
+
+// read_size_kb_hist / write_size_kb_hist bucket of a transfer of `bytes`: bucket 0 holds
+// transfers below 2 KiB, bucket i (1..30) those in [2^i KiB, 2^(i+1) KiB), bucket 31 the rest.
+size_t SizeHistogramBucket(uint64_t bytes);
+
+class Stats {
+ public:
+  // 0 records nothing; 1 and above record everything.
+  void set_level(unsigned level) { level_.store(level, std::memory_order_relaxed); }
+  unsigned level() const { return level_.load(std::memory_order_relaxed); }
+
+  void RecordHandleRegister(bool ok) { Count(ok ? hdl_register_ok_ : hdl_register_err_); }
+  void RecordHandleDeregister(bool ok) { Count(ok ? hdl_deregister_ok_ : hdl_deregister_err_); }
+  void RecordBufRegister(bool ok, int device, size_t bytes);
+  void RecordBufDeregister(bool ok, int device, size_t bytes);
+  // One hipFileRead/Write. `device` is -1 when the failure came before the buffer was known;
+  // `unaligned`: the transfer did not meet the file's O_DIRECT alignment.
+  void RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
+                bool unaligned);
+
+  void FillL1(hipFileStatsLevel1_t* out) const;
+  void FillL2(hipFileStatsLevel2_t* out) const;
+  // uuid of each GPU in use from gpu.GetDeviceUuid (zeros when it fails).
+  void FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const;
+
+ private:
+  using Counter = std::atomic<uint64_t>;
+  struct Direction {
+    Counter ok{0}, err{0}, bytes{0}, micros{0};
+    Counter hist[kSizeHistogramBuckets] = {};
+  };
+  struct PerGpu {
+    std::atomic<bool> in_use{false};
+    Direction read, write;
+    Counter unaligned_reads{0}, unaligned_writes{0};
+    Counter reg_bytes{0};
+  };
+
+  bool Enabled() const { return level() > 0; }
+  void Count(Counter& counter) {
+    if (Enabled()) counter.fetch_add(1, std::memory_order_relaxed);
+  }
+  static uint64_t Load(const Counter& c) { return c.load(std::memory_order_relaxed); }
+
+  std::atomic<unsigned> level_{1};
+  Counter hdl_register_ok_{0}, hdl_register_err_{0};
+  Counter hdl_deregister_ok_{0}, hdl_deregister_err_{0};
+  Counter buf_register_ok_{0}, buf_register_err_{0};
+  Counter buf_deregister_ok_{0}, buf_deregister_err_{0};
+  Direction read_, write_;  // all GPUs, and failures with no GPU known
+  PerGpu gpus_[HIPFILE_MAX_GPUS];
+};
+
+}  // namespace hipfile::core

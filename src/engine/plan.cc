@@ -1,0 +1,161 @@
+#include "engine/plan.h"
+
+#include <algorithm>
+
+#include "util/align.h"
+
+namespace hipfile::engine {
+namespace {
+
+struct Run {
+  uint64_t begin;
+  uint64_t end;
+  ChunkMethod method;
+};
+
+// Runs in file order; a run continuing the previous one with the same method extends it.
+class RunList {
+ public:
+  void Add(uint64_t begin, uint64_t end, ChunkMethod method) {
+    if (begin >= end) return;
+    if (!runs_.empty() && runs_.back().end == begin && runs_.back().method == method) {
+      runs_.back().end = end;
+      return;
+    }
+    runs_.push_back(Run{begin, end, method});
+  }
+  const std::vector<Run>& runs() const { return runs_; }
+
+ private:
+  std::vector<Run> runs_;
+};
+
+// The alignment a direct piece must keep (offset, size and memory), or 0 when the request
+// cannot use O_DIRECT at all.
+uint64_t DirectAlign(const PlanRequest& r) {
+  if (!r.direct_allowed || !IsPowerOfTwo(r.dio_offset_align) || !IsPowerOfTwo(r.dio_mem_align)) {
+    return 0;
+  }
+  if (r.staged && (!IsPowerOfTwo(r.staging_align) || r.staging_align < r.dio_mem_align)) return 0;
+  const uint64_t align = std::max<uint64_t>(r.dio_offset_align, r.dio_mem_align);
+  if (r.chunk_bytes < align) return 0;  // a staging buffer could not hold one aligned block
+  return align;
+}
+
+// A span of cold data: O_DIRECT for its aligned body where that pays, buffered otherwise.
+void AddCold(const PlanRequest& r, uint64_t align, uint64_t begin, uint64_t end, RunList* runs) {
+  if (align == 0) {
+    runs->Add(begin, end, ChunkMethod::kBuffered);
+    return;
+  }
+  const DirectSplit split = SplitForDirect(begin, end - begin, r.dio_offset_align);
+  const uint64_t body_begin = begin + split.head;
+  // User memory must be aligned where the body lands; the body's size and every piece of it
+  // are multiples of `align`, so checking its start suffices.
+  const bool memory_ok =
+      r.staged || IsAligned(r.memory_address + (body_begin - r.offset), r.dio_mem_align);
+  // A body cut to a multiple of the memory alignment too (it may exceed the offset alignment).
+  const uint64_t body_end_aligned = body_begin + AlignDown(split.body, align);
+  if (!memory_ok || body_end_aligned - body_begin < std::max<uint64_t>(r.direct_min_bytes, 1)) {
+    runs->Add(begin, end, ChunkMethod::kBuffered);
+    return;
+  }
+  runs->Add(begin, body_begin, ChunkMethod::kBuffered);
+  runs->Add(body_begin, body_end_aligned, ChunkMethod::kDirect);
+  runs->Add(body_end_aligned, end, ChunkMethod::kBuffered);
+}
+
+void Cut(const PlanRequest& r, uint64_t align, const Run& run, std::vector<PlannedChunk>* out) {
+  auto emit = [&](uint64_t begin, uint64_t end) {
+    PlannedChunk c;
+    c.offset = begin;
+    c.size = static_cast<size_t>(end - begin);
+    c.memory_offset = static_cast<size_t>(begin - r.offset);
+    c.method = run.method;
+    out->push_back(c);
+  };
+  switch (run.method) {
+    case ChunkMethod::kBuffered: {
+      const uint64_t piece = std::max<size_t>(r.chunk_bytes, 1);
+      for (uint64_t b = run.begin; b < run.end; b += piece) emit(b, std::min(run.end, b + piece));
+      return;
+    }
+    case ChunkMethod::kDirect: {
+      const uint64_t piece = AlignDown(r.chunk_bytes, align);
+      for (uint64_t b = run.begin; b < run.end; b += piece) emit(b, std::min(run.end, b + piece));
+      return;
+    }
+    case ChunkMethod::kPageCache: {
+      const uint64_t page = r.page_size;
+      const uint64_t window = std::max<uint64_t>(page, AlignDown(r.window_bytes, page));
+      uint64_t b = run.begin;
+      for (uint64_t cut = AlignDown(run.begin, page) + window; b < run.end; cut += window) {
+        const uint64_t e = std::min(run.end, cut);
+        emit(b, e);
+        b = e;
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+const char* ChunkMethodName(ChunkMethod method) {
+  switch (method) {
+    case ChunkMethod::kPageCache:
+      return "page-cache";
+    case ChunkMethod::kDirect:
+      return "direct";
+    case ChunkMethod::kBuffered:
+      return "buffered";
+  }
+  return "unknown";
+}
+
+DirectSplit SplitForDirect(uint64_t offset, size_t size, uint64_t align) {
+  DirectSplit s;
+  const uint64_t first_aligned = AlignUp(offset, align);
+  if (first_aligned - offset >= size) {
+    s.head = size;
+    return s;
+  }
+  s.head = static_cast<size_t>(first_aligned - offset);
+  const size_t rest = size - s.head;
+  s.body = static_cast<size_t>(AlignDown(rest, align));
+  if (s.body == 0) {
+    s.head = size;
+    return s;
+  }
+  s.tail = rest - s.body;
+  return s;
+}
+
+std::vector<PlannedChunk> PlanTransfer(const PlanRequest& r) {
+  std::vector<PlannedChunk> out;
+  if (r.size == 0) return out;
+  const uint64_t end = r.offset + r.size;
+  RunList runs;
+  if (!r.residency_known) {
+    runs.Add(r.offset, end, ChunkMethod::kBuffered);
+  } else {
+    const uint64_t align = DirectAlign(r);
+    const bool page_cache = r.page_cache_allowed && r.staged && IsPowerOfTwo(r.page_size);
+    uint64_t cursor = r.offset;
+    for (const ByteRange& range : r.resident) {
+      if (range.end <= cursor) continue;
+      if (range.begin >= end) break;
+      const uint64_t b = std::max(range.begin, cursor);
+      const uint64_t e = std::min(range.end, end);
+      AddCold(r, align, cursor, b, &runs);
+      const bool big = e - b >= std::max<uint64_t>(r.page_cache_min_bytes, 1);
+      runs.Add(b, e, page_cache && big ? ChunkMethod::kPageCache : ChunkMethod::kBuffered);
+      cursor = e;
+    }
+    AddCold(r, align, cursor, end, &runs);
+  }
+  for (const Run& run : runs.runs()) Cut(r, DirectAlign(r), run, &out);
+  return out;
+}
+
+}  // namespace hipfile::engine

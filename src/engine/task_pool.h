@@ -1,0 +1,40 @@
+// TaskPool: the engine's worker threads, which help the calling thread through a request's chunks.
+//
+// Lifetime: threads start on the first Submit (an engine that never splits a request never makes
+// one) and are joined by the destructor, which first runs every task already queued. Tasks must
+// not throw and must not wait for other tasks of the pool. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace hipfile::engine {
+
+class TaskPool {
+ public:
+  explicit TaskPool(size_t threads) : size_(threads) {}
+  ~TaskPool();
+  TaskPool(const TaskPool&) = delete;
+  TaskPool& operator=(const TaskPool&) = delete;
+
+  // Queues `task` for a worker. With a pool of size 0 it runs on the caller, before returning.
+  void Submit(std::function<void()> task);
+  size_t size() const { return size_; }
+
+ private:
+  void Work();
+
+  const size_t size_;
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> queue_;  // guarded by mu_
+  bool stopping_ = false;                    // guarded by mu_
+  std::vector<std::thread> threads_;         // guarded by mu_
+};
+
+}  // namespace hipfile::engine

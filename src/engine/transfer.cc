@@ -1,0 +1,417 @@
+#include "engine/transfer.h"
+
+#include <errno.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/retry.h"
+#include "util/align.h"
+#include "util/errors.h"
+#include "util/log.h"
+
+namespace hipfile::engine {
+
+TransferJob::TransferJob(Direction direction, const IoFile& file, const IoMemory& memory,
+                         std::vector<PlannedChunk> chunks)
+    : direction_(direction),
+      file_(file),
+      memory_(memory),
+      chunks_(std::move(chunks)),
+      outcomes_(chunks_.size()) {}
+
+bool TransferJob::Take(size_t* k) {
+  const size_t i = next_.fetch_add(1, std::memory_order_relaxed);
+  if (i >= chunks_.size() || i > stop_.load(std::memory_order_relaxed)) return false;
+  *k = i;
+  return true;
+}
+
+void TransferJob::Record(size_t k, size_t bytes, Status status) {
+  outcomes_[k] = Outcome{bytes, status, true};
+  if (status.ok() && bytes == chunks_[k].size) return;
+  size_t stop = stop_.load(std::memory_order_relaxed);
+  while (k < stop && !stop_.compare_exchange_weak(stop, k, std::memory_order_relaxed)) {
+  }
+}
+
+bool TransferJob::Join() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return false;
+  ++active_;
+  return true;
+}
+
+void TransferJob::Leave() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--active_ == 0) idle_.notify_all();
+}
+
+void TransferJob::CloseAndWait() {
+  std::unique_lock<std::mutex> lock(mu_);
+  closed_ = true;
+  idle_.wait(lock, [this] { return active_ == 0; });
+}
+
+Result<size_t> TransferJob::Assemble() const {
+  size_t total = 0;
+  Status error;
+  for (size_t k = 0; k < outcomes_.size(); ++k) {
+    const Outcome& o = outcomes_[k];
+    if (!o.done) break;
+    total += o.bytes;
+    if (!o.status.ok()) {
+      error = o.status;
+      break;
+    }
+    if (o.bytes < chunks_[k].size) break;  // end of file
+  }
+  if (total > 0 || error.ok()) return total;
+  return error;
+}
+
+namespace {
+
+// One participant's staging lease and stream, taken when first needed and given back at the end.
+class Resources {
+ public:
+  explicit Resources(EngineContext& context) : context_(context) {}
+  ~Resources() {
+    if (stream_ != nullptr) context_.streams.Release(device_, stream_);
+    context_.staging.Release(&lease_);
+  }
+  Resources(const Resources&) = delete;
+  Resources& operator=(const Resources&) = delete;
+
+  Status EnsureLease() {
+    if (lease_.count > 0) return Status::Ok();
+    return context_.staging.Acquire(StagingPool::kMaxPerLease, &lease_);
+  }
+  Status EnsureStream(int device) {
+    if (stream_ != nullptr) return Status::Ok();
+    Result<runtime::Stream> stream = context_.streams.Acquire(device);
+    if (!stream.ok()) return stream.status();
+    stream_ = *stream;
+    device_ = device;
+    return Status::Ok();
+  }
+  size_t buffers() const { return lease_.count; }
+  char* buffer(size_t i) const { return static_cast<char*>(lease_.buffers[i]); }
+  runtime::Stream stream() const { return stream_; }
+
+ private:
+  EngineContext& context_;
+  StagingPool::Lease lease_;
+  runtime::Stream stream_ = nullptr;
+  int device_ = 0;
+};
+
+constexpr size_t kNoBuffer = ~size_t{0};
+
+// A copy waited for at once, on the participant's own non-blocking stream.
+Status CopyNow(EngineContext& cx, Resources& res, int device, void* dst, const void* src,
+               size_t size, hipMemcpyKind kind) {
+  HF_RETURN_IF_ERROR(res.EnsureStream(device));
+  HF_RETURN_IF_ERROR(Status::FromGpu(cx.gpu.MemcpyAsync(dst, src, size, kind, res.stream())));
+  return Status::FromGpu(cx.gpu.StreamSynchronize(res.stream()));
+}
+
+// Reads `size` bytes at `pos` within chunk `c` into `dst` by the chunk's method. O_DIRECT
+// refusing the request (EINVAL: the file system or this range does not take it after all) falls
+// back to the buffered descriptor for the rest of the piece, and stops direct I/O for the rest of
+// the request.
+Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, size_t pos,
+                   size_t size, char* dst) {
+  const off_t offset = static_cast<off_t>(c.offset + pos);
+  Transfer t;
+  if (c.method == ChunkMethod::kDirect && job.direct_ok.load(std::memory_order_relaxed)) {
+    t = PreadDirect(cx.sys, job.file().direct_fd, dst, size, offset, job.direct_align);
+    if (t.status.ok() || !t.status.IsErrno(EINVAL)) return t;
+    HF_LOG(kDebug, "O_DIRECT read refused at offset %llu; buffered for the rest of the request",
+           static_cast<unsigned long long>(offset + t.bytes));
+    job.direct_ok.store(false, std::memory_order_relaxed);
+    t.status = Status::Ok();
+  }
+  const Transfer rest = PreadFull(cx.sys, job.file().buffered_fd, dst + t.bytes, size - t.bytes,
+                                  offset + static_cast<off_t>(t.bytes));
+  return Transfer{t.bytes + rest.bytes, rest.status};
+}
+
+Transfer WriteChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, const char* src) {
+  const off_t offset = static_cast<off_t>(c.offset);
+  Transfer t;
+  if (c.method == ChunkMethod::kDirect && job.direct_ok.load(std::memory_order_relaxed)) {
+    t = PwriteFull(cx.sys, job.file().direct_fd, src, c.size, offset);
+    if (t.status.ok() || !t.status.IsErrno(EINVAL)) return t;
+    HF_LOG(kDebug, "O_DIRECT write refused at offset %llu; buffered for the rest of the request",
+           static_cast<unsigned long long>(c.offset + t.bytes));
+    job.direct_ok.store(false, std::memory_order_relaxed);
+    t.status = Status::Ok();
+  }
+  const Transfer rest = PwriteFull(cx.sys, job.file().buffered_fd, src + t.bytes,
+                                   c.size - t.bytes, offset + static_cast<off_t>(t.bytes));
+  return Transfer{t.bytes + rest.bytes, rest.status};
+}
+
+// Reads into device memory: a piece of chunk k is read into one staging buffer (or its
+// page-cache window is pinned) while the copy of the previous piece runs on the stream. At most
+// one copy is in flight, waited for before the next is queued, so a buffer is never refilled
+// while being copied from, and bytes count only once their copy finished. A chunk is one piece,
+// except a page-cache window read through staging after pinning failed: it is cut to buffers.
+class StagedReader {
+ public:
+  StagedReader(EngineContext& cx, TransferJob& job) : cx_(cx), job_(job), res_(cx) {}
+
+  void Run() {
+    size_t k = 0;
+    while (job_.Take(&k)) RunChunk(k);
+    WaitPending();
+  }
+
+ private:
+  struct Pending {
+    bool active = false;
+    size_t chunk = 0;
+    size_t pos = 0;           // of the piece within the chunk; bytes before it are confirmed
+    size_t bytes = 0;
+    bool last = true;         // the chunk's outcome is recorded when this piece completes
+    Status read_status;       // what the read of the piece said after its bytes
+    void* window = nullptr;   // registered mapping window, unregistered after the copy
+    size_t buffer = kNoBuffer;
+  };
+
+  void RunChunk(size_t k) {
+    const PlannedChunk& c = job_.chunk(k);
+    if (c.method == ChunkMethod::kPageCache && job_.page_cache_ok.load(std::memory_order_relaxed)) {
+      void* window = nullptr;
+      if (const char* src = PinWindow(c, &window)) {
+        Pending next;
+        next.chunk = k;
+        next.bytes = c.size;
+        next.window = window;
+        Queue(next, src);
+        return;
+      }
+    }
+    const Status leased = res_.EnsureLease();
+    if (!leased.ok()) return job_.Record(k, 0, leased);
+    const size_t piece_max = cx_.staging.buffer_bytes();
+    for (size_t pos = 0; pos < c.size;) {
+      Pending next;
+      next.chunk = k;
+      next.pos = pos;
+      next.buffer = pending_.active && pending_.buffer == 0 ? 1 : 0;
+      if (next.buffer >= res_.buffers()) {  // one buffer, and the pending copy reads it
+        WaitPending();
+        next.buffer = 0;
+      }
+      if (failed_ == k) return;  // a copy of an earlier piece failed, and was recorded
+      const size_t want = std::min(piece_max, c.size - pos);
+      const Transfer t = ReadChunk(cx_, job_, c, pos, want, res_.buffer(next.buffer));
+      if (t.bytes == 0) {
+        WaitPending();
+        if (failed_ != k) job_.Record(k, pos, t.status);
+        return;
+      }
+      next.bytes = t.bytes;
+      next.read_status = t.status;
+      pos += t.bytes;
+      next.last = pos == c.size || !t.status.ok() || t.bytes < want;
+      Queue(next, res_.buffer(next.buffer));
+      if (next.last || failed_ == k) return;
+    }
+  }
+
+  // Waits for the copy in flight, then queues `next`'s copy from `src`. A request of one piece
+  // has nothing to overlap: it copies and waits at once. Copies never use the synchronous
+  // Memcpy: that is ordered with the legacy default stream, which may be stalled waiting for
+  // this very transfer (stream-ordered I/O), and would deadlock.
+  void Queue(Pending next, const char* src) {
+    const PlannedChunk& c = job_.chunk(next.chunk);
+    if (job_.chunk_count() == 1 && next.pos == 0 && next.last && !pending_.active) {
+      char* dst = static_cast<char*>(job_.memory().ptr) + c.memory_offset;
+      const Status s = CopyNow(cx_, res_, job_.memory().device, dst, src, next.bytes,
+                               hipMemcpyHostToDevice);
+      Unpin(next.window);
+      if (!s.ok()) return Fail(next, s);
+      return job_.Record(next.chunk, next.bytes, next.read_status);
+    }
+    Status s = res_.EnsureStream(job_.memory().device);
+    WaitPending();
+    if (failed_ == next.chunk) {
+      Unpin(next.window);
+      return;
+    }
+    if (s.ok()) {
+      char* dst = static_cast<char*>(job_.memory().ptr) + c.memory_offset + next.pos;
+      s = Status::FromGpu(cx_.gpu.MemcpyAsync(dst, src, next.bytes, hipMemcpyHostToDevice,
+                                              res_.stream()));
+    }
+    if (!s.ok()) {
+      Unpin(next.window);
+      Fail(next, s);
+      return;
+    }
+    next.active = true;
+    pending_ = next;
+  }
+
+  void Fail(const Pending& p, Status s) {
+    failed_ = p.chunk;
+    job_.Record(p.chunk, p.pos, s);
+  }
+
+  // Pins the pages of the mapping holding chunk `c`; the address to copy from, or nullptr when
+  // the runtime refused (the chunk is then read buffered, and so is the rest of the request).
+  const char* PinWindow(const PlannedChunk& c, void** window) {
+    const uint64_t page = job_.page_size;
+    const uint64_t begin = AlignDown(c.offset - job_.map_offset, page);
+    const uint64_t end = AlignUp(c.offset + c.size - job_.map_offset, page);
+    char* base = const_cast<char*>(job_.map_base) + begin;
+    const hipError_t e = cx_.gpu.HostRegister(base, static_cast<size_t>(end - begin),
+                                              hipHostRegisterReadOnly);
+    if (e != hipSuccess) {
+      HF_LOG(kInfo, "pinning a page-cache window failed (%s); reading buffered instead",
+             GpuErrorName(e));
+      job_.page_cache_ok.store(false, std::memory_order_relaxed);
+      return nullptr;
+    }
+    *window = base;
+    return job_.map_base + (c.offset - job_.map_offset);
+  }
+
+  void Unpin(void* window) {
+    if (window == nullptr) return;
+    const hipError_t e = cx_.gpu.HostUnregister(window);
+    if (e != hipSuccess) HF_LOG(kWarn, "unpinning a page-cache window failed: %s", GpuErrorName(e));
+  }
+
+  void WaitPending() {
+    if (!pending_.active) return;
+    pending_.active = false;
+    const hipError_t e = cx_.gpu.StreamSynchronize(res_.stream());
+    Unpin(pending_.window);
+    if (e != hipSuccess) return Fail(pending_, Status::Gpu(e));
+    if (pending_.last) {
+      job_.Record(pending_.chunk, pending_.pos + pending_.bytes, pending_.read_status);
+    }
+  }
+
+  EngineContext& cx_;
+  TransferJob& job_;
+  Resources res_;
+  Pending pending_;
+  size_t failed_ = kNoBuffer;  // the chunk whose failure was recorded mid-way
+};
+
+// Writes from device memory: the copy of chunk k into one staging buffer runs while chunk k-1
+// is written from the other. A byte counts once pwrite confirmed it.
+class StagedWriter {
+ public:
+  StagedWriter(EngineContext& cx, TransferJob& job) : cx_(cx), job_(job), res_(cx) {}
+
+  void Run() {
+    if (job_.chunk_count() == 1) return RunSingle();
+    for (;;) {
+      size_t k = 0;
+      const bool took = job_.Take(&k);
+      size_t buffer = kNoBuffer;
+      if (took) buffer = QueueCopy(k);
+      if (staged_ != kNoBuffer) WriteStaged();
+      if (buffer != kNoBuffer) {
+        const hipError_t e = cx_.gpu.StreamSynchronize(res_.stream());
+        if (e != hipSuccess) {
+          job_.Record(k, 0, Status::Gpu(e));
+        } else {
+          staged_ = buffer;
+          staged_chunk_ = k;
+        }
+      }
+      if (!took && staged_ == kNoBuffer) return;
+    }
+  }
+
+ private:
+  // One chunk: nothing to overlap, so a synchronous copy and no stream.
+  void RunSingle() {
+    size_t k = 0;
+    if (!job_.Take(&k)) return;
+    const Status leased = res_.EnsureLease();
+    if (!leased.ok()) return job_.Record(k, 0, leased);
+    const PlannedChunk& c = job_.chunk(k);
+    const char* src = static_cast<const char*>(job_.memory().ptr) + c.memory_offset;
+    const Status copied = CopyNow(cx_, res_, job_.memory().device, res_.buffer(0), src, c.size,
+                                  hipMemcpyDeviceToHost);
+    if (!copied.ok()) return job_.Record(k, 0, copied);
+    const Transfer t = WriteChunk(cx_, job_, c, res_.buffer(0));
+    job_.Record(k, t.bytes, t.status);
+  }
+
+  // Queues the copy of chunk k into a free buffer; the buffer, or kNoBuffer after recording
+  // the failure.
+  size_t QueueCopy(size_t k) {
+    Status s = res_.EnsureLease();
+    if (s.ok()) s = res_.EnsureStream(job_.memory().device);
+    if (!s.ok()) {
+      job_.Record(k, 0, s);
+      return kNoBuffer;
+    }
+    size_t buffer = staged_ == 0 ? 1 : 0;
+    if (buffer >= res_.buffers()) {  // one buffer, holding the chunk not yet written
+      WriteStaged();
+      buffer = 0;
+    }
+    const PlannedChunk& c = job_.chunk(k);
+    const char* src = static_cast<const char*>(job_.memory().ptr) + c.memory_offset;
+    const hipError_t e = cx_.gpu.MemcpyAsync(res_.buffer(buffer), src, c.size,
+                                             hipMemcpyDeviceToHost, res_.stream());
+    if (e != hipSuccess) {
+      job_.Record(k, 0, Status::Gpu(e));
+      return kNoBuffer;
+    }
+    return buffer;
+  }
+
+  void WriteStaged() {
+    if (job_.Stopped(staged_chunk_)) {  // an earlier chunk failed: writing this one is wrong
+      staged_ = kNoBuffer;
+      return;
+    }
+    const PlannedChunk& c = job_.chunk(staged_chunk_);
+    const Transfer t = WriteChunk(cx_, job_, c, res_.buffer(staged_));
+    job_.Record(staged_chunk_, t.bytes, t.status);
+    staged_ = kNoBuffer;
+  }
+
+  EngineContext& cx_;
+  TransferJob& job_;
+  Resources res_;
+  size_t staged_ = kNoBuffer;  // buffer holding a copied chunk not yet written
+  size_t staged_chunk_ = 0;
+};
+
+// Pinned host memory: the file is read into or written from it directly.
+void RunUnstaged(EngineContext& cx, TransferJob& job) {
+  size_t k = 0;
+  while (job.Take(&k)) {
+    const PlannedChunk& c = job.chunk(k);
+    char* mem = static_cast<char*>(job.memory().ptr) + c.memory_offset;
+    const Transfer t = job.direction() == TransferJob::Direction::kRead
+                           ? ReadChunk(cx, job, c, 0, c.size, mem)
+                           : WriteChunk(cx, job, c, mem);
+    job.Record(k, t.bytes, t.status);
+  }
+}
+
+}  // namespace
+
+void RunParticipant(EngineContext& context, TransferJob& job) {
+  if (job.memory().type != hipMemoryTypeDevice) return RunUnstaged(context, job);
+  if (job.direction() == TransferJob::Direction::kRead) {
+    StagedReader(context, job).Run();
+  } else {
+    StagedWriter(context, job).Run();
+  }
+}
+
+}  // namespace hipfile::engine

@@ -1,0 +1,99 @@
+// TransferJob: one request in flight — its plan, each chunk's outcome, and the threads working
+// on it (the caller and any engine workers that join).
+//
+// Participants take chunks in file order from a shared counter and run them with their own
+// staging lease and stream, so reading one chunk overlaps copying the previous one. A chunk that
+// fails or comes up short (end of file) stops the job: no chunk after it is started, and the
+// result counts only the bytes before it (POSIX: bytes moved contiguously from the start; the
+// error only when nothing moved).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include "engine/plan.h"
+#include "engine/staging_pool.h"
+#include "engine/stream_pool.h"
+#include "engine/sync_io.h"
+#include "platform/sys.h"
+#include "runtime/gpu_runtime.h"
+#include "util/status.h"
+
+namespace hipfile::engine {
+
+// What participants share: the engine's system, GPU and pools.
+struct EngineContext {
+  platform::Sys& sys;
+  runtime::GpuRuntime& gpu;
+  StagingPool& staging;
+  StreamPool& streams;
+};
+
+class TransferJob {
+ public:
+  enum class Direction { kRead, kWrite };
+
+  TransferJob(Direction direction, const IoFile& file, const IoMemory& memory,
+              std::vector<PlannedChunk> chunks);
+
+  Direction direction() const { return direction_; }
+  const IoFile& file() const { return file_; }
+  const IoMemory& memory() const { return memory_; }
+  const PlannedChunk& chunk(size_t k) const { return chunks_[k]; }
+  size_t chunk_count() const { return chunks_.size(); }
+  // O_DIRECT alignment of offsets and sizes for kDirect chunks.
+  size_t direct_align = 512;
+  // The read-only mapping kPageCache chunks are copied from; base corresponds to map_offset.
+  const char* map_base = nullptr;
+  uint64_t map_offset = 0;
+  size_t page_size = 4096;
+
+  // The next chunk to run, in file order; false when none is left or the job stopped before it.
+  bool Take(size_t* k);
+  // Whether the job stopped before chunk k: its bytes would not be counted, so it must not run.
+  bool Stopped(size_t k) const { return k > stop_.load(std::memory_order_relaxed); }
+  // A chunk's outcome: `bytes` moved from its start, then `status`. Once per taken chunk.
+  void Record(size_t k, size_t bytes, Status status);
+  // Set once a method failed in a way that will not get better for this request.
+  std::atomic<bool> direct_ok{true};
+  std::atomic<bool> page_cache_ok{true};
+
+  // Worker side: Join before touching the job (false: the caller has finished, go away), Leave
+  // after. Caller side: CloseAndWait after its own share; then no participant is left.
+  bool Join();
+  void Leave();
+  void CloseAndWait();
+
+  // The POSIX result, once CloseAndWait returned.
+  Result<size_t> Assemble() const;
+
+ private:
+  struct Outcome {
+    size_t bytes = 0;
+    Status status;
+    bool done = false;
+  };
+
+  const Direction direction_;
+  const IoFile file_;
+  const IoMemory memory_;
+  const std::vector<PlannedChunk> chunks_;
+  std::vector<Outcome> outcomes_;  // element k written only by the taker of chunk k
+  std::atomic<size_t> next_{0};
+  std::atomic<size_t> stop_{std::numeric_limits<size_t>::max()};  // first chunk that ended it
+
+  std::mutex mu_;
+  std::condition_variable idle_;
+  int active_ = 0;      // guarded by mu_
+  bool closed_ = false; // guarded by mu_
+};
+
+// Runs chunks of `job` until none is left. Used by the caller and by every worker that joined.
+void RunParticipant(EngineContext& context, TransferJob& job);
+
+}  // namespace hipfile::engine

@@ -1,0 +1,302 @@
+// hipFileReadAsync / hipFileWriteAsync / hipFileStreamRegister / hipFileStreamDeregister through
+// the C API on the process runtime (spec §1.10; docs/async.md).
+#include <hip/hip_runtime_api.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <future>
+#include <vector>
+
+#include "api_test_util.h"
+
+namespace hipfile::api {
+namespace {
+
+constexpr size_t kSize = 1 << 20;
+
+struct Gate {
+  std::promise<void> open;
+  std::shared_future<void> opened = open.get_future().share();
+  static void Wait(void* gate) { static_cast<Gate*>(gate)->opened.wait(); }
+};
+
+void SetSizeTo4096(void* size_p) { *static_cast<size_t*>(size_p) = 4096; }
+
+class AsyncApiTest : public ApiTest {
+ protected:
+  void SetUp() override {
+    ApiTest::SetUp();
+    ASSERT_EQ(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), hipSuccess);
+  }
+  void TearDown() override {
+    if (stream_registered_) {
+      EXPECT_TRUE(IsSuccess(hipFileStreamDeregister(stream_)));
+    }
+    EXPECT_EQ(hipStreamDestroy(stream_), hipSuccess);
+    ApiTest::TearDown();
+  }
+  void RegisterStream(unsigned flags) {
+    ASSERT_TRUE(IsSuccess(hipFileStreamRegister(stream_, flags)));
+    stream_registered_ = true;
+  }
+  std::vector<unsigned char> DeviceBytes(const void* dev, size_t size) {
+    std::vector<unsigned char> out(size);
+    EXPECT_EQ(hipMemcpy(out.data(), dev, size, hipMemcpyDeviceToHost), hipSuccess);
+    return out;
+  }
+
+  hipStream_t stream_ = nullptr;
+  bool stream_registered_ = false;
+};
+
+TEST_F(AsyncApiTest, ClosedDriverOpensAndStillRefuses) {
+  size_t size = 0;
+  hoff_t fo = 0, bo = 0;
+  ssize_t bytes = 0;
+  int dummy = 0;
+  EXPECT_TRUE(IsOp(hipFileReadAsync(nullptr, &dummy, &size, &fo, &bo, &bytes, stream_),
+                   hipFileInvalidValue));
+  EXPECT_EQ(hipFileUseCount(), 1);
+}
+
+TEST_F(AsyncApiTest, ArgumentErrorsAtSubmission) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  size_t size = kSize;
+  hoff_t fo = 0, bo = 0;
+  ssize_t bytes = -7;
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, nullptr, &size, &fo, &bo, &bytes, stream_),
+                   hipFileInvalidValue));
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, nullptr, &fo, &bo, &bytes, stream_),
+                   hipFileInvalidValue));
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, nullptr, &bo, &bytes, stream_),
+                   hipFileInvalidValue));
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, nullptr, &bytes, stream_),
+                   hipFileInvalidValue));
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, nullptr, stream_),
+                   hipFileInvalidValue));
+  int not_a_handle = 0;
+  EXPECT_TRUE(IsOp(hipFileReadAsync(&not_a_handle, dev, &size, &fo, &bo, &bytes, stream_),
+                   hipFileHandleNotRegistered));
+  size = kSize + 1;  // larger than the buffer
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_),
+                   hipFileInvalidValue));
+  size = 16;
+  fo = -1;
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_),
+                   hipFileInvalidValue));
+  fo = 0;
+  bo = kSize;  // buffer offset at the end of the buffer
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_),
+                   hipFileInvalidValue));
+  EXPECT_EQ(bytes, -7) << "a refused submission must not touch *bytes_p";
+  int host_memory[16];
+  bo = 0;
+  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, host_memory, &size, &fo, &bo, &bytes, stream_),
+                   hipFileHipMemoryTypeInvalid));
+}
+
+TEST_F(AsyncApiTest, StreamRegistrationRules) {
+  EXPECT_TRUE(IsOp(hipFileStreamRegister(stream_, HIPFILE_STREAM_FLAGS_MASK + 1),
+                   hipFileInvalidValue));
+  EXPECT_TRUE(IsOp(hipFileStreamDeregister(stream_), hipFileInvalidValue));
+  RegisterStream(HIPFILE_STREAM_FLAGS_MASK);
+  EXPECT_TRUE(IsOp(hipFileStreamRegister(stream_, 0), hipFileInvalidValue));
+  EXPECT_TRUE(IsSuccess(hipFileStreamDeregister(stream_)));
+  stream_registered_ = false;
+  // The default stream can be registered too.
+  EXPECT_TRUE(IsSuccess(hipFileStreamRegister(nullptr, 0)));
+  EXPECT_TRUE(IsSuccess(hipFileStreamDeregister(nullptr)));
+}
+
+TEST_F(AsyncApiTest, ReadThenWriteOnOneStreamRoundTrips) {
+  const int in_fd = OpenFile("in", kSize, O_RDONLY);
+  const int out_fd = OpenFile("out", 0, O_RDWR);
+  hipFileHandle_t in = Register(in_fd);
+  hipFileHandle_t out = Register(out_fd);
+  void* dev = DeviceAlloc(kSize);
+  ASSERT_TRUE(IsSuccess(hipFileBufRegister(dev, kSize, 0)));
+  RegisterStream(HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                 HIPFILE_STREAM_FIXED_FILE_SIZE | HIPFILE_STREAM_PAGE_ALIGNED_INPUTS);
+  size_t size = kSize;
+  hoff_t fo = 0, bo = 0;
+  ssize_t read_bytes = -1, write_bytes = -1;
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(in, dev, &size, &fo, &bo, &read_bytes, stream_)));
+  ASSERT_TRUE(IsSuccess(hipFileWriteAsync(out, dev, &size, &fo, &bo, &write_bytes, stream_)));
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(read_bytes, static_cast<ssize_t>(kSize));
+  EXPECT_EQ(write_bytes, static_cast<ssize_t>(kSize));
+  EXPECT_EQ(testing::ReadFileOrDie(dir_.File("out")), testing::PatternBytes(kSize));
+  EXPECT_TRUE(IsSuccess(hipFileBufDeregister(dev)));
+}
+
+TEST_F(AsyncApiTest, DefaultStreamAndUnregisteredBuffersWork) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  size_t size = 4096 * 3 + 5;
+  hoff_t fo = 777, bo = 13;
+  ssize_t bytes = -1;
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, nullptr)));
+  ASSERT_EQ(hipStreamSynchronize(nullptr), hipSuccess);
+  ASSERT_EQ(bytes, static_cast<ssize_t>(size));
+  const std::vector<unsigned char> want = testing::PatternBytes(kSize);
+  const std::vector<unsigned char> got = DeviceBytes(dev, kSize);
+  EXPECT_TRUE(std::equal(got.begin() + 13, got.begin() + 13 + size, want.begin() + 777));
+}
+
+TEST_F(AsyncApiTest, BytesAreZeroAtSubmissionAndArgumentsAreReadWhenTheOperationRuns) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  Gate gate;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  size_t size = kSize;
+  hoff_t fo = 0, bo = 0;
+  ssize_t bytes = -1;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, SetSizeTo4096, &size), hipSuccess);
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
+  EXPECT_EQ(bytes, 0);
+  gate.open.set_value();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(bytes, 4096) << "the size changed by earlier stream work is the one used";
+}
+
+TEST_F(AsyncApiTest, FixedSizeIsTakenAtSubmission) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  RegisterStream(HIPFILE_STREAM_FIXED_FILE_SIZE);
+  size_t size = kSize;
+  hoff_t fo = 0, bo = 0;
+  ssize_t bytes = -1;
+  Gate gate;  // holds the stream until the submission has taken the size
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  ASSERT_EQ(hipLaunchHostFunc(stream_, SetSizeTo4096, &size), hipSuccess);
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
+  gate.open.set_value();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(bytes, static_cast<ssize_t>(kSize));
+}
+
+TEST_F(AsyncApiTest, ErrorsAtExecutionLandInBytes) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  Gate gate;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  size_t grown = 4096;
+  size_t write_size = 4096;
+  hoff_t fo = 0, bo = 0, past_eof = 2 * kSize;
+  ssize_t grown_bytes = 1, write_bytes = 1, eof_bytes = 1;
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &grown, &fo, &bo, &grown_bytes, stream_)));
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &write_size, &past_eof, &bo, &eof_bytes,
+                                         stream_)));
+  // The descriptor is read-only: the write fails in the kernel, with EBADF.
+  ASSERT_TRUE(IsSuccess(hipFileWriteAsync(fh, dev, &write_size, &fo, &bo, &write_bytes,
+                                          stream_)));
+  grown = 8192;  // larger than at submission: refused when it runs
+  gate.open.set_value();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(grown_bytes, -static_cast<ssize_t>(hipFileInvalidValue));
+  EXPECT_EQ(eof_bytes, 0);
+  EXPECT_EQ(write_bytes, -EBADF);
+}
+
+TEST_F(AsyncApiTest, ZeroSizeOperationCompletesWithZero) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  size_t size = 0;
+  hoff_t fo = 0, bo = 0;
+  ssize_t bytes = -1;
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(bytes, 0);
+}
+
+TEST_F(AsyncApiTest, OtherStreamsProgressWhileOneIsBlocked) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* blocked_dev = DeviceAlloc(kSize);
+  void* free_dev = DeviceAlloc(kSize);
+  hipStream_t free_stream = nullptr;
+  ASSERT_EQ(hipStreamCreateWithFlags(&free_stream, hipStreamNonBlocking), hipSuccess);
+  Gate gate;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  size_t size = kSize;
+  hoff_t fo = 0, bo = 0;
+  ssize_t blocked_bytes = -1, free_bytes = -1;
+  ASSERT_TRUE(
+      IsSuccess(hipFileReadAsync(fh, blocked_dev, &size, &fo, &bo, &blocked_bytes, stream_)));
+  ASSERT_TRUE(
+      IsSuccess(hipFileReadAsync(fh, free_dev, &size, &fo, &bo, &free_bytes, free_stream)));
+  ASSERT_EQ(hipStreamSynchronize(free_stream), hipSuccess);
+  EXPECT_EQ(free_bytes, static_cast<ssize_t>(kSize));
+  EXPECT_EQ(blocked_bytes, 0);
+  gate.open.set_value();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(blocked_bytes, static_cast<ssize_t>(kSize));
+  EXPECT_EQ(hipStreamDestroy(free_stream), hipSuccess);
+}
+
+TEST_F(AsyncApiTest, DeregistrationsWithWorkInFlightAreSafe) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  ASSERT_TRUE(IsSuccess(hipFileBufRegister(dev, kSize, 0)));
+  RegisterStream(0);
+  Gate gate;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  size_t size = kSize;
+  hoff_t fo = 0, bo = 0;
+  ssize_t bytes = -1;
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
+  // The operation holds the buffer: hipFile refuses to deregister it.
+  EXPECT_TRUE(IsOp(hipFileBufDeregister(dev), hipFileInternalError));
+  EXPECT_TRUE(IsSuccess(hipFileStreamDeregister(stream_)));  // does not wait
+  stream_registered_ = false;
+  hipFileHandleDeregister(fh);  // the operation keeps the file
+  gate.open.set_value();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(bytes, static_cast<ssize_t>(kSize));
+  EXPECT_EQ(DeviceBytes(dev, kSize), testing::PatternBytes(kSize));
+  EXPECT_TRUE(IsSuccess(hipFileBufDeregister(dev)));
+}
+
+TEST_F(AsyncApiTest, ManyStreamsManySlices) {
+  constexpr int kStreams = 8;
+  constexpr size_t kSlice = 256 << 10;
+  const int in_fd = OpenFile("in", kStreams * kSlice, O_RDONLY);
+  const int out_fd = OpenFile("out", 0, O_RDWR);
+  hipFileHandle_t in = Register(in_fd);
+  hipFileHandle_t out = Register(out_fd);
+  struct Slice {
+    hipStream_t stream = nullptr;
+    void* dev = nullptr;
+    size_t size = kSlice;
+    hoff_t fo = 0, bo = 0;
+    ssize_t read = -1, written = -1;
+  };
+  std::vector<Slice> slices(kStreams);
+  for (int i = 0; i < kStreams; ++i) {
+    Slice& s = slices[i];
+    ASSERT_EQ(hipStreamCreateWithFlags(&s.stream, hipStreamNonBlocking), hipSuccess);
+    s.dev = DeviceAlloc(kSlice);
+    s.fo = static_cast<hoff_t>(i * kSlice);
+    ASSERT_TRUE(IsSuccess(hipFileReadAsync(in, s.dev, &s.size, &s.fo, &s.bo, &s.read, s.stream)));
+    ASSERT_TRUE(
+        IsSuccess(hipFileWriteAsync(out, s.dev, &s.size, &s.fo, &s.bo, &s.written, s.stream)));
+  }
+  for (Slice& s : slices) {
+    ASSERT_EQ(hipStreamSynchronize(s.stream), hipSuccess);
+    EXPECT_EQ(s.read, static_cast<ssize_t>(kSlice));
+    EXPECT_EQ(s.written, static_cast<ssize_t>(kSlice));
+    EXPECT_EQ(hipStreamDestroy(s.stream), hipSuccess);
+  }
+  EXPECT_EQ(testing::ReadFileOrDie(dir_.File("out")), testing::PatternBytes(kStreams * kSlice));
+}
+
+}  // namespace
+}  // namespace hipfile::api

@@ -1,0 +1,108 @@
+#include "core/buffer_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core_test_util.h"
+
+namespace hipfile::core {
+namespace {
+
+using testing::GpuOp;
+
+TEST(RangeInsideTest, AcceptsInteriorRangesAndRejectsOverflow) {
+  EXPECT_TRUE(RangeInside(1000, 100, 1000, 100));
+  EXPECT_TRUE(RangeInside(1000, 100, 1050, 50));
+  EXPECT_TRUE(RangeInside(1000, 100, 1100, 0));
+  EXPECT_FALSE(RangeInside(1000, 100, 1050, 51));
+  EXPECT_FALSE(RangeInside(1000, 100, 999, 1));
+  EXPECT_FALSE(RangeInside(1000, 100, 1101, 0));
+  EXPECT_FALSE(RangeInside(1000, 100, 1000, SIZE_MAX));
+  EXPECT_FALSE(RangeInside(1000, 100, 1050, SIZE_MAX - 10));
+}
+
+class DescribeTest : public CoreTest {};
+
+TEST_F(DescribeTest, DeviceMemoryWithInteriorPointers) {
+  char* p = static_cast<char*>(DeviceAlloc(1 << 16));
+  Result<Buffer> whole = DescribeForRegistration(gpu_, p, 1 << 16, 7);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->base, p);
+  EXPECT_EQ(whole->length, 1u << 16);
+  EXPECT_EQ(whole->flags, 7);
+  EXPECT_EQ(whole->type, hipMemoryTypeDevice);
+  EXPECT_EQ(whole->device, 0);
+  EXPECT_TRUE(DescribeForRegistration(gpu_, p + 4096, (1 << 16) - 4096, 0).ok());
+  EXPECT_EQ(DescribeForRegistration(gpu_, p + 4096, (1 << 16) - 4095, 0).status(),
+            Status::Op(hipFileHipPointerRangeError));
+  EXPECT_EQ(DescribeForRegistration(gpu_, p, SIZE_MAX, 0).status(),
+            Status::Op(hipFileHipPointerRangeError));
+}
+
+TEST_F(DescribeTest, PinnedHostMemoryIsAccepted) {
+  void* p = HostAlloc(8192);
+  Result<Buffer> buffer = DescribeForRegistration(gpu_, p, 8192, 0);
+  ASSERT_TRUE(buffer.ok());
+  EXPECT_EQ(buffer->type, hipMemoryTypeHost);
+}
+
+TEST_F(DescribeTest, RegistrationErrors) {
+  std::vector<char> pageable(4096);
+  EXPECT_EQ(DescribeForRegistration(gpu_, nullptr, 10, 0).status(),
+            Status::Op(hipFileInvalidValue));
+  void* p = DeviceAlloc(4096);
+  EXPECT_EQ(DescribeForRegistration(gpu_, p, 0, 0).status(), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(DescribeForRegistration(gpu_, pageable.data(), 4096, 0).status(),
+            Status::Op(hipFileHipMemoryTypeInvalid));
+  gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorInvalidValue);
+  EXPECT_EQ(DescribeForRegistration(gpu_, p, 4096, 0).status(), Status::Op(hipFileInvalidValue));
+  gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorNotFound);
+  EXPECT_EQ(DescribeForRegistration(gpu_, p, 4096, 0).status(), Status::Op(hipFileInvalidValue));
+  gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorIllegalAddress);
+  EXPECT_EQ(DescribeForRegistration(gpu_, p, 4096, 0).status(),
+            Status::Gpu(hipErrorIllegalAddress));
+}
+
+TEST_F(DescribeTest, UnregisteredDeviceMemoryReachesTheEndOfItsAllocation) {
+  char* p = static_cast<char*>(DeviceAlloc(1 << 16));
+  Result<Buffer> buffer = DescribeUnregistered(gpu_, p + 100);
+  ASSERT_TRUE(buffer.ok());
+  EXPECT_EQ(buffer->base, p + 100);
+  EXPECT_EQ(buffer->length, (1u << 16) - 100);
+  EXPECT_EQ(buffer->type, hipMemoryTypeDevice);
+}
+
+TEST_F(DescribeTest, UnregisteredHostMemoryIsRefused) {
+  std::vector<char> pageable(4096);
+  EXPECT_EQ(DescribeUnregistered(gpu_, HostAlloc(4096)).status(), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(DescribeUnregistered(gpu_, pageable.data()).status(),
+            Status::Op(hipFileHipMemoryTypeInvalid));
+  EXPECT_EQ(DescribeUnregistered(gpu_, nullptr).status(), Status::Op(hipFileInvalidValue));
+  gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorIllegalAddress);
+  EXPECT_EQ(DescribeUnregistered(gpu_, pageable.data()).status(),
+            Status::Gpu(hipErrorIllegalAddress));
+}
+
+TEST(BufferRegistryTest, InsertFindRemove) {
+  BufferRegistry registry;
+  char storage[64];
+  auto buffer = std::make_shared<Buffer>();
+  buffer->base = storage;
+  buffer->length = sizeof storage;
+  ASSERT_TRUE(registry.Insert(buffer).ok());
+  auto same_base = std::make_shared<Buffer>(*buffer);
+  same_base->length = 8;
+  EXPECT_EQ(registry.Insert(same_base), Status::Op(hipFileMemoryAlreadyRegistered));
+  EXPECT_EQ(registry.Find(storage), buffer);
+  EXPECT_EQ(registry.Find(storage + 1), nullptr);  // exact base only
+  // Held by an operation: not removed.
+  EXPECT_EQ(registry.Remove(storage), Status::Op(hipFileInternalError));
+  buffer.reset();
+  EXPECT_TRUE(registry.Remove(storage).ok());
+  EXPECT_EQ(registry.Remove(storage), Status::Op(hipFileMemoryNotRegistered));
+}
+
+}  // namespace
+}  // namespace hipfile::core

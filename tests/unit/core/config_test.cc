@@ -1,0 +1,95 @@
+#include "core/config.h"
+
+#include <gtest/gtest.h>
+
+#include "core_test_util.h"
+
+namespace hipfile::core {
+namespace {
+
+TEST(ConfigTest, DefaultsWithAnEmptyEnvironment) {
+  EnvSys sys;
+  const Config config = ParseConfig(sys);
+  EXPECT_TRUE(config.allow_compat_mode);
+  EXPECT_FALSE(config.force_compat_mode);
+  EXPECT_FALSE(config.unsupported_file_systems);
+  EXPECT_EQ(config.stats_level, 1u);
+  EXPECT_EQ(config.log_level, LogLevel::kWarn);
+  EXPECT_TRUE(config.problems.empty());
+}
+
+TEST(ConfigTest, ReadsEveryVariable) {
+  EnvSys sys;
+  sys.Set("HIPFILE_ALLOW_COMPAT_MODE", "FALSE");
+  sys.Set("HIPFILE_FORCE_COMPAT_MODE", "off");
+  sys.Set("HIPFILE_UNSUPPORTED_FILE_SYSTEMS", "True");
+  sys.Set("HIPFILE_STATS_LEVEL", "0");
+  sys.Set("HIPFILE_LOG_LEVEL", "DEBUG");
+  const Config config = ParseConfig(sys);
+  EXPECT_FALSE(config.allow_compat_mode);
+  EXPECT_FALSE(config.force_compat_mode);
+  EXPECT_TRUE(config.unsupported_file_systems);
+  EXPECT_EQ(config.stats_level, 0u);
+  EXPECT_EQ(config.log_level, LogLevel::kDebug);
+  EXPECT_TRUE(config.problems.empty());
+}
+
+TEST(ConfigTest, StatsLevelIsClampedAndOverflowIsTheMaximum) {
+  EnvSys sys;
+  sys.Set("HIPFILE_STATS_LEVEL", "7");
+  EXPECT_EQ(ParseConfig(sys).stats_level, 2u);
+  sys.Set("HIPFILE_STATS_LEVEL", "123456789012345678901234567890");
+  const Config config = ParseConfig(sys);
+  EXPECT_EQ(config.stats_level, 2u);
+  EXPECT_TRUE(config.problems.empty());
+}
+
+TEST(ConfigTest, UnparsableValuesAreReportedAndDefaultsUsed) {
+  EnvSys sys;
+  sys.Set("HIPFILE_ALLOW_COMPAT_MODE", "maybe");
+  sys.Set("HIPFILE_FORCE_COMPAT_MODE", "");
+  sys.Set("HIPFILE_STATS_LEVEL", "1x");
+  sys.Set("HIPFILE_LOG_LEVEL", "loud");
+  const Config config = ParseConfig(sys);
+  EXPECT_TRUE(config.allow_compat_mode);
+  EXPECT_FALSE(config.force_compat_mode);
+  EXPECT_EQ(config.stats_level, 1u);
+  EXPECT_EQ(config.log_level, LogLevel::kWarn);
+  ASSERT_EQ(config.problems.size(), 4u);
+  const std::string all = config.problems[0] + config.problems[1] + config.problems[2] +
+                          config.problems[3];
+  EXPECT_NE(all.find("HIPFILE_ALLOW_COMPAT_MODE=\"maybe\""), std::string::npos);
+  EXPECT_NE(all.find("HIPFILE_FORCE_COMPAT_MODE=\"\""), std::string::npos);
+  EXPECT_NE(all.find("HIPFILE_STATS_LEVEL=\"1x\""), std::string::npos);
+  EXPECT_NE(all.find("HIPFILE_LOG_LEVEL=\"loud\""), std::string::npos);
+}
+
+TEST(ConfigTest, ForceWithoutAllowKeepsTheCompatibilityPath) {
+  EnvSys sys;
+  sys.Set("HIPFILE_FORCE_COMPAT_MODE", "true");
+  sys.Set("HIPFILE_ALLOW_COMPAT_MODE", "false");
+  ::testing::internal::CaptureStderr();
+  const Config config = ParseConfig(sys);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(config.force_compat_mode);
+  EXPECT_TRUE(config.allow_compat_mode);
+  EXPECT_NE(err.find("HIPFILE_FORCE_COMPAT_MODE"), std::string::npos) << err;
+}
+
+TEST(ConfigTest, LogLevelAcceptsNamesAndDigits) {
+  LogLevel level = LogLevel::kWarn;
+  EXPECT_TRUE(ParseLogLevel("0", &level));
+  EXPECT_EQ(level, LogLevel::kOff);
+  EXPECT_TRUE(ParseLogLevel("4", &level));
+  EXPECT_EQ(level, LogLevel::kDebug);
+  EXPECT_TRUE(ParseLogLevel("Error", &level));
+  EXPECT_EQ(level, LogLevel::kError);
+  EXPECT_TRUE(ParseLogLevel("trace", &level));
+  EXPECT_EQ(level, LogLevel::kDebug);
+  EXPECT_FALSE(ParseLogLevel("5", &level));
+  EXPECT_FALSE(ParseLogLevel("", &level));
+  EXPECT_FALSE(ParseLogLevel("warning", &level));
+}
+
+}  // namespace
+}  // namespace hipfile::core

@@ -1,0 +1,102 @@
+// Shared pieces of the core tests: a Driver over the CPU runtime (under a FaultRuntime) and a
+// FaultSys whose environment the test sets.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/config.h"
+#include "core/driver.h"
+#include "fakes/fault_runtime.h"
+#include "fakes/fault_sys.h"
+#include "fakes/temp_dir.h"
+#include "runtime/cpu/cpu_runtime.h"
+
+namespace hipfile::core {
+
+// A FaultSys with an environment of its own.
+class EnvSys : public testing::FaultSys {
+ public:
+  void Set(const std::string& name, const std::string& value) { env_[name] = value; }
+  const char* Getenv(const char* name) override {
+    const auto it = env_.find(name);
+    return it == env_.end() ? nullptr : it->second.c_str();
+  }
+
+ private:
+  std::map<std::string, std::string> env_;
+};
+
+// An open descriptor, closed at the end of the scope.
+class ScopedFd {
+ public:
+  ScopedFd() = default;
+  ScopedFd(const std::string& path, int flags) : fd_(::open(path.c_str(), flags, 0644)) {
+    EXPECT_GE(fd_, 0) << path;
+  }
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ~ScopedFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+// Whether fd is an open descriptor of this process.
+inline bool FdIsOpen(int fd) { return ::fcntl(fd, F_GETFD) >= 0; }
+
+class CoreTest : public ::testing::Test {
+ protected:
+  CoreTest() : cpu_(runtime::CreateCpuRuntime()), gpu_(*cpu_) {}
+
+  // Built on first use so that tests can set the environment first.
+  Driver& driver() {
+    if (!driver_) driver_ = std::make_unique<Driver>(sys_, gpu_, ParseConfig(sys_));
+    return *driver_;
+  }
+
+  // A file of `size` pattern bytes in the test's directory, opened with `flags`.
+  std::string MakeFile(const std::string& name, size_t size) {
+    const std::string path = dir_.File(name);
+    testing::WriteFileOrDie(path, testing::PatternBytes(size));
+    return path;
+  }
+
+  void* DeviceAlloc(size_t size) {
+    void* p = nullptr;
+    EXPECT_EQ(gpu_.Malloc(&p, size), hipSuccess);
+    allocations_.push_back(p);
+    return p;
+  }
+  void* HostAlloc(size_t size) {
+    void* p = nullptr;
+    EXPECT_EQ(gpu_.HostMalloc(&p, size, 0), hipSuccess);
+    host_allocations_.push_back(p);
+    return p;
+  }
+
+  ~CoreTest() override {
+    driver_.reset();
+    for (void* p : allocations_) (void)gpu_.Free(p);
+    for (void* p : host_allocations_) (void)gpu_.HostFree(p);
+  }
+
+  testing::TempDir dir_;
+  EnvSys sys_;
+  std::unique_ptr<runtime::GpuRuntime> cpu_;
+  testing::FaultRuntime gpu_;
+  std::unique_ptr<Driver> driver_;
+  std::vector<void*> allocations_;
+  std::vector<void*> host_allocations_;
+};
+
+}  // namespace hipfile::core

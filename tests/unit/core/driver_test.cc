@@ -1,0 +1,323 @@
+#include "core/driver.h"
+
+#include <errno.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core_test_util.h"
+
+namespace hipfile::core {
+namespace {
+
+using testing::GpuOp;
+using testing::SysOp;
+
+class DriverLifecycleTest : public CoreTest {
+ protected:
+  std::string path_ = MakeFile("data", 4096);
+};
+
+TEST_F(DriverLifecycleTest, OpenAndCloseCount) {
+  EXPECT_EQ(driver().UseCount(), 0);
+  EXPECT_EQ(driver().Close(), Status::Op(hipFileDriverNotInitialized));
+  ASSERT_TRUE(driver().Open().ok());
+  ASSERT_TRUE(driver().Open().ok());
+  EXPECT_EQ(driver().UseCount(), 2);
+  EXPECT_TRUE(driver().Close().ok());
+  EXPECT_EQ(driver().UseCount(), 1);
+  EXPECT_TRUE(driver().Close().ok());
+  EXPECT_EQ(driver().UseCount(), 0);
+  EXPECT_EQ(driver().Close(), Status::Op(hipFileDriverNotInitialized));
+}
+
+TEST_F(DriverLifecycleTest, RegistrationOpensImplicitlyOnlyOnceStored) {
+  EXPECT_FALSE(driver().RegisterHandle(-1).ok());
+  EXPECT_EQ(driver().RegisterBuffer(nullptr, 10, 0), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().UseCount(), 0);
+
+  ScopedFd a(path_, O_RDONLY), b(path_, O_RDONLY);
+  ASSERT_TRUE(driver().RegisterHandle(a.get()).ok());
+  EXPECT_EQ(driver().UseCount(), 1);
+  ASSERT_TRUE(driver().RegisterHandle(b.get()).ok());
+  EXPECT_EQ(driver().UseCount(), 1);  // never above 1 implicitly
+  ASSERT_TRUE(driver().RegisterBuffer(DeviceAlloc(4096), 4096, 0).ok());
+  EXPECT_EQ(driver().UseCount(), 1);
+  ASSERT_TRUE(driver().Open().ok());
+  EXPECT_EQ(driver().UseCount(), 2);  // explicit open after implicit
+  ASSERT_TRUE(driver().Close().ok());
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+TEST_F(DriverLifecycleTest, BufferRegistrationOpensImplicitly) {
+  ASSERT_TRUE(driver().RegisterBuffer(DeviceAlloc(4096), 4096, 0).ok());
+  EXPECT_EQ(driver().UseCount(), 1);
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+TEST_F(DriverLifecycleTest, FailedDuplicateRegistrationsDoNotOpen) {
+  ScopedFd fd(path_, O_RDONLY);
+  ASSERT_TRUE(driver().RegisterHandle(fd.get()).ok());
+  ASSERT_TRUE(driver().Close().ok());  // drops the registration
+  ASSERT_TRUE(driver().RegisterHandle(fd.get()).ok());
+  EXPECT_EQ(driver().RegisterHandle(fd.get()).status(),
+            Status::Op(hipFileHandleAlreadyRegistered));
+  void* p = DeviceAlloc(4096);
+  ASSERT_TRUE(driver().RegisterBuffer(p, 4096, 0).ok());
+  EXPECT_EQ(driver().RegisterBuffer(p, 100, 0), Status::Op(hipFileMemoryAlreadyRegistered));
+  EXPECT_EQ(driver().UseCount(), 1);
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+TEST_F(DriverLifecycleTest, ConcurrentFirstRegistrationsOpenOnce) {
+  constexpr int kThreads = 8;
+  std::vector<std::unique_ptr<ScopedFd>> fds;
+  for (int i = 0; i < kThreads; ++i) fds.push_back(std::make_unique<ScopedFd>(path_, O_RDONLY));
+  Driver& d = driver();  // built before the threads start
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      if (d.RegisterHandle(fds[i]->get()).ok()) ++ok;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok.load(), kThreads);
+  EXPECT_EQ(driver().UseCount(), 1);
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+TEST_F(DriverLifecycleTest, ConcurrentRegistrationsOfOneDescriptorStoreOne) {
+  ScopedFd fd(path_, O_RDONLY);
+  Driver& d = driver();  // built before the threads start
+  std::atomic<int> ok{0}, duplicate{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      const Result<void*> r = d.RegisterHandle(fd.get());
+      if (r.ok()) ++ok;
+      if (r.status().IsOp(hipFileHandleAlreadyRegistered)) ++duplicate;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 1);
+  EXPECT_EQ(duplicate.load(), 7);
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+TEST_F(DriverLifecycleTest, LastCloseDropsBuffersAndFilesAndTheirDescriptors) {
+  ScopedFd fd(path_, O_RDWR);
+  Result<void*> handle = driver().RegisterHandle(fd.get());
+  ASSERT_TRUE(handle.ok());
+  void* buffer = DeviceAlloc(4096);
+  ASSERT_TRUE(driver().RegisterBuffer(buffer, 4096, 0).ok());
+  EXPECT_TRUE(driver().EngineOptionsInUse().has_value());
+  // The descriptors the library opened: whatever is open now that was not before.
+  const int owned = static_cast<File*>(*handle)->info().owned_fd;
+
+  ASSERT_TRUE(driver().Close().ok());
+  EXPECT_FALSE(driver().EngineOptionsInUse().has_value());
+  if (owned >= 0) {
+    EXPECT_FALSE(FdIsOpen(owned));
+  }
+  EXPECT_TRUE(FdIsOpen(fd.get()));
+  // Registrations are gone: I/O at count 0 is EINVAL, after a reopen the handle is unknown.
+  EXPECT_EQ(driver().Read(*handle, buffer, 10, 0, 0).status(), Status::Errno(EINVAL));
+  ASSERT_TRUE(driver().Open().ok());
+  EXPECT_EQ(driver().Read(*handle, buffer, 10, 0, 0).status(),
+            Status::Op(hipFileHandleNotRegistered));
+  EXPECT_EQ(driver().DeregisterBuffer(buffer), Status::Op(hipFileMemoryNotRegistered));
+  // The descriptor can be registered again.
+  EXPECT_TRUE(driver().RegisterHandle(fd.get()).ok());
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+TEST_F(DriverLifecycleTest, BufferDeregistration) {
+  void* p = DeviceAlloc(4096);
+  EXPECT_EQ(driver().DeregisterBuffer(p), Status::Op(hipFileDriverClosing));
+  ASSERT_TRUE(driver().RegisterBuffer(p, 4096, 0).ok());
+  EXPECT_TRUE(driver().DeregisterBuffer(p).ok());
+  EXPECT_EQ(driver().DeregisterBuffer(p), Status::Op(hipFileMemoryNotRegistered));
+  EXPECT_EQ(driver().UseCount(), 1);  // deregistration does not close
+  ASSERT_TRUE(driver().Close().ok());
+  EXPECT_EQ(driver().DeregisterBuffer(p), Status::Op(hipFileDriverClosing));
+}
+
+TEST_F(DriverLifecycleTest, HandleDeregistration) {
+  ScopedFd fd(path_, O_RDONLY);
+  driver().DeregisterHandle(&fd);  // unknown: ignored
+  Result<void*> handle = driver().RegisterHandle(fd.get());
+  ASSERT_TRUE(handle.ok());
+  const int owned = static_cast<File*>(*handle)->info().owned_fd;
+  driver().DeregisterHandle(*handle);
+  if (owned >= 0) {
+    EXPECT_FALSE(FdIsOpen(owned));
+  }
+  driver().DeregisterHandle(*handle);  // twice: ignored
+  EXPECT_EQ(driver().UseCount(), 1);
+  hipFileStatsLevel1_t l1;
+  driver().stats().FillL1(&l1);
+  EXPECT_EQ(l1.hdl_register_ops.ok, 1u);
+  EXPECT_EQ(l1.hdl_deregister_ops.ok, 1u);
+  EXPECT_EQ(l1.hdl_deregister_ops.err, 2u);
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+class DriverIoTest : public CoreTest {
+ protected:
+  static constexpr size_t kFileSize = 256 << 10;
+
+  void SetUp() override {
+    path_ = MakeFile("data", kFileSize);
+    fd_ = std::make_unique<ScopedFd>(path_, O_RDWR);
+    Result<void*> handle = driver().RegisterHandle(fd_->get());
+    ASSERT_TRUE(handle.ok());
+    handle_ = *handle;
+  }
+  void TearDown() override {
+    while (driver().UseCount() > 0) ASSERT_TRUE(driver().Close().ok());
+  }
+
+  std::vector<unsigned char> DeviceBytes(const void* p, size_t size) {
+    std::vector<unsigned char> bytes(size);
+    EXPECT_EQ(gpu_.Memcpy(bytes.data(), p, size, hipMemcpyDeviceToHost), hipSuccess);
+    return bytes;
+  }
+
+  std::string path_;
+  std::unique_ptr<ScopedFd> fd_;
+  void* handle_ = nullptr;
+};
+
+TEST_F(DriverIoTest, ReadsIntoUnregisteredDeviceMemory) {
+  char* buffer = static_cast<char*>(DeviceAlloc(kFileSize));
+  Result<size_t> n = driver().Read(handle_, buffer, 10000, 123, 0);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 10000u);
+  const std::vector<unsigned char> expected = testing::PatternBytes(kFileSize);
+  const std::vector<unsigned char> got = DeviceBytes(buffer, 10000);
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), expected.begin() + 123));
+}
+
+TEST_F(DriverIoTest, WritesAndReadsBackThroughRegisteredBuffersWithOffsets) {
+  char* src = static_cast<char*>(DeviceAlloc(64 << 10));
+  char* dst = static_cast<char*>(HostAlloc(64 << 10));
+  const std::vector<unsigned char> data = testing::PatternBytes(64 << 10, 7);
+  ASSERT_EQ(gpu_.Memcpy(src, data.data(), data.size(), hipMemcpyHostToDevice), hipSuccess);
+  ASSERT_TRUE(driver().RegisterBuffer(src, 64 << 10, 0).ok());
+  ASSERT_TRUE(driver().RegisterBuffer(dst, 64 << 10, 0).ok());
+
+  Result<size_t> written = driver().Write(handle_, src, 8192, 4096, 1000);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(*written, 8192u);
+  Result<size_t> read = driver().Read(handle_, dst, 8192, 4096, 500);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, 8192u);
+  EXPECT_EQ(std::memcmp(dst + 500, data.data() + 1000, 8192), 0);
+  const std::vector<unsigned char> file = testing::ReadFileOrDie(path_);
+  EXPECT_EQ(std::memcmp(file.data() + 4096, data.data() + 1000, 8192), 0);
+
+  hipFileStatsLevel1_t l1;
+  driver().stats().FillL1(&l1);
+  EXPECT_EQ(l1.read_ops.ok, 1u);
+  EXPECT_EQ(l1.write_ops.ok, 1u);
+  EXPECT_EQ(l1.read_bytes, 8192u);
+  EXPECT_EQ(l1.write_bytes, 8192u);
+  EXPECT_EQ(l1.buf_register_ops.ok, 2u);
+}
+
+TEST_F(DriverIoTest, ReadAtEndOfFileIsShort) {
+  void* buffer = DeviceAlloc(kFileSize);
+  Result<size_t> n = driver().Read(handle_, buffer, 8192, kFileSize - 100, 0);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 100u);
+  n = driver().Read(handle_, buffer, 8192, kFileSize + 100, 0);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 0u);
+}
+
+TEST_F(DriverIoTest, ZeroSizeIsZero) {
+  void* buffer = DeviceAlloc(4096);
+  Result<size_t> n = driver().Read(handle_, buffer, 0, 0, 0);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 0u);
+  n = driver().Write(handle_, buffer, 0, 0, 4095);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 0u);
+}
+
+TEST_F(DriverIoTest, RulesApplyInOrder) {
+  void* buffer = DeviceAlloc(4096);
+  std::vector<char> pageable(4096);
+  int not_a_handle = 0;
+  // Rule 2 before rule 3: the handle is checked before the offsets.
+  EXPECT_EQ(driver().Read(&not_a_handle, buffer, 10, -1, 0).status(),
+            Status::Op(hipFileHandleNotRegistered));
+  EXPECT_EQ(driver().Read(nullptr, buffer, 10, 0, 0).status(),
+            Status::Op(hipFileHandleNotRegistered));
+  // The buffer before the offsets.
+  EXPECT_EQ(driver().Read(handle_, pageable.data(), 10, -1, 0).status(),
+            Status::Op(hipFileHipMemoryTypeInvalid));
+  EXPECT_EQ(driver().Read(handle_, HostAlloc(4096), 10, 0, 0).status(),
+            Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().Read(handle_, nullptr, 10, 0, 0).status(), Status::Op(hipFileInvalidValue));
+  gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorIllegalAddress);
+  EXPECT_EQ(driver().Read(handle_, buffer, 10, 0, 0).status(),
+            Status::Gpu(hipErrorIllegalAddress));
+  // Offsets before the range.
+  EXPECT_EQ(driver().Read(handle_, buffer, 1 << 20, -1, 0).status(), Status::Errno(EINVAL));
+  EXPECT_EQ(driver().Write(handle_, buffer, 10, 0, -1).status(), Status::Errno(EINVAL));
+  // Range.
+  EXPECT_EQ(driver().Read(handle_, buffer, 4097, 0, 0).status(), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().Read(handle_, buffer, 2, 0, 4095).status(), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().Read(handle_, buffer, 0, 0, 4096).status(), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().Write(handle_, buffer, SIZE_MAX, 0, 1).status(),
+            Status::Op(hipFileInvalidValue));
+
+  hipFileStatsLevel1_t l1;
+  driver().stats().FillL1(&l1);
+  EXPECT_EQ(l1.read_ops.err, 10u);
+  EXPECT_EQ(l1.write_ops.err, 2u);
+}
+
+TEST_F(DriverIoTest, RegisteredLengthBoundsTheRange) {
+  char* buffer = static_cast<char*>(DeviceAlloc(8192));
+  ASSERT_TRUE(driver().RegisterBuffer(buffer, 1000, 0).ok());
+  EXPECT_EQ(driver().Read(handle_, buffer, 1001, 0, 0).status(), Status::Op(hipFileInvalidValue));
+  EXPECT_TRUE(driver().Read(handle_, buffer, 1000, 0, 0).ok());
+  // An interior pointer is not the registered base: looked up as unregistered device memory.
+  EXPECT_TRUE(driver().Read(handle_, buffer + 100, 5000, 0, 0).ok());
+}
+
+TEST_F(DriverIoTest, SystemErrorsKeepTheirErrno) {
+  void* buffer = DeviceAlloc(4096);
+  sys_.FailAlways(SysOp::kPread, EIO);
+  EXPECT_EQ(driver().Read(handle_, buffer, 4096, 0, 0).status(), Status::Errno(EIO));
+  sys_.Reset();
+  sys_.FailAlways(SysOp::kPwrite, ENOSPC);
+  EXPECT_EQ(driver().Write(handle_, buffer, 4096, 0, 0).status(), Status::Errno(ENOSPC));
+}
+
+class DriverNoCompatTest : public DriverIoTest {
+ protected:
+  void SetUp() override {
+    sys_.Set("HIPFILE_ALLOW_COMPAT_MODE", "false");
+    DriverIoTest::SetUp();
+  }
+};
+
+TEST_F(DriverNoCompatTest, IoFailsWithInternalErrorAfterTheOtherRules) {
+  void* buffer = DeviceAlloc(4096);
+  EXPECT_EQ(driver().Read(handle_, buffer, 10, -1, 0).status(), Status::Errno(EINVAL));
+  EXPECT_EQ(driver().Read(handle_, buffer, 5000, 0, 0).status(), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().Read(handle_, buffer, 10, 0, 0).status(), Status::Op(hipFileInternalError));
+  EXPECT_EQ(driver().Write(handle_, buffer, 10, 0, 0).status(), Status::Op(hipFileInternalError));
+  EXPECT_EQ(driver().Read(handle_, buffer, 0, 0, 0).status(), Status::Op(hipFileInternalError));
+}
+
+}  // namespace
+}  // namespace hipfile::core

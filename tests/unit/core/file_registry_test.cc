@@ -1,0 +1,229 @@
+#include "core/file_registry.h"
+
+#include <errno.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "core_test_util.h"
+
+namespace hipfile::core {
+namespace {
+
+using testing::SysOp;
+
+class OpenFileTest : public CoreTest {
+ protected:
+  std::string path_ = MakeFile("data", 8192);
+};
+
+TEST_F(OpenFileTest, NegativeOrClosedDescriptorIsInvalidValue) {
+  EXPECT_EQ(OpenFile(sys_, -1).status(), Status::Op(hipFileInvalidValue));
+  int fd = ::open(path_.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  EXPECT_EQ(OpenFile(sys_, fd).status(), Status::Op(hipFileInvalidValue));
+}
+
+TEST_F(OpenFileTest, OtherFlagFailuresKeepTheirErrno) {
+  ScopedFd fd(path_, O_RDONLY);
+  sys_.FailNth(SysOp::kGetFileFlags, 1, EIO);
+  EXPECT_EQ(OpenFile(sys_, fd.get()).status(), Status::Errno(EIO));
+}
+
+TEST_F(OpenFileTest, DirectoriesPipesSocketsAndCharDevicesAreInvalidFileTypes) {
+  ScopedFd dir(dir_.path(), O_RDONLY | O_DIRECTORY);
+  EXPECT_EQ(OpenFile(sys_, dir.get()).status(), Status::Op(hipFileInvalidFileType));
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  ScopedFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  EXPECT_EQ(OpenFile(sys_, read_end.get()).status(), Status::Op(hipFileInvalidFileType));
+  ScopedFd sock(::socket(AF_UNIX, SOCK_STREAM, 0));
+  EXPECT_EQ(OpenFile(sys_, sock.get()).status(), Status::Op(hipFileInvalidFileType));
+  ScopedFd null_dev("/dev/null", O_RDWR);
+  EXPECT_EQ(OpenFile(sys_, null_dev.get()).status(), Status::Op(hipFileInvalidFileType));
+}
+
+TEST_F(OpenFileTest, PathAndAppendDescriptorsAreInvalidOpenFlags) {
+  ScopedFd path_fd(path_, O_PATH);
+  EXPECT_EQ(OpenFile(sys_, path_fd.get()).status(), Status::Op(hipFileInvalidFileOpenFlag));
+  ScopedFd append_fd(path_, O_WRONLY | O_APPEND);
+  EXPECT_EQ(OpenFile(sys_, append_fd.get()).status(), Status::Op(hipFileInvalidFileOpenFlag));
+}
+
+TEST_F(OpenFileTest, EveryAccessModeIsAccepted) {
+  for (const int mode : {O_RDONLY, O_WRONLY, O_RDWR}) {
+    ScopedFd fd(path_, mode);
+    Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    const FileInfo& info = (*file)->info();
+    EXPECT_TRUE(info.is_regular);
+    EXPECT_FALSE(info.is_block_device);
+    EXPECT_EQ(info.client_fd, fd.get());
+    EXPECT_EQ(info.io.buffered_fd, fd.get());
+    EXPECT_EQ(info.open_flags & O_ACCMODE, mode);
+  }
+}
+
+TEST_F(OpenFileTest, BufferedDescriptorGetsAnODirectTwinClosedWithTheFile) {
+  ScopedFd fd(path_, O_RDWR);
+  Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
+  ASSERT_TRUE(file.ok());
+  const FileInfo info = (*file)->info();
+  if (info.io.direct_fd < 0) GTEST_SKIP() << "the test directory's file system refuses O_DIRECT";
+  EXPECT_EQ(info.owned_fd, info.io.direct_fd);
+  EXPECT_NE(::fcntl(info.io.direct_fd, F_GETFL) & O_DIRECT, 0);
+  EXPECT_NE(::fcntl(info.io.direct_fd, F_GETFD) & FD_CLOEXEC, 0);
+  EXPECT_GT(info.io.dio_mem_align, 0u);
+  EXPECT_GT(info.io.dio_offset_align, 0u);
+  EXPECT_TRUE(FdIsOpen(info.owned_fd));
+  file = Status::Op(hipFileInternalError);  // drops the File
+  EXPECT_FALSE(FdIsOpen(info.owned_fd));
+  EXPECT_TRUE(FdIsOpen(fd.get()));  // the caller's descriptor is never closed
+}
+
+TEST_F(OpenFileTest, ODirectDescriptorGetsABufferedTwin) {
+  ScopedFd fd(::open(path_.c_str(), O_RDWR | O_DIRECT));
+  if (fd.get() < 0) GTEST_SKIP() << "the test directory's file system refuses O_DIRECT";
+  Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
+  ASSERT_TRUE(file.ok());
+  const FileInfo& info = (*file)->info();
+  EXPECT_EQ(info.io.direct_fd, fd.get());
+  EXPECT_EQ(info.io.buffered_fd, info.owned_fd);
+  EXPECT_EQ(::fcntl(info.io.buffered_fd, F_GETFL) & O_DIRECT, 0);
+}
+
+TEST_F(OpenFileTest, EinvalOnTheODirectOpenMeansNoDirectDescriptor) {
+  ScopedFd fd(path_, O_RDONLY);
+  sys_.FailNth(SysOp::kOpen, 1, EINVAL);
+  Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
+  ASSERT_TRUE(file.ok());
+  const FileInfo& info = (*file)->info();
+  EXPECT_EQ(info.io.direct_fd, -1);
+  EXPECT_EQ(info.owned_fd, -1);
+  EXPECT_EQ(info.io.dio_mem_align, 0u);
+  EXPECT_EQ(info.io.dio_offset_align, 0u);
+}
+
+TEST_F(OpenFileTest, SecondOpenFailuresMapToHipFileErrors) {
+  ScopedFd fd(path_, O_RDONLY);
+  const struct {
+    int error;
+    Status expected;
+  } cases[] = {{EMFILE, Status::Op(hipFileGetNewFDFailed)},
+               {ENFILE, Status::Op(hipFileGetNewFDFailed)},
+               {EACCES, Status::Op(hipFilePermissionDenied)},
+               {EPERM, Status::Op(hipFilePermissionDenied)},
+               {EIO, Status::Errno(EIO)}};
+  for (const auto& c : cases) {
+    sys_.FailNth(SysOp::kOpen, 1, c.error);
+    EXPECT_EQ(OpenFile(sys_, fd.get()).status(), c.expected) << c.error;
+  }
+}
+
+// Statx without STATX_DIOALIGN in its answer.
+class NoDioAlignSys : public EnvSys {
+ public:
+  Status Statx(int fd, unsigned mask, struct statx* out) override {
+    const Status status = EnvSys::Statx(fd, mask, out);
+    out->stx_mask &= ~STATX_DIOALIGN;
+    out->stx_dio_mem_align = 0;
+    out->stx_dio_offset_align = 0;
+    return status;
+  }
+};
+
+TEST_F(OpenFileTest, UnreportedDioAlignmentDefaultsTo4096) {
+  NoDioAlignSys sys;
+  ScopedFd fd(path_, O_RDONLY);
+  Result<std::shared_ptr<File>> file = OpenFile(sys, fd.get());
+  ASSERT_TRUE(file.ok());
+  if ((*file)->io().direct_fd < 0) GTEST_SKIP() << "no O_DIRECT here";
+  EXPECT_EQ((*file)->io().dio_mem_align, 4096u);
+  EXPECT_EQ((*file)->io().dio_offset_align, 4096u);
+}
+
+TEST_F(OpenFileTest, FileSystemComesFromMountinfo) {
+  ScopedFd fd(path_, O_RDONLY);
+  Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
+  ASSERT_TRUE(file.ok());
+  const FileSystemInfo& fs = (*file)->info().fs;
+  EXPECT_TRUE(fs.found);
+  EXPECT_FALSE(fs.name.empty());
+  EXPECT_NE(fs.type, FsType::kUnknown);
+}
+
+TEST_F(OpenFileTest, UnreadableMountinfoStillRegisters) {
+  ScopedFd fd(path_, O_RDONLY);
+  sys_.FailNth(SysOp::kReadTextFile, 1, EACCES);
+  Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
+  ASSERT_TRUE(file.ok());
+  EXPECT_FALSE((*file)->info().fs.found);
+  EXPECT_EQ((*file)->info().fs.type, FsType::kUnknown);
+}
+
+TEST(ClassifyMountTest, RecognisesTheFileSystemsThePolicyNeeds) {
+  platform::MountEntry m;
+  EXPECT_FALSE(ClassifyMount(nullptr).found);
+  m.fs_type = "ext4";
+  m.super_options = "rw,errors=remount-ro";
+  EXPECT_EQ(ClassifyMount(&m).type, FsType::kExt4);
+  EXPECT_EQ(ClassifyMount(&m).ext4_data, Ext4DataMode::kOrdered);  // absent means ordered
+  m.super_options = "rw,data=journal";
+  EXPECT_EQ(ClassifyMount(&m).ext4_data, Ext4DataMode::kJournal);
+  m.super_options = "rw,data=writeback";
+  EXPECT_EQ(ClassifyMount(&m).ext4_data, Ext4DataMode::kWriteback);
+  m.super_options = "rw,data=odd";
+  EXPECT_EQ(ClassifyMount(&m).ext4_data, Ext4DataMode::kUnknown);
+  m.fs_type = "xfs";
+  EXPECT_EQ(ClassifyMount(&m).type, FsType::kXfs);
+  EXPECT_EQ(ClassifyMount(&m).ext4_data, Ext4DataMode::kNotExt4);
+  m.fs_type = "nfs4";
+  m.super_options = "rw,vers=4.2,proto=rdma";
+  EXPECT_EQ(ClassifyMount(&m).type, FsType::kNfs);
+  EXPECT_EQ(ClassifyMount(&m).nfs_proto, "rdma");
+  m.fs_type = "tmpfs";
+  EXPECT_EQ(ClassifyMount(&m).type, FsType::kTmpfs);
+  m.fs_type = "btrfs";
+  EXPECT_EQ(ClassifyMount(&m).type, FsType::kOther);
+  EXPECT_EQ(ClassifyMount(&m).name, "btrfs");
+}
+
+class FileRegistryTest : public OpenFileTest {};
+
+TEST_F(FileRegistryTest, InsertFindRemove) {
+  ScopedFd fd(path_, O_RDONLY);
+  FileRegistry registry;
+  std::shared_ptr<File> file = *OpenFile(sys_, fd.get());
+  const void* handle = file.get();
+  ASSERT_TRUE(registry.Insert(file).ok());
+  EXPECT_TRUE(registry.ContainsFd(fd.get()));
+  EXPECT_EQ(registry.Find(handle), file);
+  EXPECT_EQ(registry.Find(&registry), nullptr);
+
+  std::shared_ptr<File> again = *OpenFile(sys_, fd.get());
+  EXPECT_EQ(registry.Insert(again), Status::Op(hipFileHandleAlreadyRegistered));
+
+  std::shared_ptr<File> removed;
+  // `file` is a reference held outside the registry, like an operation in flight.
+  EXPECT_EQ(registry.Remove(handle, &removed), FileRegistry::RemoveResult::kBusy);
+  file.reset();
+  EXPECT_EQ(registry.Remove(handle, &removed), FileRegistry::RemoveResult::kRemoved);
+  EXPECT_EQ(removed.get(), handle);
+  EXPECT_EQ(registry.Remove(handle, &removed), FileRegistry::RemoveResult::kUnknown);
+  EXPECT_FALSE(registry.ContainsFd(fd.get()));
+  EXPECT_EQ(registry.size(), 0u);
+}
+
+TEST_F(FileRegistryTest, ClearHandsBackEveryFile) {
+  ScopedFd a(path_, O_RDONLY), b(path_, O_RDONLY);
+  FileRegistry registry;
+  ASSERT_TRUE(registry.Insert(*OpenFile(sys_, a.get())).ok());
+  ASSERT_TRUE(registry.Insert(*OpenFile(sys_, b.get())).ok());
+  EXPECT_EQ(registry.Clear().size(), 2u);
+  EXPECT_EQ(registry.size(), 0u);
+  EXPECT_FALSE(registry.ContainsFd(a.get()));
+}
+
+}  // namespace
+}  // namespace hipfile::core

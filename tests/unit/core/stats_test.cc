@@ -1,0 +1,104 @@
+#include "core/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "core_test_util.h"
+
+namespace hipfile::core {
+namespace {
+
+TEST(SizeHistogramBucketTest, PowerOfTwoKiBBuckets) {
+  EXPECT_EQ(SizeHistogramBucket(0), 0u);
+  EXPECT_EQ(SizeHistogramBucket(2047), 0u);
+  EXPECT_EQ(SizeHistogramBucket(2048), 1u);
+  EXPECT_EQ(SizeHistogramBucket(4095), 1u);
+  EXPECT_EQ(SizeHistogramBucket(4096), 2u);
+  EXPECT_EQ(SizeHistogramBucket(1 << 20), 10u);  // 1 MiB = 2^10 KiB
+  EXPECT_EQ(SizeHistogramBucket((1ull << 40) - 1), 29u);
+  EXPECT_EQ(SizeHistogramBucket(1ull << 41), 31u);
+  EXPECT_EQ(SizeHistogramBucket(UINT64_MAX), 31u);
+}
+
+TEST(StatsTest, CountsOperationsBytesAndLatency) {
+  Stats stats;
+  stats.RecordIo(IoDirection::kRead, 0, true, 4096, 10, false);
+  stats.RecordIo(IoDirection::kRead, 0, true, 1 << 20, 30, true);
+  stats.RecordIo(IoDirection::kRead, -1, false, 0, 0, false);
+  stats.RecordIo(IoDirection::kWrite, 1, true, 2048, 5, false);
+  stats.RecordHandleRegister(true);
+  stats.RecordHandleRegister(false);
+  stats.RecordHandleDeregister(true);
+  stats.RecordBufRegister(true, 0, 8192);
+  stats.RecordBufDeregister(false, -1, 0);
+
+  hipFileStatsLevel1_t l1;
+  stats.FillL1(&l1);
+  EXPECT_EQ(l1.read_ops.ok, 2u);
+  EXPECT_EQ(l1.read_ops.err, 1u);
+  EXPECT_EQ(l1.read_bytes, 4096u + (1u << 20));
+  EXPECT_EQ(l1.read_lat_sum_us, 40u);
+  EXPECT_EQ(l1.read_lat_avg_us, 20u);
+  EXPECT_EQ(l1.read_bw_bytes_per_sec, (4096u + (1u << 20)) * 1000000ull / 40);
+  EXPECT_EQ(l1.write_ops.ok, 1u);
+  EXPECT_EQ(l1.write_bytes, 2048u);
+  EXPECT_EQ(l1.hdl_register_ops.ok, 1u);
+  EXPECT_EQ(l1.hdl_register_ops.err, 1u);
+  EXPECT_EQ(l1.hdl_deregister_ops.ok, 1u);
+  EXPECT_EQ(l1.buf_register_ops.ok, 1u);
+  EXPECT_EQ(l1.buf_deregister_ops.err, 1u);
+  EXPECT_EQ(l1.batch_submit_ops.ok, 0u);
+
+  hipFileStatsLevel2_t l2;
+  stats.FillL2(&l2);
+  EXPECT_EQ(std::memcmp(&l2.basic, &l1, sizeof l1), 0);
+  EXPECT_EQ(l2.read_size_kb_hist[2], 1u);
+  EXPECT_EQ(l2.read_size_kb_hist[10], 1u);
+  EXPECT_EQ(l2.write_size_kb_hist[1], 1u);
+}
+
+class StatsL3Test : public CoreTest {};
+
+TEST_F(StatsL3Test, PerGpuSlotsAreIndexedByDevice) {
+  Stats stats;
+  stats.RecordBufRegister(true, 0, 8192);
+  stats.RecordIo(IoDirection::kRead, 0, true, 4096, 10, true);
+  stats.RecordIo(IoDirection::kWrite, 0, false, 0, 0, false);
+  stats.RecordIo(IoDirection::kWrite, 2, true, 100, 1, false);
+  hipFileStatsLevel3_t l3;
+  stats.FillL3(&l3, gpu_);
+  EXPECT_EQ(l3.num_gpus, 2u);
+  const hipFilePerGpuStats_t& g0 = l3.per_gpu_stats[0];
+  char uuid[16];
+  ASSERT_EQ(gpu_.GetDeviceUuid(0, uuid), hipSuccess);
+  EXPECT_EQ(std::memcmp(g0.uuid, uuid, sizeof uuid), 0);
+  EXPECT_EQ(g0.read_bytes, 4096u);
+  EXPECT_EQ(g0.n_total_reads, 1u);
+  EXPECT_EQ(g0.n_posix_reads, 1u);
+  EXPECT_EQ(g0.n_unaligned_reads, 1u);
+  EXPECT_EQ(g0.n_writes_err, 1u);
+  EXPECT_EQ(g0.reg_bytes, 8192u);
+  EXPECT_EQ(g0.n_mmap, 1u);
+  EXPECT_EQ(l3.per_gpu_stats[1].n_total_writes, 0u);
+  EXPECT_EQ(l3.per_gpu_stats[2].n_total_writes, 1u);
+  stats.RecordBufDeregister(true, 0, 8192);
+  stats.FillL3(&l3, gpu_);
+  EXPECT_EQ(l3.per_gpu_stats[0].reg_bytes, 0u);
+}
+
+TEST(StatsTest, LevelZeroRecordsNothing) {
+  Stats stats;
+  stats.set_level(0);
+  stats.RecordIo(IoDirection::kRead, 0, true, 4096, 10, false);
+  stats.RecordHandleRegister(true);
+  stats.RecordBufRegister(true, 0, 10);
+  hipFileStatsLevel1_t l1;
+  stats.FillL1(&l1);
+  EXPECT_EQ(l1.read_ops.ok, 0u);
+  EXPECT_EQ(l1.hdl_register_ops.ok, 0u);
+  EXPECT_EQ(l1.buf_register_ops.ok, 0u);
+}
+
+}  // namespace
+}  // namespace hipfile::core
