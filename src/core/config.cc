@@ -83,6 +83,18 @@ Config ParseConfig(platform::Sys& sys) {
               std::to_string(config.stats_level));
     }
   }
+  if (const char* value = sys.Getenv(kEnvPageCache)) {
+    const std::string v = value;
+    if (strcasecmp(v.c_str(), "auto") == 0) {
+      config.page_cache = engine::PageCacheMode::kAuto;
+    } else if (strcasecmp(v.c_str(), "on") == 0) {
+      config.page_cache = engine::PageCacheMode::kOn;
+    } else if (strcasecmp(v.c_str(), "off") == 0) {
+      config.page_cache = engine::PageCacheMode::kOff;
+    } else {
+      Problem(&config, kEnvPageCache, value, "one of auto, on, off", "auto");
+    }
+  }
   if (config.force_compat_mode && !config.allow_compat_mode) {
     // Printed whatever the log level (as AMD's library does): the variables contradict each other.
     Log(LogLevel::kWarn,

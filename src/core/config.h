@@ -1,6 +1,8 @@
 // Config: the environment, read once. Every variable is documented in docs/environment.md.
 #pragma once
 
+#include "engine/sync_io.h"
+
 #include <string>
 #include <vector>
 
@@ -19,6 +21,9 @@ inline constexpr char kEnvForceCompatMode[] = "HIPFILE_FORCE_COMPAT_MODE";
 inline constexpr char kEnvUnsupportedFileSystems[] = "HIPFILE_UNSUPPORTED_FILE_SYSTEMS";
 // 0 = no statistics, 1 = basic, 2 = detailed (same as 1); larger values are clamped to 2.
 inline constexpr char kEnvStatsLevel[] = "HIPFILE_STATS_LEVEL";
+// auto | on | off: the engine's page-cache path (pinning resident file pages and copying from
+// them). auto is off for now: pinning during I/O can stall stream-ordered operations on CUDA.
+inline constexpr char kEnvPageCache[] = "HIPFILE_PAGE_CACHE";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
@@ -30,6 +35,7 @@ struct Config {
   bool unsupported_file_systems = false;
   unsigned stats_level = 1;
   LogLevel log_level = LogLevel::kWarn;
+  engine::PageCacheMode page_cache = engine::PageCacheMode::kAuto;
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };

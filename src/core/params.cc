@@ -13,7 +13,7 @@ bool IsPageMultipleKiB(size_t kib) { return kib > 0 && kib % 4 == 0 && kib <= kM
 
 }  // namespace
 
-ParamSet::ParamSet(const Config& config) {
+ParamSet::ParamSet(const Config& config) : page_cache_(config.page_cache) {
   sizes_[hipFileParamProfileStats] = config.stats_level;
   sizes_[hipFileParamExecutionMaxIOQueueDepth] = 128;
   sizes_[hipFileParamExecutionMaxIOThreads] = 4;
@@ -123,6 +123,7 @@ void ParamSet::ResolveForOpen() {
 
 engine::EngineOptions ParamSet::ToEngineOptions() const {
   engine::EngineOptions options;
+  options.page_cache = page_cache_;
   options.max_staging_bytes = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] * 1024;
   options.chunk_bytes = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] * 1024;
   if (options.chunk_bytes > options.max_staging_bytes) {
@@ -143,9 +144,9 @@ void ParamSet::FillProperties(hipFileDriverProps_t* props) const {
   if (bools_[hipFileParamPropertiesUsePollMode]) control |= 1u << hipFileUsePollMode;
   if (bools_[hipFileParamPropertiesAllowCompatMode]) control |= 1u << hipFileAllowCompatMode;
   props->nvfs.driver_control_flags = control;
-  // Stream-ordered I/O and parallel execution of one request exist. TODO(batch): set
-  // hipFileBatchIOSupported once the batch API lands.
-  props->feature_flags = (1u << hipFileStreamsSupported) | (1u << hipFileParallelIOSupported);
+  // Batch I/O, stream-ordered I/O and parallel execution of one request exist.
+  props->feature_flags = (1u << hipFileBatchIOSupported) | (1u << hipFileStreamsSupported) |
+                         (1u << hipFileParallelIOSupported);
   props->max_device_cache_size = sizes_[hipFileParamPropertiesMaxDeviceCacheSizeKB];
   props->per_buffer_cache_size = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB];
   props->max_device_pinned_mem_size = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB];

@@ -59,6 +59,7 @@ class ParamSet {
   std::array<size_t, kSizeTParamCount> sizes_{};
   std::array<bool, kBoolParamCount> bools_{};
   std::array<std::string, kStringParamCount> strings_{};
+  engine::PageCacheMode page_cache_ = engine::PageCacheMode::kAuto;  // HIPFILE_PAGE_CACHE
 };
 
 }  // namespace hipfile::core

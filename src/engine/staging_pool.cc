@@ -49,6 +49,20 @@ void* StagingPool::TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* er
   return buffer;
 }
 
+Status StagingPool::Reserve() {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::vector<void*> made;
+  hipError_t error = hipSuccess;
+  while (reserved_ < max_buffers_) {
+    void* buffer = TakeLocked(lock, &error);
+    if (buffer == nullptr) break;
+    made.push_back(buffer);
+  }
+  free_.insert(free_.end(), made.begin(), made.end());
+  freed_.notify_all();
+  return Status::FromGpu(error);
+}
+
 Status StagingPool::Acquire(size_t want, Lease* lease) {
   want = std::clamp<size_t>(want, 1, kMaxPerLease);
   *lease = Lease();

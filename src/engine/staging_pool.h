@@ -1,9 +1,13 @@
 // StagingPool: pinned, page-aligned host buffers of one size, shared by all transfers of an engine.
 //
-// Lifetime: buffers are made on demand with GpuRuntime::HostMalloc, never more than
-// `max_buffers`, kept and reused after their transfer, and freed only by the destructor (no
-// lease may be outstanding then). A caller that finds none free and the cap reached waits.
-// Thread-safe.
+// Lifetime: buffers are made with GpuRuntime::HostMalloc - all at once by Reserve (what the
+// engine does when it is built), else on demand - never more than `max_buffers`, kept and reused
+// after their transfer, and freed only by the destructor (no lease may be outstanding then). A
+// caller that finds none free and the cap reached waits. Thread-safe.
+//
+// Why Reserve: on CUDA, allocating pinned memory is an implicit synchronization - it waits for
+// work on the device's streams. A stream stalled on a stream-ordered hipFile operation waits for
+// the engine; if the engine then allocated, each would wait for the other.
 #pragma once
 
 #include <condition_variable>
@@ -37,6 +41,9 @@ class StagingPool {
   // another, so concurrent callers cannot deadlock. A failed HostMalloc of the first buffer is
   // returned as Status::Gpu; of a second, the lease just holds one.
   Status Acquire(size_t want, Lease* lease);
+  // Makes every buffer up to max_buffers now. On a failure the buffers made so far stay and the
+  // rest are made on demand.
+  Status Reserve();
   void Release(Lease* lease);
 
   size_t buffer_bytes() const { return buffer_bytes_; }

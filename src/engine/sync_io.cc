@@ -11,6 +11,7 @@
 #include "engine/plan.h"
 #include "engine/staging_pool.h"
 #include "engine/stream_pool.h"
+#include "util/log.h"
 #include "engine/task_pool.h"
 #include "engine/transfer.h"
 
@@ -23,8 +24,12 @@ size_t ResolveIoThreads(size_t requested) {
   return std::clamp<size_t>(hw, 1, kMaxAutoIoThreads);
 }
 
-bool ResolvePageCache(PageCacheMode mode, const runtime::GpuRuntime& gpu) {
-  if (mode == PageCacheMode::kAuto) return std::strcmp(gpu.Name(), "cpu") != 0;
+// kAuto is off for now. Pinning and unpinning file windows are implicit synchronizations on
+// CUDA: they wait for every stream of the device, and a stream stalled on a stream-ordered
+// operation waits for the engine, so the page-cache path would deadlock with async I/O in
+// flight. On the CPU runtime the copy from the mapping can also fault (SIGBUS) when the file is
+// truncated meanwhile. kOn enables it for synchronous-only workloads.
+bool ResolvePageCache(PageCacheMode mode, const runtime::GpuRuntime&) {
   return mode == PageCacheMode::kOn;
 }
 
@@ -39,7 +44,16 @@ struct SyncEngine::Impl {
         io_threads(ResolveIoThreads(options.io_threads)),
         page_cache(ResolvePageCache(options.page_cache, gpu)),
         page_size(static_cast<size_t>(std::max(sys.PageSize(), 512L))),
-        workers(io_threads - 1) {}
+        workers(io_threads - 1) {
+    if (options.preallocate_staging) {
+      const Status reserved = staging.Reserve();
+      if (!reserved.ok()) {
+        HF_LOG(kWarn, "pinning %zu staging buffers of %zu bytes failed (%s); the rest are pinned "
+               "on demand, which can stall stream-ordered I/O",
+               staging.max_buffers(), options.chunk_bytes, reserved.ToString().c_str());
+      }
+    }
+  }
 
   // Runs every chunk of `job` on the caller and up to io_threads - 1 workers.
   Result<size_t> Execute(std::shared_ptr<TransferJob> job) {

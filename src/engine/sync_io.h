@@ -42,16 +42,20 @@ struct IoMemory {
 };
 
 // When reads of resident data are copied by the GPU straight from the page cache.
-//   kAuto: when the runtime copies with a DMA engine (any runtime but "cpu"). The CPU runtime
-//     copies with memmove, so a file truncated by another process during the copy would raise
-//     SIGBUS in this process; a DMA engine reads the pinned pages, which outlive a truncation.
-//   kOn: always (tests, and CPU-runtime users who know no one truncates their files).
+//   kAuto: off for now. Pinning file windows is an implicit synchronization on CUDA, which
+//     deadlocks with a stream stalled on stream-ordered I/O; and the CPU runtime copies with
+//     memmove, so a file truncated during the copy would raise SIGBUS. (A DMA engine reads the
+//     pinned pages, which outlive a truncation.)
+//   kOn: always (HIPFILE_PAGE_CACHE=on: synchronous-only workloads; tests).
 //   kOff: never.
 enum class PageCacheMode { kAuto, kOn, kOff };
 
 struct EngineOptions {
   size_t chunk_bytes = 8u << 20;        // size of one staging buffer
   size_t max_staging_bytes = 256u << 20;  // cap on pinned staging memory held by the pool
+  // Pin all staging memory when the engine is built rather than on first use: pinning while a
+  // stream waits on a stream-ordered operation would deadlock on CUDA (see staging_pool.h).
+  bool preallocate_staging = true;
   // Threads that work on one request, the caller included (hipFileParamExecutionMaxIOThreads).
   // 0: the machine's hardware threads, at most kMaxAutoIoThreads.
   size_t io_threads = 0;

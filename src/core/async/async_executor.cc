@@ -6,6 +6,7 @@
 #include <deque>
 #include <hipfile.h>
 
+#include "util/errors.h"
 #include "util/log.h"
 
 namespace hipfile::core {
@@ -13,7 +14,7 @@ namespace hipfile::core {
 namespace {
 
 enum Word { kReached = 0, kDone = 1 };
-constexpr size_t kWordsBytes = 64;  // one cache line per channel
+constexpr size_t kWordsPerChannel = 16;  // one 64-byte cache line per channel
 
 uint32_t LoadWord(const uint32_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 void StoreWord(uint32_t* word, uint32_t value) { __atomic_store_n(word, value, __ATOMIC_RELEASE); }
@@ -54,9 +55,20 @@ struct AsyncExecutor::Ready {
 };
 
 AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers)
-    : gpu_(gpu),
-      workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers))),
-      poller_([this] { PollLoop(); }) {}
+    : gpu_(gpu), workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers))) {
+  void* slab = nullptr;
+  const hipError_t e = gpu_.HostMalloc(&slab, kMaxChannels * kWordsPerChannel * sizeof(uint32_t),
+                                       hipHostMallocPortable | hipHostMallocMapped);
+  if (e == hipSuccess) {
+    slab_ = static_cast<uint32_t*>(slab);
+  } else {
+    HF_LOG(kError, "pinning the stream-ordered I/O words failed: %s", GpuErrorName(e));
+  }
+  int devices = 0;
+  if (gpu_.GetDeviceCount(&devices) != hipSuccess) devices = 0;
+  for (int d = 0; d < devices; ++d) mem_ops_.push_back(gpu_.SupportsStreamMemOps(d) ? 1 : 0);
+  poller_ = std::thread([this] { PollLoop(); });
+}
 
 AsyncExecutor::~AsyncExecutor() {
   WaitIdle();
@@ -67,7 +79,7 @@ AsyncExecutor::~AsyncExecutor() {
   wake_poller_.notify_all();
   poller_.join();
   workers_.reset();  // joins: no task touches the executor after this
-  for (auto& entry : channels_) (void)gpu_.HostFree(entry.second->words);
+  if (slab_ != nullptr) (void)gpu_.HostFree(slab_);
 }
 
 Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
@@ -97,15 +109,19 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
   if (it != channels_.end()) return it->second.get();
   int device = 0;
   HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &device)));
+  if (slab_ == nullptr || slab_used_ == kMaxChannels) {
+    HF_LOG(kError, "stream-ordered I/O: no channel words left for another stream (%zu in use)",
+           slab_used_);
+    return Status::Op(hipFileInternalError);
+  }
   auto channel = std::make_unique<Channel>();
   channel->stream = stream;
-  void* words = nullptr;
-  HF_RETURN_IF_ERROR(Status::FromGpu(
-      gpu_.HostMalloc(&words, kWordsBytes, hipHostMallocPortable | hipHostMallocMapped)));
-  channel->words = static_cast<uint32_t*>(words);
+  channel->words = slab_ + kWordsPerChannel * slab_used_++;
   StoreWord(&channel->words[kReached], 0);
   StoreWord(&channel->words[kDone], 0);
-  channel->host_fn = !gpu_.SupportsStreamMemOps(device);
+  const bool mem_ops = device >= 0 && static_cast<size_t>(device) < mem_ops_.size() &&
+                       mem_ops_[static_cast<size_t>(device)] != 0;
+  channel->host_fn = !mem_ops;
   if (channel->host_fn && !warned_host_fn_fallback_) {
     warned_host_fn_fallback_ = true;
     HF_LOG(kWarn,

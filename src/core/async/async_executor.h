@@ -14,6 +14,11 @@
 // (it hands the operation to a worker and blocks until it is done); the driver may run such
 // functions on one thread, so that fallback serializes streams and is logged once.
 //
+// No call that CUDA treats as an implicit synchronization (pinning or freeing memory) is made
+// while operations may be in flight: such a call waits for streams that are waiting for the
+// executor. So the channel words come from one slab pinned at construction (kMaxChannels
+// streams per executor), and stream memory operation support is probed for every device then.
+//
 // Lifetime: the executor lives until process exit. Deregistering a stream forgets its flags but
 // keeps its channel serving operations already submitted, so deregistering with work in flight
 // neither blocks nor loses the work.
@@ -36,6 +41,10 @@ namespace hipfile::core {
 
 class AsyncExecutor {
  public:
+  // Streams that can carry operations over the executor's life; one more is refused with
+  // hipFileInternalError (logged).
+  static constexpr size_t kMaxChannels = 4096;
+
   AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers);
   ~AsyncExecutor();  // waits for submitted operations, then stops its threads
   AsyncExecutor(const AsyncExecutor&) = delete;
@@ -75,6 +84,9 @@ class AsyncExecutor {
   std::condition_variable idle_;
   std::map<runtime::Stream, std::unique_ptr<Channel>> channels_;
   std::map<runtime::Stream, unsigned> registered_;
+  uint32_t* slab_ = nullptr;   // kMaxChannels channels of kWordsPerChannel words, pinned
+  size_t slab_used_ = 0;       // channels handed out
+  std::vector<char> mem_ops_;  // per device: 1 when stream memory operations work
   size_t queued_ = 0;       // submitted, waiting for their stream to reach them
   size_t outstanding_ = 0;  // submitted, not completed
   bool stopping_ = false;

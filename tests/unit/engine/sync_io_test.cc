@@ -218,6 +218,30 @@ TEST_F(SyncIoStagingTest, StagingBuffersAreReusedAcrossCalls) {
   EXPECT_LE(gpu_.Calls(GpuOp::kStreamCreate), made);
 }
 
+TEST_F(SyncIoStagingTest, PreallocatedStagingIsPinnedAtConstructionAndNeverDuringIo) {
+  // Pinning memory during I/O can deadlock with a stream waiting on stream-ordered I/O (CUDA's
+  // implicit synchronization), so the engine pins everything up front.
+  const std::string path = dir_.File("data");
+  const std::vector<unsigned char> content = PatternBytes(4 * kTestChunk + 10, 6);
+  WriteFileOrDie(path, content);
+  ScopedFd fd(path, O_RDWR);
+  EngineOptions options = SmallOptions(3, 2);
+  options.preallocate_staging = true;
+  const uint64_t before = gpu_.Calls(GpuOp::kHostMalloc);
+  SyncEngine engine(sys_, gpu_, options);
+  const uint64_t after_construction = gpu_.Calls(GpuOp::kHostMalloc);
+  EXPECT_EQ(after_construction - before, 3u);
+  GpuBuffer mem(gpu_, content.size(), hipMemoryTypeDevice);
+  const uint64_t before_io = gpu_.Calls(GpuOp::kHostMalloc);
+  for (int i = 0; i < 10; ++i) {
+    Result<size_t> n = i % 2 ? engine.Read(fd.file(), mem.At(0), content.size(), 0)
+                             : engine.Write(fd.file(), mem.At(0), content.size(), 0);
+    ASSERT_TRUE(n.ok());
+    ASSERT_EQ(*n, content.size());
+  }
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostMalloc), before_io);
+}
+
 TEST_F(SyncIoStagingTest, DestructorFreesStagingBuffers) {
   const std::string path = dir_.File("data");
   WriteFileOrDie(path, PatternBytes(3 * kTestChunk, 5));

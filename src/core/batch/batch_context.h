@@ -1,0 +1,95 @@
+// BatchContext: one batch of hipFileBatchIO* (spec §1.9, §2.5) - the entries accepted and not yet
+// finished, the terminal events not yet returned, and the capacity that bounds both.
+//
+// An entry is Pending from Accept until a worker calls Run for it, Running while its work runs,
+// then terminal (Complete or Failed). Cancel makes every Pending entry Canceled at once and waits
+// for the Running ones. Terminal events queue in completion order until Reap returns them; an
+// entry occupies capacity from Accept until its event is returned.
+//
+// The context does not run anything itself: whoever accepts entries hands Run(id) to workers.
+// A Run for an entry canceled meanwhile does nothing. Thread-safe.
+#pragma once
+
+#include <hipfile.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "util/status.h"
+
+namespace hipfile::core {
+
+// When a wait ends: nullopt waits for as long as it takes; a time in the past polls.
+using BatchDeadline = std::optional<std::chrono::steady_clock::time_point>;
+
+class BatchContext {
+ public:
+  // The transfer of one entry. It is destroyed before the entry's event becomes visible, so
+  // whatever it holds (file, buffer references) is released by the time the caller sees it done.
+  using Work = std::function<Result<size_t>()>;
+  struct Entry {
+    void* cookie = nullptr;
+    Work work;
+  };
+
+  explicit BatchContext(unsigned capacity) : capacity_(capacity) {}
+  BatchContext(const BatchContext&) = delete;
+  BatchContext& operator=(const BatchContext&) = delete;
+
+  unsigned capacity() const { return capacity_; }
+
+  // Accepts all entries or none: hipFileBatchFull when they do not fit in what is left of the
+  // capacity, hipFileInvalidValue once closed. Returns the id of the first; the others follow
+  // consecutively.
+  Result<uint64_t> Accept(std::vector<Entry> entries);
+
+  // Runs entry `id` if it is still Pending; called by a worker, once per accepted entry.
+  void Run(uint64_t id);
+
+  // Waits until min(min_nr, outstanding) events are ready or the deadline passes, then moves up to
+  // max_events of them (oldest first) to out and returns how many.
+  size_t Reap(unsigned min_nr, unsigned max_events, const BatchDeadline& deadline,
+              hipFileIOEvents_t* out);
+
+  // Pending entries become Canceled; then waits until no entry is Running.
+  void Cancel();
+  // Accept refuses from now on; then Cancel.
+  void Close();
+
+  // Entries accepted whose event was not returned yet.
+  size_t Outstanding() const;
+
+ private:
+  struct Op {
+    void* cookie = nullptr;
+    Work work;
+    bool running = false;
+  };
+
+  void PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret);
+
+  const unsigned capacity_;
+  mutable std::mutex mu_;
+  std::condition_variable changed_;  // an event was queued, or a Running entry finished
+  bool closed_ = false;              // guarded by mu_
+  uint64_t next_id_ = 1;             // guarded by mu_
+  std::map<uint64_t, Op> ops_;       // guarded by mu_; Pending and Running entries
+  size_t running_ = 0;               // guarded by mu_
+  std::deque<hipFileIOEvents_t> done_;  // guarded by mu_; terminal events, oldest first
+};
+
+// hipFileIOEvents_t::ret of a finished transfer: the bytes moved, or a negative error cast to
+// size_t - -errno for a system call failure, -hipFileOpError_t for a library rule, and
+// -hipFileHipDriverError for a GPU runtime error (errno values stay below HIPFILE_BASE_ERR, so
+// the two are told apart).
+size_t EventRet(const Result<size_t>& moved);
+
+}  // namespace hipfile::core

@@ -1,0 +1,148 @@
+#include "core/batch/batch_manager.h"
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/batch/batch_rules.h"
+#include "core/params.h"
+#include "util/log.h"
+
+namespace hipfile::core {
+
+BatchManager::BatchManager(Driver& driver, unsigned threads)
+    : driver_(driver), requested_threads_(threads) {}
+
+BatchManager::~BatchManager() {
+  std::map<uintptr_t, std::shared_ptr<BatchContext>> batches;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batches.swap(batches_);
+  }
+  for (auto& [id, batch] : batches) batch->Close();
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  pool_.reset();  // the tasks left are Runs of canceled entries: no-ops
+}
+
+BatchManager& BatchManager::Global() {
+  // Leaked like the Driver it uses: exit with entries in flight must not join workers that are
+  // still inside the engine.
+  static BatchManager* manager = new BatchManager(Driver::Global(), 0);
+  return *manager;
+}
+
+Result<hipFileBatchHandle_t> BatchManager::SetUp(unsigned max_nr) {
+  size_t limit = kMaxBatchIoCount;
+  const Result<size_t> param = driver_.GetParameterSizeT(hipFileParamPropertiesIOBatchsize);
+  if (param.ok()) limit = std::min(limit, *param);
+  if (max_nr == 0 || max_nr > limit) {
+    HF_LOG(kDebug, "hipFileBatchIOSetUp: max_nr %u is outside 1..%zu", max_nr, limit);
+    return Status::Op(hipFileInvalidValue);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  const uintptr_t id = next_handle_++;
+  batches_.emplace(id, std::make_shared<BatchContext>(max_nr));
+  return reinterpret_cast<hipFileBatchHandle_t>(id);
+}
+
+Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
+                            const hipFileIOParams_t* params) {
+  const std::shared_ptr<BatchContext> context = Find(batch);
+  if (context == nullptr || nr == 0 || params == nullptr) return Status::Op(hipFileInvalidValue);
+  if (driver_.UseCount() == 0) return Status::Op(hipFileDriverNotInitialized);
+  if (nr > context->capacity()) return Status::Op(hipFileBatchFull);
+
+  std::vector<BatchContext::Entry> entries;
+  entries.reserve(nr);
+  for (unsigned i = 0; i < nr; ++i) {
+    Result<BatchTransfer> transfer = ValidateBatchEntry(driver_, params[i]);
+    if (!transfer.ok()) {
+      HF_LOG(kDebug, "hipFileBatchIOSubmit: entry %u of %u refused: %s", i, nr,
+             transfer.status().ToString().c_str());
+      return transfer.status();
+    }
+    BatchContext::Entry& entry = entries.emplace_back();
+    entry.cookie = transfer->cookie;
+    entry.work = [driver = &driver_, t = std::move(*transfer)] {
+      return driver->Execute(t.io, t.size, t.file_offset, t.buffer_offset);
+    };
+  }
+  HF_ASSIGN_OR_RETURN(const uint64_t first, context->Accept(std::move(entries)));
+  WorkerPool& pool = Pool();
+  for (uint64_t id = first; id < first + nr; ++id) {
+    pool.Post([context, id] { context->Run(id); });
+  }
+  return Status::Ok();
+}
+
+Status BatchManager::GetStatus(hipFileBatchHandle_t batch, unsigned min_nr, unsigned* nr,
+                               hipFileIOEvents_t* events, const struct timespec* timeout) {
+  const std::shared_ptr<BatchContext> context = Find(batch);
+  if (context == nullptr || events == nullptr || nr == nullptr || *nr == 0 || min_nr > *nr) {
+    return Status::Op(hipFileInvalidValue);
+  }
+  HF_ASSIGN_OR_RETURN(const BatchDeadline deadline, BatchDeadlineFrom(timeout));
+  *nr = static_cast<unsigned>(context->Reap(min_nr, *nr, deadline, events));
+  return Status::Ok();
+}
+
+Status BatchManager::Cancel(hipFileBatchHandle_t batch) {
+  const std::shared_ptr<BatchContext> context = Find(batch);
+  if (context == nullptr) return Status::Op(hipFileInvalidValue);
+  context->Cancel();
+  return Status::Ok();
+}
+
+void BatchManager::Destroy(hipFileBatchHandle_t batch) {
+  std::shared_ptr<BatchContext> context;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = batches_.find(reinterpret_cast<uintptr_t>(batch));
+    if (it == batches_.end()) {
+      HF_LOG(kDebug, "hipFileBatchIODestroy(%p): not a batch; ignored", batch);
+      return;
+    }
+    context = std::move(it->second);
+    batches_.erase(it);
+  }
+  // Workers still holding Runs for it keep the context alive until those find nothing to do.
+  context->Close();
+}
+
+size_t BatchManager::BatchCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return batches_.size();
+}
+
+unsigned BatchManager::WorkerCount() const {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  return pool_ == nullptr ? 0 : pool_->size();
+}
+
+std::shared_ptr<BatchContext> BatchManager::Find(hipFileBatchHandle_t batch) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = batches_.find(reinterpret_cast<uintptr_t>(batch));
+  return it == batches_.end() ? nullptr : it->second;
+}
+
+WorkerPool& BatchManager::Pool() {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  if (pool_ == nullptr) {
+    const unsigned threads = requested_threads_ > 0 ? requested_threads_ : AutoBatchThreads();
+    pool_ = std::make_unique<WorkerPool>(threads);
+    HF_LOG(kInfo, "batch I/O: %u worker threads", threads);
+  }
+  return *pool_;
+}
+
+unsigned BatchManager::AutoBatchThreads() const {
+  // Entries block in system calls and copies, not on the CPU: twice the hardware threads keeps
+  // the device busy while some workers wait.
+  size_t threads = 2 * static_cast<size_t>(std::max(1u, std::thread::hardware_concurrency()));
+  const Result<size_t> param = driver_.GetParameterSizeT(hipFileParamExecutionMaxIOThreads);
+  if (param.ok()) threads = std::max(threads, *param);
+  return static_cast<unsigned>(std::min(threads, kMaxBatchIoCount));
+}
+
+}  // namespace hipfile::core

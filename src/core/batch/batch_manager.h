@@ -1,0 +1,78 @@
+// BatchManager: the batches of hipFileBatchIO* (spec §1.9) and the workers that run their
+// entries; docs/batch.md has the semantics and the design.
+//
+// Handles are opaque ids, never reused, so a handle destroyed (or never made) is refused as
+// unknown rather than mistaken for a newer batch. Every entry runs on the shared WorkerPool
+// through Driver::Execute, i.e. the same engine and rules as hipFileRead/hipFileWrite.
+// Thread-safe: any number of threads may use any batches at once.
+#pragma once
+
+#include <hipfile.h>
+#include <time.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "core/async/worker_pool.h"
+#include "core/batch/batch_context.h"
+#include "core/driver.h"
+#include "util/status.h"
+
+namespace hipfile::core {
+
+class BatchManager {
+ public:
+  // driver must outlive the manager. `threads` sizes the worker pool; 0 picks
+  // AutoBatchThreads() when the first entry is submitted.
+  BatchManager(Driver& driver, unsigned threads);
+  // Cancels every batch and waits for the entries running, then stops the workers.
+  ~BatchManager();
+  BatchManager(const BatchManager&) = delete;
+  BatchManager& operator=(const BatchManager&) = delete;
+
+  // The process's manager, over Driver::Global(); never destroyed.
+  static BatchManager& Global();
+
+  // hipFileInvalidValue unless 1 <= max_nr <= min(kMaxBatchIoCount, PropertiesIOBatchsize).
+  // The driver need not be open.
+  Result<hipFileBatchHandle_t> SetUp(unsigned max_nr);
+  // hipFileInvalidValue for an unknown batch, nr 0 or params null; hipFileDriverNotInitialized
+  // while the driver is closed; the first entry's error from ValidateBatchEntry; hipFileBatchFull
+  // when nr entries do not fit in the capacity left. On any error no entry was accepted.
+  Status Submit(hipFileBatchHandle_t batch, unsigned nr, const hipFileIOParams_t* params);
+  // hipFileInvalidValue for an unknown batch, events or nr null, *nr 0, min_nr > *nr, or a
+  // timeout BatchDeadlineFrom refuses. Waits (see BatchContext::Reap), writes up to *nr events
+  // and their count to *nr.
+  Status GetStatus(hipFileBatchHandle_t batch, unsigned min_nr, unsigned* nr,
+                   hipFileIOEvents_t* events, const struct timespec* timeout);
+  // hipFileInvalidValue for an unknown batch; else BatchContext::Cancel.
+  Status Cancel(hipFileBatchHandle_t batch);
+  // Forgets the batch, cancels it and waits for its running entries. Unknown handles are ignored.
+  void Destroy(hipFileBatchHandle_t batch);
+
+  // Batches set up and not destroyed.
+  size_t BatchCount() const;
+  // Workers of the pool; 0 before the first submission with automatic sizing.
+  unsigned WorkerCount() const;
+
+ private:
+  std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const;
+  WorkerPool& Pool();
+  // max(2 x hardware threads, ExecutionMaxIOThreads in use), at most kMaxBatchIoCount.
+  unsigned AutoBatchThreads() const;
+
+  Driver& driver_;
+  const unsigned requested_threads_;
+
+  mutable std::mutex mu_;
+  uintptr_t next_handle_ = 1;                                     // guarded by mu_
+  std::map<uintptr_t, std::shared_ptr<BatchContext>> batches_;  // guarded by mu_
+
+  mutable std::mutex pool_mu_;
+  std::unique_ptr<WorkerPool> pool_;  // guarded by pool_mu_; made at the first submission
+};
+
+}  // namespace hipfile::core

@@ -1,0 +1,66 @@
+#include "core/batch/batch_rules.h"
+
+#include <errno.h>
+
+#include <chrono>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "core/io_rules.h"
+
+namespace hipfile::core {
+
+namespace {
+
+// The integer stored in a C enum field. Read as the enum, a value outside its enumerators is
+// undefined behaviour in C++ (the caller is C, where any int is fine), so it is copied out raw.
+template <class E>
+std::underlying_type_t<E> RawValue(const E& field) {
+  std::underlying_type_t<E> value;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
+}  // namespace
+
+Result<BatchTransfer> ValidateBatchEntry(Driver& driver, const hipFileIOParams_t& params) {
+  if (RawValue(params.mode) != hipFileBatch) return Status::Op(hipFileInvalidValue);
+  const auto opcode = RawValue(params.opcode);
+  if (opcode != hipFileBatchRead && opcode != hipFileBatchWrite) {
+    return Status::Op(hipFileInvalidValue);
+  }
+  const IoDirection direction =
+      opcode == hipFileBatchRead ? IoDirection::kRead : IoDirection::kWrite;
+  Result<PreparedIo> io = driver.Prepare(direction, params.fh, params.u.batch.devPtr_base);
+  if (!io.ok()) {
+    // Prepare's errno EINVAL is its "driver closed" answer.
+    if (io.status().IsErrno(EINVAL)) return Status::Op(hipFileDriverNotInitialized);
+    return io.status();
+  }
+  const int64_t file_offset = params.u.batch.file_offset;
+  const int64_t buffer_offset = params.u.batch.devPtr_offset;
+  if (file_offset < 0 || buffer_offset < 0 ||
+      !IoRangeValid(io->buffer.length, params.u.batch.size, static_cast<off_t>(buffer_offset))) {
+    return Status::Op(hipFileInvalidValue);
+  }
+  BatchTransfer transfer;
+  transfer.cookie = params.cookie;
+  transfer.io = std::move(*io);
+  transfer.size = params.u.batch.size;
+  transfer.file_offset = static_cast<off_t>(file_offset);
+  transfer.buffer_offset = static_cast<off_t>(buffer_offset);
+  return transfer;
+}
+
+Result<BatchDeadline> BatchDeadlineFrom(const struct timespec* timeout) {
+  if (timeout == nullptr) return BatchDeadline();
+  if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L) {
+    return Status::Op(hipFileInvalidValue);
+  }
+  if (timeout->tv_sec > kMaxBatchWaitSeconds) return BatchDeadline();
+  return BatchDeadline(std::chrono::steady_clock::now() + std::chrono::seconds(timeout->tv_sec) +
+                       std::chrono::nanoseconds(timeout->tv_nsec));
+}
+
+}  // namespace hipfile::core

@@ -1,0 +1,41 @@
+// The argument rules of hipFileBatchIOSubmit and hipFileBatchIOGetStatus (spec §1.9).
+#pragma once
+
+#include <hipfile.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <cstddef>
+
+#include "core/batch/batch_context.h"
+#include "core/driver.h"
+#include "util/status.h"
+
+namespace hipfile::core {
+
+// One submitted entry after validation, holding the references its transfer needs.
+struct BatchTransfer {
+  void* cookie = nullptr;
+  PreparedIo io;
+  size_t size = 0;
+  off_t file_offset = 0;
+  off_t buffer_offset = 0;
+};
+
+// Checks one hipFileIOParams_t, in this order:
+//   mode != hipFileBatch, opcode neither read nor write          -> hipFileInvalidValue
+//   the driver closed                                            -> hipFileDriverNotInitialized
+//   fh not registered                                            -> hipFileHandleNotRegistered
+//   devPtr_base: not registered and not device memory            -> as hipFileRead (see
+//     DescribeUnregistered: hipFileHipMemoryTypeInvalid, hipFileInvalidValue, a GPU error)
+//   file_offset < 0, devPtr_offset < 0 or outside the buffer,
+//   size larger than what follows devPtr_offset                  -> hipFileInvalidValue
+Result<BatchTransfer> ValidateBatchEntry(Driver& driver, const hipFileIOParams_t& params);
+
+// The end of a GetStatus wait: nullptr waits indefinitely, {0, 0} polls. tv_sec < 0, tv_nsec < 0
+// or tv_nsec >= 1e9 -> hipFileInvalidValue. Timeouts beyond kMaxBatchWaitSeconds wait
+// indefinitely (a time point that far ahead would overflow the clock).
+inline constexpr time_t kMaxBatchWaitSeconds = 100L * 365 * 24 * 3600;
+Result<BatchDeadline> BatchDeadlineFrom(const struct timespec* timeout);
+
+}  // namespace hipfile::core

@@ -1,0 +1,167 @@
+// Shared pieces of the batch tests: a Sys whose reads and writes can be held at a gate (so
+// entries stay Running for as long as a test needs), and a fixture with a Driver over the CPU
+// runtime and a BatchManager of its own.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <hipfile.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/batch/batch_manager.h"
+#include "core/config.h"
+#include "core/driver.h"
+#include "fakes/fault_runtime.h"
+#include "fakes/fault_sys.h"
+#include "fakes/temp_dir.h"
+#include "runtime/cpu/cpu_runtime.h"
+
+namespace hipfile::core {
+
+// A FaultSys whose Pread and Pwrite wait while the gate is closed. Thread-safe.
+class GateSys : public testing::FaultSys {
+ public:
+  void CloseGate() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = false;
+  }
+  void OpenGate() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  // Waits until `n` calls are held at the gate; false after 5 s.
+  bool WaitHeld(size_t n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(5), [&] { return held_ >= n; });
+  }
+  size_t Held() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return held_;
+  }
+
+  Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
+    Pass();
+    return FaultSys::Pread(fd, buf, size, offset);
+  }
+  Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) override {
+    Pass();
+    return FaultSys::Pwrite(fd, buf, size, offset);
+  }
+
+ private:
+  void Pass() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (open_) return;
+    ++held_;
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return open_; });
+    --held_;
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = true;
+  size_t held_ = 0;
+};
+
+class BatchTest : public ::testing::Test {
+ protected:
+  static constexpr unsigned kWorkers = 2;
+
+  BatchTest() : cpu_(runtime::CreateCpuRuntime()), gpu_(*cpu_) {}
+  ~BatchTest() override {
+    sys_.OpenGate();
+    manager_.reset();
+    driver_.reset();
+    for (int fd : fds_) ::close(fd);
+    for (void* p : allocations_) (void)gpu_.Free(p);
+  }
+
+  // Built on first use, so that a test can set workers_ or the driver's parameters first.
+  Driver& driver() {
+    if (!driver_) driver_ = std::make_unique<Driver>(sys_, gpu_, ParseConfig(sys_));
+    return *driver_;
+  }
+  BatchManager& manager() {
+    if (!manager_) manager_ = std::make_unique<BatchManager>(driver(), workers_);
+    return *manager_;
+  }
+
+  // A file of `size` pattern bytes (seed 1), opened with `flags`, registered.
+  hipFileHandle_t OpenFile(const std::string& name, size_t size, int flags) {
+    const std::string path = dir_.File(name);
+    testing::WriteFileOrDie(path, testing::PatternBytes(size));
+    const int fd = ::open(path.c_str(), flags);
+    EXPECT_GE(fd, 0) << path;
+    fds_.push_back(fd);
+    Result<void*> handle = driver().RegisterHandle(fd);
+    EXPECT_TRUE(handle.ok()) << handle.status().ToString();
+    return handle.ok() ? *handle : nullptr;
+  }
+
+  void* DeviceAlloc(size_t size) {
+    void* p = nullptr;
+    EXPECT_EQ(gpu_.Malloc(&p, size), hipSuccess);
+    allocations_.push_back(p);
+    return p;
+  }
+  std::vector<unsigned char> DeviceBytes(const void* p, size_t size) {
+    std::vector<unsigned char> bytes(size);
+    EXPECT_EQ(gpu_.Memcpy(bytes.data(), p, size, hipMemcpyDeviceToHost), hipSuccess);
+    return bytes;
+  }
+  void FillDevice(void* p, const std::vector<unsigned char>& bytes) {
+    ASSERT_EQ(gpu_.Memcpy(p, bytes.data(), bytes.size(), hipMemcpyHostToDevice), hipSuccess);
+  }
+
+  static hipFileIOParams_t Entry(hipFileOpcode_t opcode, hipFileHandle_t fh, void* base,
+                                 size_t size, int64_t file_offset, int64_t buffer_offset,
+                                 void* cookie = nullptr) {
+    hipFileIOParams_t p = {};
+    p.mode = hipFileBatch;
+    p.opcode = opcode;
+    p.fh = fh;
+    p.u.batch.devPtr_base = base;
+    p.u.batch.size = size;
+    p.u.batch.file_offset = file_offset;
+    p.u.batch.devPtr_offset = buffer_offset;
+    p.cookie = cookie;
+    return p;
+  }
+
+  // Waits (no timeout) for `count` events of `batch`.
+  std::vector<hipFileIOEvents_t> Drain(hipFileBatchHandle_t batch, unsigned count) {
+    std::vector<hipFileIOEvents_t> events;
+    while (events.size() < count) {
+      std::vector<hipFileIOEvents_t> got(count - events.size());
+      unsigned nr = static_cast<unsigned>(got.size());
+      const Status status = manager().GetStatus(batch, 1, &nr, got.data(), nullptr);
+      EXPECT_TRUE(status.ok()) << status.ToString();
+      if (!status.ok() || nr == 0) break;
+      events.insert(events.end(), got.begin(), got.begin() + nr);
+    }
+    return events;
+  }
+
+  unsigned workers_ = kWorkers;
+  testing::TempDir dir_;
+  GateSys sys_;
+  std::unique_ptr<runtime::GpuRuntime> cpu_;
+  testing::FaultRuntime gpu_;
+  std::unique_ptr<Driver> driver_;
+  std::unique_ptr<BatchManager> manager_;
+  std::vector<int> fds_;
+  std::vector<void*> allocations_;
+};
+
+}  // namespace hipfile::core
