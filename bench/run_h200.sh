@@ -17,7 +17,7 @@ OUT=${3:-bench/results/$(date +%Y%m%d-%H%M%S)}
 SIZE=${SIZE:-8G}
 REPS=${REPS:-3}
 DEV=${DEV:-0}
-LIMIT=${LIMIT:-20}  # seconds per run at most
+LIMIT=${LIMIT:-5}  # seconds per run (each run loops over the file for this long)
 
 BENCH=""
 for c in "$BUILD/tools/hipfile-bench/hipfile-bench" "$BUILD/bench/hipfile-bench" \
