@@ -2,8 +2,8 @@
 // the C API on the process runtime (spec §1.10; docs/async.md).
 #include <hip/hip_runtime_api.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <future>
 #include <vector>
 
@@ -66,30 +66,30 @@ TEST_F(AsyncApiTest, ArgumentErrorsAtSubmission) {
   size_t size = kSize;
   hoff_t fo = 0, bo = 0;
   ssize_t bytes = -7;
-  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, nullptr, &size, &fo, &bo, &bytes, stream_),
-                   hipFileInvalidValue));
-  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, nullptr, &fo, &bo, &bytes, stream_),
-                   hipFileInvalidValue));
-  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, nullptr, &bo, &bytes, stream_),
-                   hipFileInvalidValue));
-  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, nullptr, &bytes, stream_),
-                   hipFileInvalidValue));
-  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, nullptr, stream_),
-                   hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(fh, nullptr, &size, &fo, &bo, &bytes, stream_), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(fh, dev, nullptr, &fo, &bo, &bytes, stream_), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(fh, dev, &size, nullptr, &bo, &bytes, stream_), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(fh, dev, &size, &fo, nullptr, &bytes, stream_), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, nullptr, stream_), hipFileInvalidValue));
   int not_a_handle = 0;
   EXPECT_TRUE(IsOp(hipFileReadAsync(&not_a_handle, dev, &size, &fo, &bo, &bytes, stream_),
                    hipFileHandleNotRegistered));
   size = kSize + 1;  // larger than the buffer
-  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_),
-                   hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_), hipFileInvalidValue));
   size = 16;
   fo = -1;
-  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_),
-                   hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_), hipFileInvalidValue));
   fo = 0;
   bo = kSize;  // buffer offset at the end of the buffer
-  EXPECT_TRUE(IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_),
-                   hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_), hipFileInvalidValue));
   EXPECT_EQ(bytes, -7) << "a refused submission must not touch *bytes_p";
   int host_memory[16];
   bo = 0;
@@ -98,8 +98,8 @@ TEST_F(AsyncApiTest, ArgumentErrorsAtSubmission) {
 }
 
 TEST_F(AsyncApiTest, StreamRegistrationRules) {
-  EXPECT_TRUE(IsOp(hipFileStreamRegister(stream_, HIPFILE_STREAM_FLAGS_MASK + 1),
-                   hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileStreamRegister(stream_, HIPFILE_STREAM_FLAGS_MASK + 1), hipFileInvalidValue));
   EXPECT_TRUE(IsOp(hipFileStreamDeregister(stream_), hipFileInvalidValue));
   RegisterStream(HIPFILE_STREAM_FLAGS_MASK);
   EXPECT_TRUE(IsOp(hipFileStreamRegister(stream_, 0), hipFileInvalidValue));
@@ -191,11 +191,10 @@ TEST_F(AsyncApiTest, ErrorsAtExecutionLandInBytes) {
   hoff_t fo = 0, bo = 0, past_eof = 2 * kSize;
   ssize_t grown_bytes = 1, write_bytes = 1, eof_bytes = 1;
   ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &grown, &fo, &bo, &grown_bytes, stream_)));
-  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &write_size, &past_eof, &bo, &eof_bytes,
-                                         stream_)));
+  ASSERT_TRUE(
+      IsSuccess(hipFileReadAsync(fh, dev, &write_size, &past_eof, &bo, &eof_bytes, stream_)));
   // The descriptor is read-only: the write fails in the kernel, with EBADF.
-  ASSERT_TRUE(IsSuccess(hipFileWriteAsync(fh, dev, &write_size, &fo, &bo, &write_bytes,
-                                          stream_)));
+  ASSERT_TRUE(IsSuccess(hipFileWriteAsync(fh, dev, &write_size, &fo, &bo, &write_bytes, stream_)));
   grown = 8192;  // larger than at submission: refused when it runs
   gate.open.set_value();
   ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
@@ -230,8 +229,7 @@ TEST_F(AsyncApiTest, OtherStreamsProgressWhileOneIsBlocked) {
   ssize_t blocked_bytes = -1, free_bytes = -1;
   ASSERT_TRUE(
       IsSuccess(hipFileReadAsync(fh, blocked_dev, &size, &fo, &bo, &blocked_bytes, stream_)));
-  ASSERT_TRUE(
-      IsSuccess(hipFileReadAsync(fh, free_dev, &size, &fo, &bo, &free_bytes, free_stream)));
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, free_dev, &size, &fo, &bo, &free_bytes, free_stream)));
   ASSERT_EQ(hipStreamSynchronize(free_stream), hipSuccess);
   EXPECT_EQ(free_bytes, static_cast<ssize_t>(kSize));
   EXPECT_EQ(blocked_bytes, 0);
@@ -296,6 +294,51 @@ TEST_F(AsyncApiTest, ManyStreamsManySlices) {
     EXPECT_EQ(hipStreamDestroy(s.stream), hipSuccess);
   }
   EXPECT_EQ(testing::ReadFileOrDie(dir_.File("out")), testing::PatternBytes(kStreams * kSlice));
+}
+
+}  // namespace
+}  // namespace hipfile::api
+
+namespace hipfile::api {
+namespace {
+
+// Submits two stream-ordered reads - one behind a host function that never returns, one free to
+// run - and exits at once.
+[[noreturn]] void ExitWithWorkOutstanding(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  hipFileDescr_t descr = {};
+  descr.type = hipFileHandleTypeOpaqueFD;
+  descr.handle.fd = fd;
+  hipFileHandle_t fh = nullptr;
+  if (hipFileHandleRegister(&fh, &descr).err != hipFileSuccess) std::exit(3);
+  void* dev = nullptr;
+  if (hipMalloc(&dev, 1 << 20) != hipSuccess) std::exit(4);
+  hipStream_t blocked = nullptr, busy = nullptr;
+  (void)hipStreamCreateWithFlags(&blocked, hipStreamNonBlocking);
+  (void)hipStreamCreateWithFlags(&busy, hipStreamNonBlocking);
+  static Gate never;  // never opened
+  (void)hipLaunchHostFunc(blocked, Gate::Wait, &never);
+  static size_t size = 1 << 20;
+  static hoff_t fo = 0, bo = 0;
+  static ssize_t a = 0, b = 0;
+  if (hipFileReadAsync(fh, dev, &size, &fo, &bo, &a, blocked).err != hipFileSuccess) {
+    std::exit(5);
+  }
+  if (hipFileReadAsync(fh, dev, &size, &fo, &bo, &b, busy).err != hipFileSuccess) {
+    std::exit(6);
+  }
+  std::exit(0);
+}
+
+// A process that exits while a stream-ordered read waits behind a blocked host function, and
+// while another one is queued on a second stream, exits cleanly: nothing the executor's threads
+// use is destroyed under them (a known crash-at-exit of other implementations).
+TEST(AsyncExitTest, ExitWithOperationsOutstandingIsClean) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  testing::TempDir dir;
+  const std::string path = dir.File("in");
+  testing::WriteFileOrDie(path, testing::PatternBytes(1 << 20));
+  EXPECT_EXIT(ExitWithWorkOutstanding(path), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
