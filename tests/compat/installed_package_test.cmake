@@ -29,6 +29,11 @@ set(ENV{PKG_CONFIG_PATH} "${pc_path}")
 run(${PKG_CONFIG} --cflags --libs hipfile)
 string(STRIP "${last_output}" flags)
 separate_arguments(flags UNIX_COMMAND "${flags}")
+# The installed headers compile as C, with nothing but pkg-config's flags.
+find_program(CC NAMES cc gcc REQUIRED)
+string(REGEX MATCHALL "-I[^;]*" cflags "${flags}")
+run(${CC} -std=c11 -Wall -Wextra -Werror -pedantic -c ${CONSUMER_DIR}/../c_header_check.c
+    -o ${WORK_DIR}/c_header_check.o ${cflags})
 find_program(CXX NAMES c++ g++ REQUIRED)
 run(${CXX} -std=c++17 ${CONSUMER_DIR}/consumer.cpp -o ${WORK_DIR}/consumer-pc ${flags})
 file(GLOB libdirs ${prefix}/lib*)
