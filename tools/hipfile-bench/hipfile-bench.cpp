@@ -8,10 +8,19 @@
 //   1  CPUONLY         O_DIRECT pread / pwrite of page-aligned host memory (no GPU)
 //   2  CPU_GPU         pread into pinned host memory + hipMemcpy (and back for writes)
 //   4  CPU_CACHED_GPU  hipMemcpy straight from (to) a shared mmap of the file: page cache + copy
+//   5  GPUD_ASYNC      hipFileReadAsync / hipFileWriteAsync on a registered non-blocking stream
+//                      per thread, -Q operations in flight (default 4)
+//   6  GPU_BATCH       a hipFileBatchIO batch per thread kept full: -Q entries (default 128,
+//                      at most 128), one registered GPU buffer per entry, one refill per event
 //   9  HOST_GPU        hipMemcpy from pinned host memory only, no file: the link's bandwidth
 //  10  CPU_PREAD       plain pread / pwrite of ordinary host memory (no GPU)
 // Sizes take K, M, G suffixes (powers of 1024). Without -T, each thread passes once over its
 // share of the data set; with -T, threads loop until the time is up.
+//
+// Latency is per operation. For -x 5 it runs from the submitting call to the host seeing the
+// hipEvent recorded after the operation complete; the host waits on the oldest operation's event
+// (hipEventSynchronize) when the window is full, as a stream completes in order. For -x 6 it runs
+// from hipFileBatchIOSubmit to the hipFileBatchIOGetStatus call that returned the entry's event.
 #include <fcntl.h>
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
@@ -23,6 +32,7 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +51,7 @@ struct Options {
   uint64_t size = 1ull << 30;
   uint64_t io_size = 1ull << 20;
   int xfer = 0;
+  int queue_depth = 0;  // -Q, for -x 5 and 6; 0: the type's default
   int io_type = 0;  // 0 read, 1 write, 2 random read, 3 random write
   double seconds = 0;
   bool verify = false;
@@ -58,6 +69,8 @@ const char* XferName(int x) {
     case 1: return "CPUONLY";
     case 2: return "CPU_GPU";
     case 4: return "CPU_CACHED_GPU";
+    case 5: return "GPUD_ASYNC";
+    case 6: return "GPU_BATCH";
     case 9: return "HOST_GPU";
     case 10: return "CPU_PREAD";
     default: return "UNKNOWN";
@@ -89,10 +102,12 @@ bool ParseSize(const char* text, uint64_t* out) {
 void Usage() {
   std::fprintf(stderr,
                "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] "
-               "[-i IOSIZE] [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-b] [-V] [--json] [--fsync]\n"
+               "[-i IOSIZE] [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-Q DEPTH] [-b] [-V] [--json] "
+               "[--fsync]\n"
                "  -x 0 hipFile sync, 1 O_DIRECT into host memory, 2 pread + hipMemcpy,\n"
-               "     4 page cache (mmap) + hipMemcpy, 9 pinned host->GPU copy only,\n"
-               "     10 plain pread into host memory\n"
+               "     4 page cache (mmap) + hipMemcpy, 5 hipFile stream-ordered (async),\n"
+               "     6 hipFile batch, 9 pinned host->GPU copy only, 10 plain pread into host memory\n"
+               "  -Q operations in flight per thread: -x 5 (default 4), -x 6 (default 128, max 128)\n"
                "  -I 0 read, 1 write, 2 random read, 3 random write\n");
 }
 
@@ -134,6 +149,9 @@ int ParseArgs(int argc, char** argv, Options* o) {
       ok = o->io_type >= 0 && o->io_type <= 3;
     } else if (a == "-T") {
       o->seconds = std::atof(v);
+    } else if (a == "-Q") {
+      o->queue_depth = std::atoi(v);
+      ok = o->queue_depth >= 1 && o->queue_depth <= 1024;
     } else {
       ok = false;
     }
@@ -148,6 +166,11 @@ int ParseArgs(int argc, char** argv, Options* o) {
     return 1;
   }
   if (o->file.empty()) o->file = o->dir + "/hipfile-bench.dat";
+  if (o->queue_depth == 0) o->queue_depth = o->xfer == 6 ? 128 : 4;
+  if (o->xfer == 6 && o->queue_depth > 128) {
+    std::fprintf(stderr, "hipfile-bench: -x 6 takes -Q 1..128 (a batch holds at most 128)\n");
+    return 1;
+  }
   return 0;
 }
 
@@ -220,11 +243,338 @@ struct Shared {
   int fd = -1;
   int direct_fd = -1;
   unsigned char* map = nullptr;
+  uint64_t file_size = 0;  // at open; a read ending there may be short
   std::chrono::steady_clock::time_point deadline;
 };
 
+bool HipOk(hipError_t e, const char* what) {
+  if (e == hipSuccess) return true;
+  std::fprintf(stderr, "hipfile-bench: %s failed: %s\n", what, hipGetErrorName(e));
+  return false;
+}
+
+bool HipFileOk(hipFileError_t e, const char* what) {
+  if (e.err == hipFileSuccess) return true;
+  if (IS_HIP_DRV_ERR(e)) {
+    std::fprintf(stderr, "hipfile-bench: %s failed: %s\n", what,
+                 hipGetErrorName(HIP_DRV_ERR(e)));
+  } else {
+    std::fprintf(stderr, "hipfile-bench: %s failed: %s (%d)\n", what,
+                 hipFileGetOpErrorString(e.err), e.err);
+  }
+  return false;
+}
+
+// The file offsets one thread's operations use, in issue order: its own share of the data set
+// for sequential types, uniform over the data set for random ones; ends at the deadline (-T) or
+// after one pass over the share.
+class OffsetSequence {
+ public:
+  OffsetSequence(const Shared& s, int t)
+      : o_(*s.o),
+        deadline_(s.deadline),
+        ios_total_(std::max<uint64_t>(o_.size / o_.io_size, 1)),
+        per_thread_(std::max<uint64_t>(ios_total_ / static_cast<uint64_t>(o_.threads), 1)),
+        first_(per_thread_ * static_cast<uint64_t>(t)),
+        rng_(1234 + static_cast<uint64_t>(t)) {}
+
+  bool Next(uint64_t* off) {
+    if (o_.seconds > 0) {
+      if (std::chrono::steady_clock::now() >= deadline_) return false;
+    } else if (i_ >= per_thread_) {
+      return false;
+    }
+    const uint64_t index =
+        IsRandom(o_) ? rng_() % ios_total_ : (first_ + i_ % per_thread_) % ios_total_;
+    ++i_;
+    *off = index * o_.io_size;
+    return true;
+  }
+
+ private:
+  const Options& o_;
+  const std::chrono::steady_clock::time_point deadline_;
+  const uint64_t ios_total_;
+  const uint64_t per_thread_;
+  const uint64_t first_;
+  std::mt19937_64 rng_;
+  uint64_t i_ = 0;
+};
+
+// Before a write: puts the pattern of `off` into `dev` so the file can be checked afterwards.
+bool StageWriteData(const Options& o, void* dev, uint64_t off) {
+  if (!o.verify || !IsWrite(o)) return true;
+  std::vector<unsigned char> data(o.io_size);
+  FillPattern(data.data(), data.size(), off);
+  return HipOk(hipMemcpy(dev, data.data(), data.size(), hipMemcpyHostToDevice), "hipMemcpy");
+}
+
+// After an operation of `n` bytes at `off` through `dev`: the bytes count is right (a read may
+// be short only where the file ends) and, with -V, the data is the pattern.
+bool CheckCompleted(const Shared& s, const void* dev, uint64_t off, int64_t n) {
+  const Options& o = *s.o;
+  const int64_t io = static_cast<int64_t>(o.io_size);
+  const bool short_at_eof =
+      !IsWrite(o) && n >= 0 && n < io && off + static_cast<uint64_t>(n) >= s.file_size;
+  if (n != io && !short_at_eof) {
+    if (n < 0 && -n >= HIPFILE_BASE_ERR) {
+      std::fprintf(stderr, "hipfile-bench: %s at %" PRIu64 " failed: %s\n",
+                   IsWrite(o) ? "write" : "read", off, HIPFILE_ERRSTR(-n));
+    } else if (n < 0) {
+      std::fprintf(stderr, "hipfile-bench: %s at %" PRIu64 " failed: %s\n",
+                   IsWrite(o) ? "write" : "read", off, std::strerror(static_cast<int>(-n)));
+    } else {
+      std::fprintf(stderr, "hipfile-bench: %s at %" PRIu64 " moved %" PRId64 " of %" PRId64
+                   " bytes\n", IsWrite(o) ? "write" : "read", off, n, io);
+    }
+    return false;
+  }
+  if (!o.verify || n == 0) return true;
+  const size_t len = static_cast<size_t>(n);
+  std::vector<unsigned char> check(len);
+  if (IsWrite(o)) {
+    if (::pread(s.fd, check.data(), len, static_cast<off_t>(off)) != static_cast<ssize_t>(len)) {
+      std::perror("hipfile-bench: pread for -V");
+      return false;
+    }
+  } else if (!HipOk(hipMemcpy(check.data(), dev, len, hipMemcpyDeviceToHost), "hipMemcpy")) {
+    return false;
+  }
+  return CheckPattern(check.data(), len, off);
+}
+
+double MicrosSince(std::chrono::steady_clock::time_point start,
+                   std::chrono::steady_clock::time_point end) {
+  return std::chrono::duration<double, std::micro>(end - start).count();
+}
+
+// The GPU buffers of a queued type, one per operation slot; -x 6 always registers them, -x 5
+// with -b. Writes start from the pattern of offset 0, as in RunThread.
+class SlotBuffers {
+ public:
+  ~SlotBuffers() {
+    for (size_t k = 0; k < dev_.size(); ++k) {
+      if (registered_[k]) (void)hipFileBufDeregister(dev_[k]);
+      if (dev_[k]) (void)hipFree(dev_[k]);
+    }
+  }
+
+  bool Allocate(const Options& o, int count, bool register_them) {
+    std::vector<unsigned char> data(IsWrite(o) ? o.io_size : 0);
+    FillPattern(data.data(), data.size(), 0);
+    dev_.assign(static_cast<size_t>(count), nullptr);
+    registered_.assign(static_cast<size_t>(count), false);
+    for (size_t k = 0; k < dev_.size(); ++k) {
+      if (!HipOk(hipMalloc(&dev_[k], o.io_size), "hipMalloc")) return false;
+      if (IsWrite(o) &&
+          !HipOk(hipMemcpy(dev_[k], data.data(), data.size(), hipMemcpyHostToDevice), "hipMemcpy")) {
+        return false;
+      }
+      if (register_them) {
+        if (!HipFileOk(hipFileBufRegister(dev_[k], o.io_size, 0), "hipFileBufRegister")) {
+          return false;
+        }
+        registered_[k] = true;
+      }
+    }
+    return true;
+  }
+
+  void* operator[](size_t k) const { return dev_[k]; }
+
+ private:
+  std::vector<void*> dev_;
+  std::vector<bool> registered_;
+};
+
+// One stream-ordered operation: the variables hipFile*Async reads and writes through pointers,
+// kept alive (and untouched) until the event recorded after it has completed.
+struct AsyncSlot {
+  size_t size = 0;
+  hoff_t file_offset = 0;
+  hoff_t buffer_offset = 0;
+  ssize_t bytes = 0;
+  hipEvent_t done = nullptr;
+  std::chrono::steady_clock::time_point submitted;
+};
+
+// -x 5: a window of -Q operations on this thread's registered non-blocking stream; when it is
+// full, waits for the oldest operation's event and reuses its slot.
+bool RunAsyncOps(const Shared& s, int t, hipStream_t stream, std::vector<AsyncSlot>& slots,
+                 const SlotBuffers& bufs, ThreadResult* r) {
+  const Options& o = *s.o;
+  const size_t depth = slots.size();
+  OffsetSequence seq(s, t);
+  uint64_t head = 0;  // operations submitted
+  uint64_t tail = 0;  // operations completed
+  bool more = true;
+  for (;;) {
+    uint64_t off = 0;
+    while (more && head - tail < depth && (more = seq.Next(&off))) {
+      const size_t k = head % depth;
+      AsyncSlot& slot = slots[k];
+      if (!StageWriteData(o, bufs[k], off)) return false;
+      slot.size = o.io_size;
+      slot.file_offset = static_cast<hoff_t>(off);
+      slot.buffer_offset = 0;
+      slot.submitted = std::chrono::steady_clock::now();
+      const hipFileError_t e =
+          IsWrite(o) ? hipFileWriteAsync(s.fh, bufs[k], &slot.size, &slot.file_offset,
+                                         &slot.buffer_offset, &slot.bytes, stream)
+                     : hipFileReadAsync(s.fh, bufs[k], &slot.size, &slot.file_offset,
+                                        &slot.buffer_offset, &slot.bytes, stream);
+      if (!HipFileOk(e, IsWrite(o) ? "hipFileWriteAsync" : "hipFileReadAsync")) return false;
+      if (!HipOk(hipEventRecord(slot.done, stream), "hipEventRecord")) return false;
+      ++head;
+    }
+    if (head == tail) return true;
+    const size_t k = tail % depth;
+    AsyncSlot& slot = slots[k];
+    if (!HipOk(hipEventSynchronize(slot.done), "hipEventSynchronize")) return false;
+    const auto end = std::chrono::steady_clock::now();
+    ++tail;
+    if (!CheckCompleted(s, bufs[k], static_cast<uint64_t>(slot.file_offset), slot.bytes)) {
+      return false;
+    }
+    r->latencies_us.push_back(MicrosSince(slot.submitted, end));
+    r->bytes += static_cast<uint64_t>(slot.bytes);
+    ++r->ops;
+  }
+}
+
+void RunAsyncThread(const Shared& s, int t, ThreadResult* r) {
+  const Options& o = *s.o;
+  r->failed = true;
+  if (!HipOk(hipSetDevice(o.device), "hipSetDevice")) return;
+  SlotBuffers bufs;
+  if (!bufs.Allocate(o, o.queue_depth, o.register_buffers)) return;
+  std::vector<AsyncSlot> slots(static_cast<size_t>(o.queue_depth));
+  hipStream_t stream = nullptr;
+  if (!HipOk(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreate")) return;
+  bool ok = true;
+  for (AsyncSlot& slot : slots) {
+    ok = ok && HipOk(hipEventCreateWithFlags(&slot.done, hipEventDisableTiming), "hipEventCreate");
+  }
+  // The values are fixed at submission, so hipFile need not read them again when they run.
+  unsigned flags = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                   HIPFILE_STREAM_FIXED_FILE_SIZE;
+  if (o.io_size % 4096 == 0) flags |= HIPFILE_STREAM_PAGE_ALIGNED_INPUTS;
+  const bool registered = ok && HipFileOk(hipFileStreamRegister(stream, flags),
+                                          "hipFileStreamRegister");
+  ok = registered && RunAsyncOps(s, t, stream, slots, bufs, r);
+  // Whatever happened, nothing may still be in flight when the slots and buffers go away.
+  ok = HipOk(hipStreamSynchronize(stream), "hipStreamSynchronize") && ok;
+  if (registered) (void)hipFileStreamDeregister(stream);
+  for (AsyncSlot& slot : slots) {
+    if (slot.done) (void)hipEventDestroy(slot.done);
+  }
+  (void)hipStreamDestroy(stream);
+  r->failed = !ok;
+}
+
+// -x 6: one batch kept full. Each slot is a registered buffer and at most one entry in flight;
+// every event returned refills its slot with the next offset.
+bool RunBatchOps(const Shared& s, int t, hipFileBatchHandle_t batch, const SlotBuffers& bufs,
+                 ThreadResult* r) {
+  const Options& o = *s.o;
+  const size_t depth = static_cast<size_t>(o.queue_depth);
+  std::vector<hipFileIOParams_t> params(depth);
+  std::vector<hipFileIOEvents_t> events(depth);
+  std::vector<uint64_t> slot_off(depth);
+  std::vector<std::chrono::steady_clock::time_point> submitted(depth);
+  OffsetSequence seq(s, t);
+  bool more = true;
+  size_t in_flight = 0;
+  size_t n = 0;  // entries in `params` waiting to be submitted
+  auto queue = [&](size_t k) -> bool {
+    uint64_t off = 0;
+    if (!more || !(more = seq.Next(&off))) return true;
+    if (!StageWriteData(o, bufs[k], off)) return false;
+    hipFileIOParams_t& p = params[n++];
+    p = {};
+    p.mode = hipFileBatch;
+    p.u.batch.devPtr_base = bufs[k];
+    p.u.batch.file_offset = static_cast<int64_t>(off);
+    p.u.batch.devPtr_offset = 0;
+    p.u.batch.size = o.io_size;
+    p.fh = s.fh;
+    p.opcode = IsWrite(o) ? hipFileBatchWrite : hipFileBatchRead;
+    p.cookie = reinterpret_cast<void*>(static_cast<uintptr_t>(k));
+    slot_off[k] = off;
+    return true;
+  };
+  auto submit = [&]() -> bool {
+    if (n == 0) return true;
+    const auto now = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < n; ++i) {
+      submitted[reinterpret_cast<uintptr_t>(params[i].cookie)] = now;
+    }
+    if (!HipFileOk(hipFileBatchIOSubmit(batch, static_cast<unsigned>(n), params.data(), 0),
+                   "hipFileBatchIOSubmit")) {
+      return false;
+    }
+    in_flight += n;
+    n = 0;
+    return true;
+  };
+  for (size_t k = 0; k < depth; ++k) {
+    if (!queue(k)) return false;
+  }
+  if (!submit()) return false;
+  while (in_flight > 0) {
+    unsigned nr = static_cast<unsigned>(depth);
+    if (!HipFileOk(hipFileBatchIOGetStatus(batch, 1, &nr, events.data(), nullptr),
+                   "hipFileBatchIOGetStatus")) {
+      return false;
+    }
+    const auto end = std::chrono::steady_clock::now();
+    for (unsigned i = 0; i < nr; ++i) {
+      const hipFileIOEvents_t& ev = events[i];
+      const uintptr_t k = reinterpret_cast<uintptr_t>(ev.cookie);
+      if (k >= depth) {
+        std::fprintf(stderr, "hipfile-bench: batch event with an unknown cookie %p\n", ev.cookie);
+        return false;
+      }
+      --in_flight;
+      const int64_t ret = static_cast<int64_t>(ev.ret);
+      if (ev.status != hipFileComplete) {
+        std::fprintf(stderr, "hipfile-bench: batch entry at %" PRIu64 " ended with status %d\n",
+                     slot_off[k], static_cast<int>(ev.status));
+        if (ret < 0) CheckCompleted(s, bufs[k], slot_off[k], ret);  // prints the error
+        return false;
+      }
+      if (!CheckCompleted(s, bufs[k], slot_off[k], ret)) return false;
+      r->latencies_us.push_back(MicrosSince(submitted[k], end));
+      r->bytes += static_cast<uint64_t>(ret);
+      ++r->ops;
+      if (!queue(k)) return false;
+    }
+    if (!submit()) return false;
+  }
+  return true;
+}
+
+void RunBatchThread(const Shared& s, int t, ThreadResult* r) {
+  const Options& o = *s.o;
+  r->failed = true;
+  if (!HipOk(hipSetDevice(o.device), "hipSetDevice")) return;
+  SlotBuffers bufs;
+  if (!bufs.Allocate(o, o.queue_depth, true)) return;
+  hipFileBatchHandle_t batch = nullptr;
+  if (!HipFileOk(hipFileBatchIOSetUp(&batch, static_cast<unsigned>(o.queue_depth)),
+                 "hipFileBatchIOSetUp")) {
+    return;
+  }
+  const bool ok = RunBatchOps(s, t, batch, bufs, r);
+  // Cancels what is queued and waits for running entries before the buffers are released.
+  hipFileBatchIODestroy(batch);
+  r->failed = !ok;
+}
+
 void RunThread(const Shared& s, int t, ThreadResult* r) {
   const Options& o = *s.o;
+  if (o.xfer == 5) return RunAsyncThread(s, t, r);
+  if (o.xfer == 6) return RunBatchThread(s, t, r);
   BENCH_HIP(hipSetDevice(o.device));
   const size_t io = static_cast<size_t>(o.io_size);
   void* dev = nullptr;
@@ -350,7 +700,8 @@ double Percentile(std::vector<double>& v, double p) {
 int main(int argc, char** argv) {
   Options o;
   if (int rc = ParseArgs(argc, argv, &o)) return rc;
-  if (o.xfer != 0 && o.xfer != 1 && o.xfer != 2 && o.xfer != 4 && o.xfer != 9 && o.xfer != 10) {
+  if (o.xfer != 0 && o.xfer != 1 && o.xfer != 2 && o.xfer != 4 && o.xfer != 5 && o.xfer != 6 &&
+      o.xfer != 9 && o.xfer != 10) {
     std::fprintf(stderr, "hipfile-bench: transfer type %d is not supported yet\n", o.xfer);
     return 2;
   }
@@ -366,6 +717,8 @@ int main(int argc, char** argv) {
       std::perror(o.file.c_str());
       return 1;
     }
+    struct stat st = {};
+    if (::fstat(s.fd, &st) == 0) s.file_size = static_cast<uint64_t>(st.st_size);
   }
   if (o.xfer == 1) {
     s.direct_fd = ::open(o.file.c_str(), flags | O_DIRECT);
@@ -383,7 +736,8 @@ int main(int argc, char** argv) {
     }
     s.map = static_cast<unsigned char*>(p);
   }
-  if (o.xfer == 0) {
+  const bool uses_hipfile = o.xfer == 0 || o.xfer == 5 || o.xfer == 6;
+  if (uses_hipfile) {
     const hipFileError_t opened = hipFileDriverOpen();
     if (opened.err != hipFileSuccess) {
       std::fprintf(stderr, "hipfile-bench: hipFileDriverOpen failed: %d\n", opened.err);
@@ -414,7 +768,7 @@ int main(int argc, char** argv) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  if (o.xfer == 0) {
+  if (uses_hipfile) {
     hipFileHandleDeregister(s.fh);
     (void)hipFileDriverClose();
   }
@@ -438,21 +792,25 @@ int main(int argc, char** argv) {
   const double gib_s = secs > 0 ? static_cast<double>(bytes) / secs / (1024.0 * 1024 * 1024) : 0;
   const double p50 = Percentile(lat, 0.50);
   const double p99 = Percentile(lat, 0.99);
+  const bool queued = o.xfer == 5 || o.xfer == 6;
   if (o.json) {
     std::printf("{\"io_type\": \"%s\", \"xfer_type\": \"%s\", \"xfer\": %d, \"threads\": %d, "
                 "\"bytes\": %" PRIu64 ", \"dataset_bytes\": %" PRIu64 ", \"io_size\": %" PRIu64
                 ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
                 "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
-                ", \"total_time_s\": %.4f, \"iops\": %.1f, \"verified\": %s, \"ok\": %s}\n",
+                ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"verified\": %s, "
+                "\"ok\": %s}\n",
                 IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size,
                 gib_s, avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0,
-                o.verify ? "true" : "false", failed ? "false" : "true");
+                queued ? o.queue_depth : 1, o.verify ? "true" : "false", failed ? "false" : "true");
   } else {
-    std::printf("IoType: %s XferType: %s Threads: %d DataSetSize: %" PRIu64 "/%" PRIu64
+    std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
+                o.threads);
+    if (queued) std::printf("IoDepth: %d ", o.queue_depth);
+    std::printf("DataSetSize: %" PRIu64 "/%" PRIu64
                 "KiB IOSize: %" PRIu64 "KiB Throughput: %.6f GiB/sec, Avg_Latency: %.6f usecs "
                 "ops: %" PRIu64 " total_time %.6f secs\n",
-                IoName(o.io_type), XferName(o.xfer), o.threads, bytes / 1024, o.size / 1024,
-                o.io_size / 1024, gib_s, avg, ops, secs);
+                bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs);
   }
   return failed ? 1 : 0;
 }
