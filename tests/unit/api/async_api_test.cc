@@ -316,8 +316,8 @@ namespace {
   hipStream_t blocked = nullptr, busy = nullptr;
   (void)hipStreamCreateWithFlags(&blocked, hipStreamNonBlocking);
   (void)hipStreamCreateWithFlags(&busy, hipStreamNonBlocking);
-  static Gate never;  // never opened
-  (void)hipLaunchHostFunc(blocked, Gate::Wait, &never);
+  static Gate* never = new Gate;  // never opened; leaked: the stream waits on it at exit
+  (void)hipLaunchHostFunc(blocked, Gate::Wait, never);
   static size_t size = 1 << 20;
   static hoff_t fo = 0, bo = 0;
   static ssize_t a = 0, b = 0;

@@ -111,11 +111,17 @@ void ShrinkSize(void* arg) { static_cast<size_t*>(arg)[0] = 100; }
 TEST_F(AsyncExecutorTest, UnfixedSizeIsReadWhenTheOperationRuns) {
   runtime::Stream s = NewStream();
   Slot slot;
+  // Hold the stream until the op is submitted, so the submission reads the size untouched.
+  std::promise<void> go;
+  std::shared_future<void> gate = go.get_future().share();
+  auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
+  ASSERT_EQ(gpu_->LaunchHostFunc(s, wait_gate, &gate), hipSuccess);
   ASSERT_EQ(gpu_->LaunchHostFunc(s, ShrinkSize, &slot.size), hipSuccess);  // runs before the op
   ASSERT_TRUE(executor_
                   ->Submit(s, MakeOp(&slot, 0,
                                      [](const AsyncParams& p) { return ssize_t(p.size); }))
                   .ok());
+  go.set_value();
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(slot.bytes, 100);
 }
