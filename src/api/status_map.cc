@@ -30,7 +30,10 @@ ssize_t ToSsize(const Result<size_t>& result) {
       errno = status.code();
       return -1;
     case Status::Kind::kOp:
+      return -static_cast<ssize_t>(status.code());
     case Status::Kind::kGpu:
+      // -hipErrorInvalidValue would be -1, which callers read as "see errno".
+      if (status.code() == hipErrorInvalidValue) return -static_cast<ssize_t>(hipFileHipDriverError);
       return -static_cast<ssize_t>(status.code());
     case Status::Kind::kOk:
       break;

@@ -15,7 +15,9 @@ namespace hipfile::api {
 // logged at info level). Known errnos were already turned into op errors by the core.
 hipFileError_t ToError(Status status);
 
-// For hipFileRead/Write: bytes; kErrno -> -1 with errno set; kOp -> -op; kGpu -> -hipError_t.
+// For hipFileRead/Write: bytes; kErrno -> -1 with errno set; kOp -> -op; kGpu -> -hipError_t,
+// except hipErrorInvalidValue, whose negation (-1) would read as an errno result: it becomes
+// -hipFileHipDriverError.
 ssize_t ToSsize(const Result<size_t>& result);
 
 inline hipFileError_t Success() { return hipFileError_t{hipFileSuccess, hipSuccess}; }

@@ -32,5 +32,11 @@ TEST(ToSsizeTest, EachChannel) {
             -static_cast<ssize_t>(hipErrorIllegalAddress));
 }
 
+TEST(ToSsizeTest, GpuInvalidValueIsNotMistakenForAnErrnoResult) {
+  // -hipErrorInvalidValue is -1, the errno convention's value.
+  EXPECT_EQ(ToSsize(Result<size_t>(Status::Gpu(hipErrorInvalidValue))),
+            -static_cast<ssize_t>(hipFileHipDriverError));
+}
+
 }  // namespace
 }  // namespace hipfile::api
