@@ -310,8 +310,13 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
   op->bytes_p = bytes_p;
   op->fixed_flags = executor.StreamFlags(stream);
   op->submitted = {size, file_offset, buffer_offset};
-  op->run = [this, io = std::move(*prepared)](const AsyncParams& p) {
-    return AsyncResult(Execute(io, p.size, p.file_offset, p.buffer_offset));
+  op->run = [this, io = std::move(*prepared)](const AsyncParams& p) mutable {
+    const ssize_t result = AsyncResult(Execute(io, p.size, p.file_offset, p.buffer_offset));
+    // The file and buffer are free for deregistration once the stream goes on; the engine
+    // reference stays with the operation until the executor disposes of it (async_executor.h).
+    io.file.reset();
+    io.registered.reset();
+    return result;
   };
   *bytes_p = 0;
   return executor.Submit(stream, std::move(op));

@@ -55,7 +55,9 @@ struct AsyncExecutor::Ready {
 };
 
 AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers)
-    : gpu_(gpu), workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers))) {
+    : gpu_(gpu),
+      workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers))),
+      reaper_(std::make_unique<WorkerPool>(1)) {
   void* slab = nullptr;
   const hipError_t e = gpu_.HostMalloc(&slab, kMaxChannels * kWordsPerChannel * sizeof(uint32_t),
                                        hipHostMallocPortable | hipHostMallocMapped);
@@ -79,6 +81,7 @@ AsyncExecutor::~AsyncExecutor() {
   wake_poller_.notify_all();
   poller_.join();
   workers_.reset();  // joins: no task touches the executor after this
+  reaper_.reset();
   if (slab_ != nullptr) (void)gpu_.HostFree(slab_);
 }
 
@@ -190,12 +193,12 @@ void AsyncExecutor::HostFnTrampoline(void* arg) {
 }
 
 void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) {
-  if (op) {
-    const ssize_t result = RunBound(*op);
-    *op->bytes_p = result;
-    op.reset();  // drop the file and buffer references before the stream moves on
-  }
+  if (op) *op->bytes_p = RunBound(*op);
   StoreWord(&channel->words[kDone], seq);
+  if (op) {
+    AsyncOp* finished = op.release();
+    reaper_->Post([finished] { delete finished; });
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   if (--outstanding_ == 0) idle_.notify_all();
 }

@@ -19,6 +19,10 @@
 // executor. So the channel words come from one slab pinned at construction (kMaxChannels
 // streams per executor), and stream memory operation support is probed for every device then.
 //
+// A finished operation is destroyed only after its stream was released, and on a reaper thread:
+// it may hold the last reference to an engine, whose destructor frees pinned memory - which waits
+// for every stream, this one included.
+//
 // Lifetime: the executor lives until process exit. Deregistering a stream forgets its flags but
 // keeps its channel serving operations already submitted, so deregistering with work in flight
 // neither blocks nor loses the work.
@@ -78,6 +82,7 @@ class AsyncExecutor {
 
   runtime::GpuRuntime& gpu_;
   std::unique_ptr<WorkerPool> workers_;  // reset before the members its tasks use
+  std::unique_ptr<WorkerPool> reaper_;   // one thread: destroys finished operations
 
   std::mutex mutex_;
   std::condition_variable wake_poller_;

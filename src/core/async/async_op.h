@@ -27,7 +27,9 @@ struct AsyncOp {
   AsyncParams submitted;  // values seen at submission (size already clamped)
 
   // Validates the bound parameters against the buffer and file and moves the bytes. Returns what
-  // *bytes_p receives: bytes moved, or a negative hipFileOpError_t.
+  // *bytes_p receives: bytes moved, or a negative code. Runs once; it should drop references the
+  // caller may want back as soon as the stream moves on (a registered buffer) before returning.
+  // Whatever it still holds is destroyed after the stream was released, off the workers.
   std::function<ssize_t(const AsyncParams&)> run;
 };
 

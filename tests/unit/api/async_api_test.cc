@@ -263,6 +263,26 @@ TEST_F(AsyncApiTest, DeregistrationsWithWorkInFlightAreSafe) {
   EXPECT_TRUE(IsSuccess(hipFileBufDeregister(dev)));
 }
 
+TEST_F(AsyncApiTest, ClosingTheDriverWithWorkInFlightNeitherHangsNorLosesIt) {
+  // The operation holds the engine the close releases; freeing its pinned staging memory waits
+  // for every stream (CUDA's implicit synchronization, mirrored by the CPU runtime), including
+  // this one, which waits for the operation: that must not be done before the stream is released.
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  Gate gate;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  size_t size = kSize;
+  hoff_t fo = 0, bo = 0;
+  ssize_t bytes = -1;
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
+  while (hipFileUseCount() > 0) ASSERT_TRUE(IsSuccess(hipFileDriverClose()));
+  gate.open.set_value();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(bytes, static_cast<ssize_t>(kSize));
+  EXPECT_EQ(DeviceBytes(dev, kSize), testing::PatternBytes(kSize));
+}
+
 TEST_F(AsyncApiTest, ManyStreamsManySlices) {
   constexpr int kStreams = 8;
   constexpr size_t kSlice = 256 << 10;
