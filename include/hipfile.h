@@ -291,10 +291,7 @@ HIPFILE_API ssize_t hipFileWrite(hipFileHandle_t fh, const void *buffer_base, si
 
 /* ---- batch I/O ------------------------------------------------------------------------------- */
 
-typedef enum hipFileOpcode {
-    hipFileBatchRead = 0,
-    hipFileBatchWrite = 1
-} hipFileOpcode_t;
+typedef enum hipFileOpcode { hipFileBatchRead = 0, hipFileBatchWrite = 1 } hipFileOpcode_t;
 
 typedef enum hipFileStatus {
     hipFileWaiting = 1 << 0,
@@ -306,9 +303,7 @@ typedef enum hipFileStatus {
     hipFileFailed = 1 << 6
 } hipFileStatus_t;
 
-typedef enum hipFileBatchMode {
-    hipFileBatch = 1
-} hipFileBatchMode_t;
+typedef enum hipFileBatchMode { hipFileBatch = 1 } hipFileBatchMode_t;
 
 typedef struct hipFileIOParams {
     hipFileBatchMode_t mode;
@@ -354,10 +349,9 @@ HIPFILE_API void hipFileBatchIODestroy(hipFileBatchHandle_t batch_idp);
 HIPFILE_API hipFileError_t hipFileReadAsync(hipFileHandle_t fh, void *buffer_base, size_t *size_p,
                                             hoff_t *file_offset_p, hoff_t *buffer_offset_p,
                                             ssize_t *bytes_read_p, hipStream_t stream);
-HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void *buffer_base,
-                                             size_t *size_p, hoff_t *file_offset_p,
-                                             hoff_t *buffer_offset_p, ssize_t *bytes_written_p,
-                                             hipStream_t stream);
+HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void *buffer_base, size_t *size_p,
+                                             hoff_t *file_offset_p, hoff_t *buffer_offset_p,
+                                             ssize_t *bytes_written_p, hipStream_t stream);
 HIPFILE_API hipFileError_t hipFileStreamRegister(hipStream_t stream, unsigned flags);
 HIPFILE_API hipFileError_t hipFileStreamDeregister(hipStream_t stream);
 

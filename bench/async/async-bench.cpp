@@ -202,13 +202,13 @@ int main(int argc, char** argv) {
               Percentile(alat, 0.99));
   std::printf("| sync hipFileRead | %.1f | %.1f |\n", Percentile(slat, 0.5),
               Percentile(slat, 0.99));
-  std::printf("json: {\"runtime\": \"%s\", \"streams\": %d, \"slice_mib\": %zu, "
-              "\"sync_read_gib_s\": %.3f, \"async_read_gib_s\": %.3f, \"sync_write_gib_s\": %.3f, "
-              "\"async_write_gib_s\": %.3f, \"async_4k_p50_us\": %.1f, \"async_4k_p99_us\": %.1f, "
-              "\"sync_4k_p50_us\": %.1f, \"sync_4k_p99_us\": %.1f}\n",
-              hipFileExtRuntimeName(), streams, slice >> 20, msr, mar, msw, maw,
-              Percentile(alat, 0.5), Percentile(alat, 0.99), Percentile(slat, 0.5),
-              Percentile(slat, 0.99));
+  std::printf(
+      "json: {\"runtime\": \"%s\", \"streams\": %d, \"slice_mib\": %zu, "
+      "\"sync_read_gib_s\": %.3f, \"async_read_gib_s\": %.3f, \"sync_write_gib_s\": %.3f, "
+      "\"async_write_gib_s\": %.3f, \"async_4k_p50_us\": %.1f, \"async_4k_p99_us\": %.1f, "
+      "\"sync_4k_p50_us\": %.1f, \"sync_4k_p99_us\": %.1f}\n",
+      hipFileExtRuntimeName(), streams, slice >> 20, msr, mar, msw, maw, Percentile(alat, 0.5),
+      Percentile(alat, 0.99), Percentile(slat, 0.5), Percentile(slat, 0.99));
 
   for (int i = 0; i < streams; ++i) {
     Check(hipFileStreamDeregister(ss[i]), "deregister stream");

@@ -32,18 +32,30 @@ int main() {
   void* dev = nullptr;
   (void)gpu.Malloc(&dev, 1 << 20);
   std::vector<Probe> probes = {
-      {"StreamCreate", [&] { Stream s; (void)gpu.StreamCreate(&s, hipStreamNonBlocking); }},
-      {"MemcpyAsync+StreamSynchronize(other stream)", [&] {
+      {"StreamCreate",
+       [&] {
+         Stream s;
+         (void)gpu.StreamCreate(&s, hipStreamNonBlocking);
+       }},
+      {"MemcpyAsync+StreamSynchronize(other stream)",
+       [&] {
          (void)gpu.MemcpyAsync(dev, pinned, 1 << 20, hipMemcpyHostToDevice, other);
          (void)gpu.StreamSynchronize(other);
        }},
-      {"HostMalloc 8 MiB", [&] { void* p; (void)gpu.HostMalloc(&p, 8 << 20, 0); }},
-      {"HostRegister 64 MiB", [&] {
-         (void)gpu.HostRegister(file_like.data(), file_like.size(), 0);
+      {"HostMalloc 8 MiB",
+       [&] {
+         void* p;
+         (void)gpu.HostMalloc(&p, 8 << 20, 0);
        }},
+      {"HostRegister 64 MiB",
+       [&] { (void)gpu.HostRegister(file_like.data(), file_like.size(), 0); }},
       {"HostUnregister 64 MiB", [&] { (void)gpu.HostUnregister(file_like.data()); }},
       {"HostFree 1 MiB", [&] { (void)gpu.HostFree(pinned); }},
-      {"Malloc 1 MiB", [&] { void* p; (void)gpu.Malloc(&p, 1 << 20); }},
+      {"Malloc 1 MiB",
+       [&] {
+         void* p;
+         (void)gpu.Malloc(&p, 1 << 20);
+       }},
   };
   for (Probe& probe : probes) {
     Stream s = nullptr;

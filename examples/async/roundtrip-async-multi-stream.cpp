@@ -1,5 +1,6 @@
 /* roundtrip-async-multi-stream READ_FILE WRITE_FILE [GPUID]
- * roundtrip-async-multi-stream-registered READ_FILE WRITE_FILE [GPUID]  (built with REGISTER_STREAMS)
+ * roundtrip-async-multi-stream-registered READ_FILE WRITE_FILE [GPUID]  (built with
+ * REGISTER_STREAMS)
  *
  * Splits a NUM_STREAMS * SLICE_SIZE file into slices; slice i is read into its own GPU buffer
  * with hipFileReadAsync and written back with hipFileWriteAsync, both on non-blocking stream i.
@@ -82,7 +83,8 @@ static bool set_up(slice_state &s, int index) {
 
 static bool tear_down(slice_state &s) {
     bool ok = true;
-    if (s.stream_registered) ok &= hipfile_ok(hipFileStreamDeregister(s.stream), "hipFileStreamDeregister");
+    if (s.stream_registered)
+        ok &= hipfile_ok(hipFileStreamDeregister(s.stream), "hipFileStreamDeregister");
     if (s.stream_created) ok &= hip_ok(hipStreamDestroy(s.stream), "hipStreamDestroy");
     if (s.buf_registered) ok &= hipfile_ok(hipFileBufDeregister(s.gpu_buf), "hipFileBufDeregister");
     if (s.gpu_buf) ok &= hip_ok(hipFree(s.gpu_buf), "hipFree");

@@ -49,7 +49,8 @@ int main(int argc, char **argv) {
 
     hipStream_t stream = nullptr; /* the default stream */
 #ifdef USE_NONBLOCKING
-    if (!hip_ok(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreateWithFlags"))
+    if (!hip_ok(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking),
+                "hipStreamCreateWithFlags"))
         return EXIT_FAILURE;
 #endif
 

@@ -58,7 +58,8 @@ int main(int argc, char **argv) {
     do {
         const hipFileError_t reg = hipFileBufRegister(gpu_buf, RS_SIZE, 0);
         if (reg.err != hipFileSuccess) {
-            std::fprintf(stderr, "hipFileBufRegister failed: %s\n", hipFileGetOpErrorString(reg.err));
+            std::fprintf(stderr, "hipFileBufRegister failed: %s\n",
+                         hipFileGetOpErrorString(reg.err));
             break;
         }
         buf_registered = true;

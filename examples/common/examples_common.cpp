@@ -2,9 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <hipfile.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -24,7 +23,7 @@ uint64_t fnv1a_update(uint64_t hash, const unsigned char *bytes, size_t size) {
     return hash;
 }
 
-} // namespace
+}  // namespace
 
 void fill_pattern(void *buf, size_t size) {
     auto *bytes = static_cast<unsigned char *>(buf);

@@ -19,10 +19,9 @@ HIPFILE_API hipFileError_t hipFileReadAsync(hipFileHandle_t fh, void* buffer_bas
                                               stream));
 }
 
-HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void* buffer_base,
-                                             size_t* size_p, hoff_t* file_offset_p,
-                                             hoff_t* buffer_offset_p, ssize_t* bytes_written_p,
-                                             hipStream_t stream) {
+HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void* buffer_base, size_t* size_p,
+                                             hoff_t* file_offset_p, hoff_t* buffer_offset_p,
+                                             ssize_t* bytes_written_p, hipStream_t stream) {
   return ToError(Driver::Global().SubmitAsync(IoDirection::kWrite, fh, buffer_base, size_p,
                                               file_offset_p, buffer_offset_p, bytes_written_p,
                                               stream));

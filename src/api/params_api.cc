@@ -62,8 +62,7 @@ HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_
   return ToError(Driver::Global().SetParameterSizeT(AsInt(param), value));
 }
 
-HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t param,
-                                                   bool value) {
+HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t param, bool value) {
   return ToError(Driver::Global().SetParameterBool(AsInt(param), value));
 }
 

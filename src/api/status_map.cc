@@ -33,7 +33,8 @@ ssize_t ToSsize(const Result<size_t>& result) {
       return -static_cast<ssize_t>(status.code());
     case Status::Kind::kGpu:
       // -hipErrorInvalidValue would be -1, which callers read as "see errno".
-      if (status.code() == hipErrorInvalidValue) return -static_cast<ssize_t>(hipFileHipDriverError);
+      if (status.code() == hipErrorInvalidValue)
+        return -static_cast<ssize_t>(hipFileHipDriverError);
       return -static_cast<ssize_t>(status.code());
     case Status::Kind::kOk:
       break;

@@ -16,9 +16,9 @@
 namespace hipfile::core {
 
 struct Buffer {
-  const void* base = nullptr;  // the pointer the caller registered (or passed to I/O)
-  size_t length = 0;           // bytes usable from base
-  int flags = 0;               // as registered; unused
+  const void* base = nullptr;                // the pointer the caller registered (or passed to I/O)
+  size_t length = 0;                         // bytes usable from base
+  int flags = 0;                             // as registered; unused
   hipMemoryType type = hipMemoryTypeDevice;  // Device or Host (pinned)
   int device = 0;
 };

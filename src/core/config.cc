@@ -35,9 +35,10 @@ bool ParseLogLevel(const std::string& text, LogLevel* level) {
   static constexpr struct {
     const char* name;
     LogLevel level;
-  } kLevels[] = {{"off", LogLevel::kOff},   {"error", LogLevel::kError}, {"warn", LogLevel::kWarn},
-                 {"info", LogLevel::kInfo}, {"debug", LogLevel::kDebug},
-                 {"trace", LogLevel::kDebug}};  // cuFile's most verbose level
+  } kLevels[] = {
+      {"off", LogLevel::kOff},     {"error", LogLevel::kError},
+      {"warn", LogLevel::kWarn},   {"info", LogLevel::kInfo},
+      {"debug", LogLevel::kDebug}, {"trace", LogLevel::kDebug}};  // cuFile's most verbose level
   for (const auto& entry : kLevels) {
     if (strcasecmp(text.c_str(), entry.name) == 0) {
       *level = entry.level;
@@ -53,11 +54,16 @@ bool ParseLogLevel(const std::string& text, LogLevel* level) {
 
 const char* LogLevelName(LogLevel level) {
   switch (level) {
-    case LogLevel::kOff: return "off";
-    case LogLevel::kError: return "error";
-    case LogLevel::kWarn: return "warn";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kDebug: return "debug";
+    case LogLevel::kOff:
+      return "off";
+    case LogLevel::kError:
+      return "error";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kDebug:
+      return "debug";
   }
   return "warn";
 }

@@ -1,11 +1,10 @@
 // Config: the environment, read once. Every variable is documented in docs/environment.md.
 #pragma once
 
-#include "engine/sync_io.h"
-
 #include <string>
 #include <vector>
 
+#include "engine/sync_io.h"
 #include "platform/sys.h"
 #include "util/log.h"
 

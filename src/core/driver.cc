@@ -102,8 +102,7 @@ Result<void*> Driver::RegisterHandle(int fd) {
   }
   stats_.RecordHandleRegister(inserted.ok());
   if (!inserted.ok()) return inserted;  // another thread registered fd meanwhile
-  HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, handle,
-         (*file)->io().direct_fd);
+  HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, handle, (*file)->io().direct_fd);
   return handle;
 }
 
@@ -153,8 +152,8 @@ Status Driver::DeregisterBuffer(const void* ptr) {
   return status;
 }
 
-Result<size_t> Driver::Read(const void* handle, void* buffer_base, size_t size,
-                            off_t file_offset, off_t buffer_offset) {
+Result<size_t> Driver::Read(const void* handle, void* buffer_base, size_t size, off_t file_offset,
+                            off_t buffer_offset) {
   return Transfer(IoDirection::kRead, handle, buffer_base, size, file_offset, buffer_offset);
 }
 
@@ -163,9 +162,8 @@ Result<size_t> Driver::Write(const void* handle, const void* buffer_base, size_t
   return Transfer(IoDirection::kWrite, handle, buffer_base, size, file_offset, buffer_offset);
 }
 
-Result<size_t> Driver::Transfer(IoDirection direction, const void* handle,
-                                const void* buffer_base, size_t size, off_t file_offset,
-                                off_t buffer_offset) {
+Result<size_t> Driver::Transfer(IoDirection direction, const void* handle, const void* buffer_base,
+                                size_t size, off_t file_offset, off_t buffer_offset) {
   Result<PreparedIo> io = Prepare(direction, handle, buffer_base);
   if (!io.ok()) {
     stats_.RecordIo(direction, -1, false, 0, 0, false);
@@ -331,9 +329,7 @@ Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
   return Async().RegisterStream(stream, flags);
 }
 
-Status Driver::DeregisterStream(runtime::Stream stream) {
-  return Async().DeregisterStream(stream);
-}
+Status Driver::DeregisterStream(runtime::Stream stream) { return Async().DeregisterStream(stream); }
 
 template <class Fn>
 Status Driver::SetParameter(Fn&& set) {

@@ -80,8 +80,8 @@ class Driver {
   // hipFileInternalError when the compatibility path is disabled; then the engine's.
   Result<size_t> Read(const void* handle, void* buffer_base, size_t size, off_t file_offset,
                       off_t buffer_offset);
-  Result<size_t> Write(const void* handle, const void* buffer_base, size_t size,
-                       off_t file_offset, off_t buffer_offset);
+  Result<size_t> Write(const void* handle, const void* buffer_base, size_t size, off_t file_offset,
+                       off_t buffer_offset);
 
   // The parameter API: setters only while the count is 0 (else hipFileDriverAlreadyOpen), taking
   // effect at the next open; getters give the values in use while open, else the next open's.
@@ -99,8 +99,8 @@ class Driver {
   // range or a buffer on another device than the stream -> hipFileInvalidValue. On success
   // *bytes_p is 0 and the operation is queued on the stream; see docs/async.md.
   Status SubmitAsync(IoDirection direction, const void* handle, const void* buffer_base,
-                     size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p,
-                     ssize_t* bytes_p, runtime::Stream stream);
+                     size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p, ssize_t* bytes_p,
+                     runtime::Stream stream);
   // hipFileInvalidValue for flags outside HIPFILE_STREAM_FLAGS_MASK or a stream registered
   // already; the runtime's error for a stream it does not know.
   Status RegisterStream(runtime::Stream stream, unsigned flags);
@@ -109,13 +109,11 @@ class Driver {
 
   // Looks up the handle and the buffer of a transfer: Status::Errno(EINVAL) when the count is 0,
   // hipFileHandleNotRegistered, buffer errors (see DescribeUnregistered).
-  Result<PreparedIo> Prepare(IoDirection direction, const void* handle,
-                             const void* buffer_base);
+  Result<PreparedIo> Prepare(IoDirection direction, const void* handle, const void* buffer_base);
   // The rest of spec §1.8 for bound values: negative offsets -> Status::Errno(EINVAL); the range
   // must fit the buffer (hipFileInvalidValue); size clamped to MAX_RW_COUNT; hipFileInternalError
   // when the compatibility path is disabled; then the engine moves the bytes. Records stats.
-  Result<size_t> Execute(const PreparedIo& io, size_t size, off_t file_offset,
-                         off_t buffer_offset);
+  Result<size_t> Execute(const PreparedIo& io, size_t size, off_t file_offset, off_t buffer_offset);
 
   // hipFileDriverSet*: as cuFile documents them, they set the value for the next open and are a
   // no-op (success, logged at warn) while the driver is open. Sizes in KiB, validated as the
@@ -152,8 +150,8 @@ class Driver {
 
   mutable std::mutex mu_;
   int64_t count_ = 0;
-  ParamSet next_;    // what the next open uses
-  ParamSet in_use_;  // meaningful while count_ > 0
+  ParamSet next_;                               // what the next open uses
+  ParamSet in_use_;                             // meaningful while count_ > 0
   std::shared_ptr<engine::SyncEngine> engine_;  // set while count_ > 0; I/O holds copies
   FileRegistry files_;
   BufferRegistry buffers_;

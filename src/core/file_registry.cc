@@ -12,8 +12,7 @@ namespace {
 
 // errno of a failed open of the second descriptor -> the registration's error.
 Status SecondOpenError(Status status, int fd) {
-  HF_LOG(kInfo, "opening a second descriptor for fd %d failed: %s", fd,
-         status.ToString().c_str());
+  HF_LOG(kInfo, "opening a second descriptor for fd %d failed: %s", fd, status.ToString().c_str());
   if (status.IsErrno(EMFILE) || status.IsErrno(ENFILE)) return Status::Op(hipFileGetNewFDFailed);
   if (status.IsErrno(EACCES) || status.IsErrno(EPERM)) return Status::Op(hipFilePermissionDenied);
   return status;
@@ -65,8 +64,8 @@ Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd) {
   // access mode; O_CLOEXEC so that it does not leak into children.
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
   const bool client_direct = (*flags & O_DIRECT) != 0;
-  const int second_flags = client_direct ? ((*flags | O_CLOEXEC) & ~O_DIRECT)
-                                         : (*flags | O_CLOEXEC | O_DIRECT);
+  const int second_flags =
+      client_direct ? ((*flags | O_CLOEXEC) & ~O_DIRECT) : (*flags | O_CLOEXEC | O_DIRECT);
   Result<int> second = sys.Open(path.c_str(), second_flags, 0);
   if (client_direct) {
     if (!second.ok()) return SecondOpenError(second.status(), fd);

@@ -42,8 +42,8 @@ void Stats::RecordBufDeregister(bool ok, int device, size_t bytes) {
   }
 }
 
-void Stats::RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes,
-                     uint64_t micros, bool unaligned) {
+void Stats::RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
+                     bool unaligned) {
   if (!Enabled()) return;
   const bool is_read = direction == IoDirection::kRead;
   auto record = [&](Direction& d) {

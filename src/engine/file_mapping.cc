@@ -31,7 +31,8 @@ void FileMapping::Unmap() {
   length_ = 0;
 }
 
-Status FileMapping::Residency(uint64_t offset, size_t size, std::vector<ByteRange>* resident) const {
+Status FileMapping::Residency(uint64_t offset, size_t size,
+                              std::vector<ByteRange>* resident) const {
   resident->clear();
   if (size == 0) return Status::Ok();
   const uint64_t first = AlignDown(offset, page_);

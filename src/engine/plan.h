@@ -31,9 +31,9 @@ enum class ChunkMethod : uint8_t { kPageCache, kDirect, kBuffered };
 const char* ChunkMethodName(ChunkMethod method);
 
 struct PlannedChunk {
-  uint64_t offset = 0;        // file offset
+  uint64_t offset = 0;  // file offset
   size_t size = 0;
-  size_t memory_offset = 0;   // offset - the request's offset
+  size_t memory_offset = 0;  // offset - the request's offset
   ChunkMethod method = ChunkMethod::kBuffered;
 
   friend bool operator==(const PlannedChunk& a, const PlannedChunk& b) {

@@ -11,9 +11,9 @@
 #include "engine/plan.h"
 #include "engine/staging_pool.h"
 #include "engine/stream_pool.h"
-#include "util/log.h"
 #include "engine/task_pool.h"
 #include "engine/transfer.h"
+#include "util/log.h"
 
 namespace hipfile::engine {
 namespace {
@@ -48,7 +48,8 @@ struct SyncEngine::Impl {
     if (options.preallocate_staging) {
       const Status reserved = staging.Reserve();
       if (!reserved.ok()) {
-        HF_LOG(kWarn, "pinning %zu staging buffers of %zu bytes failed (%s); the rest are pinned "
+        HF_LOG(kWarn,
+               "pinning %zu staging buffers of %zu bytes failed (%s); the rest are pinned "
                "on demand, which can stall stream-ordered I/O",
                staging.max_buffers(), options.chunk_bytes, reserved.ToString().c_str());
       }

@@ -28,10 +28,10 @@ namespace hipfile::engine {
 
 // The descriptors of one registered file.
 struct IoFile {
-  int buffered_fd = -1;          // always valid; goes through the page cache
-  int direct_fd = -1;            // an O_DIRECT descriptor, or -1
-  uint32_t dio_mem_align = 0;    // O_DIRECT alignment of memory, 0 without direct_fd
-  uint32_t dio_offset_align = 0; // O_DIRECT alignment of offsets and sizes, 0 without direct_fd
+  int buffered_fd = -1;           // always valid; goes through the page cache
+  int direct_fd = -1;             // an O_DIRECT descriptor, or -1
+  uint32_t dio_mem_align = 0;     // O_DIRECT alignment of memory, 0 without direct_fd
+  uint32_t dio_offset_align = 0;  // O_DIRECT alignment of offsets and sizes, 0 without direct_fd
 };
 
 // The memory side of one transfer, already advanced by the caller's buffer offset.
@@ -51,7 +51,7 @@ struct IoMemory {
 enum class PageCacheMode { kAuto, kOn, kOff };
 
 struct EngineOptions {
-  size_t chunk_bytes = 8u << 20;        // size of one staging buffer
+  size_t chunk_bytes = 8u << 20;          // size of one staging buffer
   size_t max_staging_bytes = 256u << 20;  // cap on pinned staging memory held by the pool
   // Pin all staging memory when the engine is built rather than on first use: pinning while a
   // stream waits on a stream-ordered operation would deadlock on CUDA (see staging_pool.h).

@@ -148,8 +148,8 @@ Transfer WriteChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, 
     job.direct_ok.store(false, std::memory_order_relaxed);
     t.status = Status::Ok();
   }
-  const Transfer rest = PwriteFull(cx.sys, job.file().buffered_fd, src + t.bytes,
-                                   c.size - t.bytes, offset + static_cast<off_t>(t.bytes));
+  const Transfer rest = PwriteFull(cx.sys, job.file().buffered_fd, src + t.bytes, c.size - t.bytes,
+                                   offset + static_cast<off_t>(t.bytes));
   return Transfer{t.bytes + rest.bytes, rest.status};
 }
 
@@ -172,11 +172,11 @@ class StagedReader {
   struct Pending {
     bool active = false;
     size_t chunk = 0;
-    size_t pos = 0;           // of the piece within the chunk; bytes before it are confirmed
+    size_t pos = 0;  // of the piece within the chunk; bytes before it are confirmed
     size_t bytes = 0;
-    bool last = true;         // the chunk's outcome is recorded when this piece completes
-    Status read_status;       // what the read of the piece said after its bytes
-    void* window = nullptr;   // registered mapping window, unregistered after the copy
+    bool last = true;        // the chunk's outcome is recorded when this piece completes
+    Status read_status;      // what the read of the piece said after its bytes
+    void* window = nullptr;  // registered mapping window, unregistered after the copy
     size_t buffer = kNoBuffer;
   };
 
@@ -230,8 +230,8 @@ class StagedReader {
     const PlannedChunk& c = job_.chunk(next.chunk);
     if (job_.chunk_count() == 1 && next.pos == 0 && next.last && !pending_.active) {
       char* dst = static_cast<char*>(job_.memory().ptr) + c.memory_offset;
-      const Status s = CopyNow(cx_, res_, job_.memory().device, dst, src, next.bytes,
-                               hipMemcpyHostToDevice);
+      const Status s =
+          CopyNow(cx_, res_, job_.memory().device, dst, src, next.bytes, hipMemcpyHostToDevice);
       Unpin(next.window);
       if (!s.ok()) return Fail(next, s);
       return job_.Record(next.chunk, next.bytes, next.read_status);
@@ -244,8 +244,8 @@ class StagedReader {
     }
     if (s.ok()) {
       char* dst = static_cast<char*>(job_.memory().ptr) + c.memory_offset + next.pos;
-      s = Status::FromGpu(cx_.gpu.MemcpyAsync(dst, src, next.bytes, hipMemcpyHostToDevice,
-                                              res_.stream()));
+      s = Status::FromGpu(
+          cx_.gpu.MemcpyAsync(dst, src, next.bytes, hipMemcpyHostToDevice, res_.stream()));
     }
     if (!s.ok()) {
       Unpin(next.window);
@@ -268,8 +268,8 @@ class StagedReader {
     const uint64_t begin = AlignDown(c.offset - job_.map_offset, page);
     const uint64_t end = AlignUp(c.offset + c.size - job_.map_offset, page);
     char* base = const_cast<char*>(job_.map_base) + begin;
-    const hipError_t e = cx_.gpu.HostRegister(base, static_cast<size_t>(end - begin),
-                                              hipHostRegisterReadOnly);
+    const hipError_t e =
+        cx_.gpu.HostRegister(base, static_cast<size_t>(end - begin), hipHostRegisterReadOnly);
     if (e != hipSuccess) {
       HF_LOG(kInfo, "pinning a page-cache window failed (%s); reading buffered instead",
              GpuErrorName(e));
@@ -363,8 +363,8 @@ class StagedWriter {
     }
     const PlannedChunk& c = job_.chunk(k);
     const char* src = static_cast<const char*>(job_.memory().ptr) + c.memory_offset;
-    const hipError_t e = cx_.gpu.MemcpyAsync(res_.buffer(buffer), src, c.size,
-                                             hipMemcpyDeviceToHost, res_.stream());
+    const hipError_t e =
+        cx_.gpu.MemcpyAsync(res_.buffer(buffer), src, c.size, hipMemcpyDeviceToHost, res_.stream());
     if (e != hipSuccess) {
       job_.Record(k, 0, Status::Gpu(e));
       return kNoBuffer;

@@ -89,8 +89,8 @@ class TransferJob {
 
   std::mutex mu_;
   std::condition_variable idle_;
-  int active_ = 0;      // guarded by mu_
-  bool closed_ = false; // guarded by mu_
+  int active_ = 0;       // guarded by mu_
+  bool closed_ = false;  // guarded by mu_
 };
 
 // Runs chunks of `job` until none is left. Used by the caller and by every worker that joined.

@@ -29,8 +29,8 @@ std::string Unescape(std::string_view text) {
       bool octal = digits.size() == 3;
       for (const char c : digits) octal = octal && c >= '0' && c <= '7';
       if (octal) {
-        out.push_back(static_cast<char>((digits[0] - '0') * 64 + (digits[1] - '0') * 8 +
-                                        (digits[2] - '0')));
+        out.push_back(
+            static_cast<char>((digits[0] - '0') * 64 + (digits[1] - '0') * 8 + (digits[2] - '0')));
         i += 3;
         continue;
       }

@@ -9,7 +9,7 @@
 namespace hipfile::platform {
 
 struct MountEntry {
-  unsigned major = 0;         // st_dev of files on this mount
+  unsigned major = 0;  // st_dev of files on this mount
   unsigned minor = 0;
   std::string mount_point;    // octal escapes (\040 ...) decoded
   std::string fs_type;        // "ext4", "xfs", "nfs4", "tmpfs", "fuse.sshfs" ...

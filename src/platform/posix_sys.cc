@@ -16,9 +16,7 @@ class PosixSys final : public Sys {
     if (fd < 0) return Status::Errno(errno);
     return fd;
   }
-  Status Close(int fd) override {
-    return ::close(fd) == 0 ? Status::Ok() : Status::Errno(errno);
-  }
+  Status Close(int fd) override { return ::close(fd) == 0 ? Status::Ok() : Status::Errno(errno); }
   Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
     const ssize_t n = ::pread(fd, buf, size, offset);
     if (n < 0) return Status::Errno(errno);

@@ -24,8 +24,8 @@ using HostFn = void (*)(void* user_data);
 struct PointerInfo {
   hipMemoryType type = hipMemoryTypeUnregistered;  // Unregistered: plain host memory
   int device = -1;                                 // owning device; -1 for unregistered memory
-  void* base = nullptr;  // start of the allocation or registration holding the pointer
-  size_t size = 0;       // its length in bytes (0 when unregistered)
+  void* base = nullptr;            // start of the allocation or registration holding the pointer
+  size_t size = 0;                 // its length in bytes (0 when unregistered)
   void* device_pointer = nullptr;  // address the device uses for the pointer
   void* host_pointer = nullptr;    // address the host uses (null for device-only memory)
   bool is_managed = false;
@@ -54,7 +54,8 @@ class GpuRuntime {
   // Page-aligned, pinned host memory, accessible to the device.
   virtual hipError_t HostMalloc(void** ptr, size_t size, unsigned flags) = 0;
   virtual hipError_t HostFree(void* ptr) = 0;
-  // hipHostRegister* flags; hipHostRegisterReadOnly lets read-only mappings (e.g. a file) be pinned.
+  // hipHostRegister* flags; hipHostRegisterReadOnly lets read-only mappings (e.g. a file) be
+  // pinned.
   virtual hipError_t HostRegister(void* ptr, size_t size, unsigned flags) = 0;
   virtual hipError_t HostUnregister(void* ptr) = 0;
   // Unknown host pointers succeed with type hipMemoryTypeUnregistered; a null pointer is

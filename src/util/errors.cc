@@ -11,7 +11,8 @@ struct OpEntry {
 
 // Indexed by value - HIPFILE_BASE_ERR (hipFileSuccess at 0 by hand).
 constexpr OpEntry kOpErrors[] = {
-    {"hipFileDriverNotInitialized", "driver is not initialized; call hipFileDriverOpen or register a file or buffer first"},
+    {"hipFileDriverNotInitialized",
+     "driver is not initialized; call hipFileDriverOpen or register a file or buffer first"},
     {"hipFileDriverInvalidProps", "invalid driver properties"},
     {"hipFileDriverUnsupportedLimit", "driver limit not supported"},
     {"hipFileDriverVersionMismatch", "driver version mismatch"},
@@ -57,7 +58,8 @@ const OpEntry* FindOp(hipFileOpError_t e) {
     return &kSuccess;
   }
   const long index = static_cast<long>(e) - HIPFILE_BASE_ERR - 1;
-  if (index < 0 || index >= static_cast<long>(sizeof kOpErrors / sizeof kOpErrors[0])) return nullptr;
+  if (index < 0 || index >= static_cast<long>(sizeof kOpErrors / sizeof kOpErrors[0]))
+    return nullptr;
   return kOpErrors[index].name ? &kOpErrors[index] : nullptr;
 }
 
@@ -73,11 +75,14 @@ constexpr GpuEntry kGpuErrors[] = {
     {hipErrorOutOfMemory, "hipErrorOutOfMemory", "out of memory"},
     {hipErrorNotInitialized, "hipErrorNotInitialized", "initialization error"},
     {hipErrorDeinitialized, "hipErrorDeinitialized", "driver shutting down"},
-    {hipErrorInvalidConfiguration, "hipErrorInvalidConfiguration", "invalid configuration argument"},
+    {hipErrorInvalidConfiguration, "hipErrorInvalidConfiguration",
+     "invalid configuration argument"},
     {hipErrorInvalidSymbol, "hipErrorInvalidSymbol", "invalid device symbol"},
     {hipErrorInvalidDevicePointer, "hipErrorInvalidDevicePointer", "invalid device pointer"},
-    {hipErrorInvalidMemcpyDirection, "hipErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
-    {hipErrorInsufficientDriver, "hipErrorInsufficientDriver", "driver version is insufficient for runtime version"},
+    {hipErrorInvalidMemcpyDirection, "hipErrorInvalidMemcpyDirection",
+     "invalid copy direction for memcpy"},
+    {hipErrorInsufficientDriver, "hipErrorInsufficientDriver",
+     "driver version is insufficient for runtime version"},
     {hipErrorNoDevice, "hipErrorNoDevice", "no GPU device is detected"},
     {hipErrorInvalidDevice, "hipErrorInvalidDevice", "invalid device ordinal"},
     {hipErrorInvalidImage, "hipErrorInvalidImage", "device kernel image is invalid"},
@@ -87,25 +92,35 @@ constexpr GpuEntry kGpuErrors[] = {
     {hipErrorAlreadyMapped, "hipErrorAlreadyMapped", "resource already mapped"},
     {hipErrorContextAlreadyInUse, "hipErrorContextAlreadyInUse", "context already in use"},
     {hipErrorFileNotFound, "hipErrorFileNotFound", "file not found"},
-    {hipErrorSharedObjectInitFailed, "hipErrorSharedObjectInitFailed", "shared object initialization failed"},
-    {hipErrorOperatingSystem, "hipErrorOperatingSystem", "OS call failed or operation not supported on this OS"},
+    {hipErrorSharedObjectInitFailed, "hipErrorSharedObjectInitFailed",
+     "shared object initialization failed"},
+    {hipErrorOperatingSystem, "hipErrorOperatingSystem",
+     "OS call failed or operation not supported on this OS"},
     {hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle"},
-    {hipErrorIllegalState, "hipErrorIllegalState", "the operation cannot be performed in the present state"},
+    {hipErrorIllegalState, "hipErrorIllegalState",
+     "the operation cannot be performed in the present state"},
     {hipErrorNotFound, "hipErrorNotFound", "named symbol not found"},
     {hipErrorNotReady, "hipErrorNotReady", "device not ready"},
     {hipErrorIllegalAddress, "hipErrorIllegalAddress", "an illegal memory access was encountered"},
-    {hipErrorLaunchOutOfResources, "hipErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {hipErrorLaunchOutOfResources, "hipErrorLaunchOutOfResources",
+     "too many resources requested for launch"},
     {hipErrorLaunchTimeOut, "hipErrorLaunchTimeOut", "the launch timed out and was terminated"},
-    {hipErrorPeerAccessAlreadyEnabled, "hipErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
-    {hipErrorPeerAccessNotEnabled, "hipErrorPeerAccessNotEnabled", "peer access has not been enabled"},
-    {hipErrorSetOnActiveProcess, "hipErrorSetOnActiveProcess", "cannot set while device is active in this process"},
+    {hipErrorPeerAccessAlreadyEnabled, "hipErrorPeerAccessAlreadyEnabled",
+     "peer access is already enabled"},
+    {hipErrorPeerAccessNotEnabled, "hipErrorPeerAccessNotEnabled",
+     "peer access has not been enabled"},
+    {hipErrorSetOnActiveProcess, "hipErrorSetOnActiveProcess",
+     "cannot set while device is active in this process"},
     {hipErrorContextIsDestroyed, "hipErrorContextIsDestroyed", "context is destroyed"},
     {hipErrorAssert, "hipErrorAssert", "device-side assert triggered"},
-    {hipErrorHostMemoryAlreadyRegistered, "hipErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
-    {hipErrorHostMemoryNotRegistered, "hipErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
+    {hipErrorHostMemoryAlreadyRegistered, "hipErrorHostMemoryAlreadyRegistered",
+     "part or all of the requested memory range is already mapped"},
+    {hipErrorHostMemoryNotRegistered, "hipErrorHostMemoryNotRegistered",
+     "pointer does not correspond to a registered memory region"},
     {hipErrorLaunchFailure, "hipErrorLaunchFailure", "unspecified launch failure"},
     {hipErrorNotSupported, "hipErrorNotSupported", "operation not supported"},
-    {hipErrorStreamCaptureUnsupported, "hipErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"},
+    {hipErrorStreamCaptureUnsupported, "hipErrorStreamCaptureUnsupported",
+     "operation not permitted when stream is capturing"},
     {hipErrorUnknown, "hipErrorUnknown", "unknown error"},
     {hipErrorRuntimeMemory, "hipErrorRuntimeMemory", "runtime memory call returned error"},
     {hipErrorRuntimeOther, "hipErrorRuntimeOther", "runtime call other than memory returned error"},

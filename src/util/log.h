@@ -15,9 +15,9 @@ void Log(LogLevel level, const char* format, ...) __attribute__((format(printf, 
 
 }  // namespace hipfile
 
-#define HF_LOG(level, ...)                                                      \
-  do {                                                                          \
-    if (::hipfile::LogEnabled(::hipfile::LogLevel::level)) {                    \
-      ::hipfile::Log(::hipfile::LogLevel::level, __VA_ARGS__);                  \
-    }                                                                           \
+#define HF_LOG(level, ...)                                     \
+  do {                                                         \
+    if (::hipfile::LogEnabled(::hipfile::LogLevel::level)) {   \
+      ::hipfile::Log(::hipfile::LogLevel::level, __VA_ARGS__); \
+    }                                                          \
   } while (0)

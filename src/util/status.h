@@ -59,9 +59,18 @@ class [[nodiscard]] Result {
 
   bool ok() const { return status_.ok(); }
   Status status() const { return status_; }
-  const T& value() const& { assert(ok()); return value_; }
-  T& value() & { assert(ok()); return value_; }
-  T&& value() && { assert(ok()); return std::move(value_); }
+  const T& value() const& {
+    assert(ok());
+    return value_;
+  }
+  T& value() & {
+    assert(ok());
+    return value_;
+  }
+  T&& value() && {
+    assert(ok());
+    return std::move(value_);
+  }
   const T& operator*() const& { return value(); }
   T& operator*() & { return value(); }
   const T* operator->() const { return &value(); }
@@ -78,10 +87,10 @@ class [[nodiscard]] Result {
 #define HF_STATUS_CONCAT(a, b) HF_STATUS_CONCAT_INNER(a, b)
 
 // Returns the Status from the enclosing function if `expr` (a Status) is not ok.
-#define HF_RETURN_IF_ERROR(expr)                    \
-  do {                                              \
-    const ::hipfile::Status hf_status_ = (expr);    \
-    if (!hf_status_.ok()) return hf_status_;        \
+#define HF_RETURN_IF_ERROR(expr)                 \
+  do {                                           \
+    const ::hipfile::Status hf_status_ = (expr); \
+    if (!hf_status_.ok()) return hf_status_;     \
   } while (0)
 
 // `HF_ASSIGN_OR_RETURN(auto x, ResultExpr());` - binds the value or returns the error.

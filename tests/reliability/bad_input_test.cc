@@ -111,8 +111,7 @@ TEST_F(BadInputTest, VersionErrorStringsAndStats) {
 TEST_F(BadInputTest, DriverCalls) {
   hipFileDriverProps_t props;
   RunTable(std::vector<ErrCase>{
-      {"DriverClose at count 0", [] { return hipFileDriverClose(); },
-       hipFileDriverNotInitialized},
+      {"DriverClose at count 0", [] { return hipFileDriverClose(); }, hipFileDriverNotInitialized},
       {"GetProperties(NULL)", [] { return hipFileDriverGetProperties(nullptr); },
        hipFileInvalidValue},
       {"GetProperties closed", [&] { return hipFileDriverGetProperties(&props); },
@@ -125,8 +124,8 @@ TEST_F(BadInputTest, DriverCalls) {
        hipFileInvalidValue},
       {"SetMaxPinnedMemSize(0)", [] { return hipFileDriverSetMaxPinnedMemSize(0); },
        hipFileInvalidValue},
-      {"SetMaxPinnedMemSize(SIZE_MAX)",
-       [] { return hipFileDriverSetMaxPinnedMemSize(SIZE_MAX); }, hipFileInvalidValue},
+      {"SetMaxPinnedMemSize(SIZE_MAX)", [] { return hipFileDriverSetMaxPinnedMemSize(SIZE_MAX); },
+       hipFileInvalidValue},
       {"SetMaxCacheSize(SIZE_MAX)", [] { return hipFileDriverSetMaxCacheSize(SIZE_MAX); },
        hipFileInvalidValue},
       {"SetPollMode(true, SIZE_MAX)", [] { return hipFileDriverSetPollMode(true, SIZE_MAX); },
@@ -240,8 +239,8 @@ TEST_F(BadInputTest, HandleRegistration) {
   const int path_fd = ::open(dir_.File("f").c_str(), O_PATH);
   const int append_fd = ::open(dir_.File("f").c_str(), O_WRONLY | O_APPEND);
   const int null_fd = ::open("/dev/null", O_RDWR);
-  for (int fd : {pipe_fds[0], pipe_fds[1], sock_fds[0], sock_fds[1], dir_fd, path_fd, append_fd,
-                 null_fd}) {
+  for (int fd :
+       {pipe_fds[0], pipe_fds[1], sock_fds[0], sock_fds[1], dir_fd, path_fd, append_fd, null_fd}) {
     ASSERT_GE(fd, 0);
     fds_.push_back(fd);
   }
@@ -254,8 +253,8 @@ TEST_F(BadInputTest, HandleRegistration) {
       {"Register(NULL, NULL)", [] { return hipFileHandleRegister(nullptr, nullptr); },
        hipFileInvalidValue},
   };
-  for (int type : {0, int{hipFileHandleTypeOpaqueWin32}, int{hipFileHandleTypeUserspaceFS}, 4,
-                   -1, INT_MAX}) {
+  for (int type :
+       {0, int{hipFileHandleTypeOpaqueWin32}, int{hipFileHandleTypeUserspaceFS}, 4, -1, INT_MAX}) {
     table.push_back({"Register(type " + std::to_string(type) + ")",
                      [&, type] {
                        hipFileDescr_t d = descr;
@@ -327,8 +326,7 @@ TEST_F(BadInputTest, BufferRegistration) {
        hipFileDriverClosing},
       {"BufRegister(NULL)", [] { return hipFileBufRegister(nullptr, kBuf, 0); },
        hipFileInvalidValue},
-      {"BufRegister(length 0)", [&] { return hipFileBufRegister(dev, 0, 0); },
-       hipFileInvalidValue},
+      {"BufRegister(length 0)", [&] { return hipFileBufRegister(dev, 0, 0); }, hipFileInvalidValue},
       {"BufRegister(length SIZE_MAX)", [&] { return hipFileBufRegister(dev, SIZE_MAX, 0); },
        hipFileHipPointerRangeError},
       {"BufRegister(length alloc+1)", [&] { return hipFileBufRegister(dev, kBuf + 1, 0); },
@@ -390,48 +388,43 @@ TEST_F(BadInputTest, SyncIo) {
     };
     const std::vector<SsizeCase> rows = {
         {op + "(NULL handle)", [=] { return io(nullptr, dev, 1, 0, 0); }, not_registered},
-        {op + "(unknown handle)", [=, &local] { return io(&local, dev, 1, 0, 0); },
-         not_registered},
+        {op + "(unknown handle)", [=, &local] { return io(&local, dev, 1, 0, 0); }, not_registered},
         {op + "(NULL buffer)", [=] { return io(fh, nullptr, 1, 0, 0); }, invalid},
         {op + "(plain memory)", [=, &plain] { return io(fh, plain.data(), 1, 0, 0); },
          -static_cast<ssize_t>(hipFileHipMemoryTypeInvalid)},
         {op + "(file_offset -1)", [=] { return io(fh, dev, 1, -1, 0); }, -1, EINVAL},
-        {op + "(file_offset INT64_MIN)", [=] { return io(fh, dev, 1, INT64_MIN, 0); }, -1,
-         EINVAL},
+        {op + "(file_offset INT64_MIN)", [=] { return io(fh, dev, 1, INT64_MIN, 0); }, -1, EINVAL},
         {op + "(buffer_offset -1)", [=] { return io(fh, dev, 1, 0, -1); }, -1, EINVAL},
         {op + "(buffer_offset INT64_MIN)", [=] { return io(fh, dev, 1, 0, INT64_MIN); }, -1,
          EINVAL},
         {op + "(buffer_offset = length)", [=] { return io(fh, dev, 1, 0, kBuf); }, invalid},
-        {op + "(buffer_offset INT64_MAX)", [=] { return io(fh, dev, 1, 0, INT64_MAX); },
-         invalid},
+        {op + "(buffer_offset INT64_MAX)", [=] { return io(fh, dev, 1, 0, INT64_MAX); }, invalid},
         {op + "(size SIZE_MAX)", [=] { return io(fh, dev, SIZE_MAX, 0, 0); }, invalid},
         {op + "(size length+1)", [=] { return io(fh, dev, kBuf + 1, 0, 0); }, invalid},
-        {op + "(size + buffer_offset past end)", [=] { return io(fh, dev, kBuf, 0, 1); },
-         invalid},
+        {op + "(size + buffer_offset past end)", [=] { return io(fh, dev, kBuf, 0, 1); }, invalid},
         {op + "(registered host, past its length)", [=] { return io(fh, host, kBuf, 0, 1); },
          invalid},
         {op + "(size 0)", [=] { return io(fh, dev, 0, 0, 0); }, 0},
     };
     table.insert(table.end(), rows.begin(), rows.end());
   }
-  table.push_back({"Read(beyond end of file)", [=] { return hipFileRead(fh, dev, 4096, 1LL << 40, 0); },
-                   0});
+  table.push_back(
+      {"Read(beyond end of file)", [=] { return hipFileRead(fh, dev, 4096, 1LL << 40, 0); }, 0});
   // Wrong open modes: the system call's EBADF, untranslated.
-  table.push_back({"Read(O_WRONLY)", [=] { return hipFileRead(fh_wo, dev, 4096, 0, 0); }, -1,
-                   EBADF});
-  table.push_back({"Write(O_RDONLY)", [=] { return hipFileWrite(fh_ro, dev, 4096, 0, 0); }, -1,
-                   EBADF});
-  table.push_back({"Read(O_WRONLY, host)", [=] { return hipFileRead(fh_wo, host, 4096, 0, 0); },
-                   -1, EBADF});
-  table.push_back({"Write(O_RDONLY, host)", [=] { return hipFileWrite(fh_ro, host, 4096, 0, 0); },
-                   -1, EBADF});
+  table.push_back(
+      {"Read(O_WRONLY)", [=] { return hipFileRead(fh_wo, dev, 4096, 0, 0); }, -1, EBADF});
+  table.push_back(
+      {"Write(O_RDONLY)", [=] { return hipFileWrite(fh_ro, dev, 4096, 0, 0); }, -1, EBADF});
+  table.push_back(
+      {"Read(O_WRONLY, host)", [=] { return hipFileRead(fh_wo, host, 4096, 0, 0); }, -1, EBADF});
+  table.push_back(
+      {"Write(O_RDONLY, host)", [=] { return hipFileWrite(fh_ro, host, 4096, 0, 0); }, -1, EBADF});
   RunTable(table);
 
   // A host buffer deregistered is unknown again: refused (it has no implicit length).
   ASSERT_TRUE(IsSuccess(hipFileBufDeregister(host)));
   RunTable(std::vector<SsizeCase>{
-      {"Read(deregistered host buffer)", [=] { return hipFileRead(fh, host, 1, 0, 0); },
-       invalid},
+      {"Read(deregistered host buffer)", [=] { return hipFileRead(fh, host, 1, 0, 0); }, invalid},
   });
   // Nothing above damaged the handles: a clean read works and matches the file.
   ASSERT_EQ(hipFileRead(fh, dev, kBuf, 0, 0), static_cast<ssize_t>(kBuf));
@@ -452,9 +445,8 @@ TEST_F(BadInputTest, AsyncIo) {
   int local = 0;
 
   RunTable(std::vector<ErrCase>{
-      {"ReadAsync closed driver", [&] {
-         return hipFileReadAsync(&local, dev, &size, &fo, &bo, &bytes, stream);
-       },
+      {"ReadAsync closed driver",
+       [&] { return hipFileReadAsync(&local, dev, &size, &fo, &bo, &bytes, stream); },
        hipFileInvalidValue},
   });
   EXPECT_EQ(hipFileUseCount(), 1) << "async submission at count 0 opens the driver";
@@ -506,18 +498,18 @@ TEST_F(BadInputTest, AsyncIo) {
     };
     table.insert(table.end(), rows.begin(), rows.end());
   }
-  table.push_back({"StreamRegister(flags 0x10)", [&] { return hipFileStreamRegister(stream, 0x10); },
+  table.push_back({"StreamRegister(flags 0x10)",
+                   [&] { return hipFileStreamRegister(stream, 0x10); }, hipFileInvalidValue});
+  table.push_back({"StreamRegister(flags ~0)", [&] { return hipFileStreamRegister(stream, ~0u); },
                    hipFileInvalidValue});
-  table.push_back({"StreamRegister(flags ~0)",
-                   [&] { return hipFileStreamRegister(stream, ~0u); }, hipFileInvalidValue});
   table.push_back({"StreamDeregister(not registered)",
                    [&] { return hipFileStreamDeregister(stream); }, hipFileInvalidValue});
-  table.push_back({"StreamRegister", [&] { return hipFileStreamRegister(stream, 0xf); },
-                   hipFileSuccess});
+  table.push_back(
+      {"StreamRegister", [&] { return hipFileStreamRegister(stream, 0xf); }, hipFileSuccess});
   table.push_back({"StreamRegister twice", [&] { return hipFileStreamRegister(stream, 0); },
                    hipFileInvalidValue});
-  table.push_back({"StreamDeregister", [&] { return hipFileStreamDeregister(stream); },
-                   hipFileSuccess});
+  table.push_back(
+      {"StreamDeregister", [&] { return hipFileStreamDeregister(stream); }, hipFileSuccess});
   table.push_back({"StreamDeregister twice", [&] { return hipFileStreamDeregister(stream); },
                    hipFileInvalidValue});
   RunTable(table);
@@ -580,8 +572,7 @@ TEST_F(BadInputTest, BatchIo) {
   RunTable(std::vector<ErrCase>{
       {"SetUp(NULL)", [] { return hipFileBatchIOSetUp(nullptr, 4); }, hipFileInvalidValue},
       {"SetUp(max_nr 0)", [&] { return hipFileBatchIOSetUp(&batch, 0); }, hipFileInvalidValue},
-      {"SetUp(max_nr 129)", [&] { return hipFileBatchIOSetUp(&batch, 129); },
-       hipFileInvalidValue},
+      {"SetUp(max_nr 129)", [&] { return hipFileBatchIOSetUp(&batch, 129); }, hipFileInvalidValue},
       {"SetUp(max_nr UINT_MAX)", [&] { return hipFileBatchIOSetUp(&batch, UINT_MAX); },
        hipFileInvalidValue},
   });
@@ -627,43 +618,60 @@ TEST_F(BadInputTest, BatchIo) {
        hipFileInvalidValue},
       {"Submit(nr > max_nr)", [&] { return hipFileBatchIOSubmit(batch, 3, three, 0); },
        hipFileBatchFull},
-      bad("Submit(mode 0)", [](hipFileIOParams_t& p) { p.mode = Cast<hipFileBatchMode_t>(0); },
+      bad(
+          "Submit(mode 0)", [](hipFileIOParams_t& p) { p.mode = Cast<hipFileBatchMode_t>(0); },
           hipFileInvalidValue),
-      bad("Submit(mode 2)", [](hipFileIOParams_t& p) { p.mode = Cast<hipFileBatchMode_t>(2); },
+      bad(
+          "Submit(mode 2)", [](hipFileIOParams_t& p) { p.mode = Cast<hipFileBatchMode_t>(2); },
           hipFileInvalidValue),
-      bad("Submit(opcode 2)", [](hipFileIOParams_t& p) { p.opcode = Cast<hipFileOpcode_t>(2); },
+      bad(
+          "Submit(opcode 2)", [](hipFileIOParams_t& p) { p.opcode = Cast<hipFileOpcode_t>(2); },
           hipFileInvalidValue),
-      bad("Submit(opcode -1)", [](hipFileIOParams_t& p) { p.opcode = Cast<hipFileOpcode_t>(-1); },
+      bad(
+          "Submit(opcode -1)", [](hipFileIOParams_t& p) { p.opcode = Cast<hipFileOpcode_t>(-1); },
           hipFileInvalidValue),
-      bad("Submit(NULL fh)", [](hipFileIOParams_t& p) { p.fh = nullptr; },
+      bad(
+          "Submit(NULL fh)", [](hipFileIOParams_t& p) { p.fh = nullptr; },
           hipFileHandleNotRegistered),
-      bad("Submit(unknown fh)", [&](hipFileIOParams_t& p) { p.fh = &local; },
+      bad(
+          "Submit(unknown fh)", [&](hipFileIOParams_t& p) { p.fh = &local; },
           hipFileHandleNotRegistered),
-      bad("Submit(NULL buffer)", [](hipFileIOParams_t& p) { p.u.batch.devPtr_base = nullptr; },
+      bad(
+          "Submit(NULL buffer)", [](hipFileIOParams_t& p) { p.u.batch.devPtr_base = nullptr; },
           hipFileInvalidValue),
-      bad("Submit(plain memory)",
+      bad(
+          "Submit(plain memory)",
           [&](hipFileIOParams_t& p) { p.u.batch.devPtr_base = plain.data(); },
           hipFileHipMemoryTypeInvalid),
-      bad("Submit(file_offset -1)", [](hipFileIOParams_t& p) { p.u.batch.file_offset = -1; },
+      bad(
+          "Submit(file_offset -1)", [](hipFileIOParams_t& p) { p.u.batch.file_offset = -1; },
           hipFileInvalidValue),
-      bad("Submit(file_offset INT64_MIN)",
+      bad(
+          "Submit(file_offset INT64_MIN)",
           [](hipFileIOParams_t& p) { p.u.batch.file_offset = INT64_MIN; }, hipFileInvalidValue),
-      bad("Submit(buffer_offset -1)", [](hipFileIOParams_t& p) { p.u.batch.devPtr_offset = -1; },
+      bad(
+          "Submit(buffer_offset -1)", [](hipFileIOParams_t& p) { p.u.batch.devPtr_offset = -1; },
           hipFileInvalidValue),
-      bad("Submit(buffer_offset INT64_MAX)",
+      bad(
+          "Submit(buffer_offset INT64_MAX)",
           [](hipFileIOParams_t& p) { p.u.batch.devPtr_offset = INT64_MAX; }, hipFileInvalidValue),
-      bad("Submit(size SIZE_MAX)", [](hipFileIOParams_t& p) { p.u.batch.size = SIZE_MAX; },
+      bad(
+          "Submit(size SIZE_MAX)", [](hipFileIOParams_t& p) { p.u.batch.size = SIZE_MAX; },
           hipFileInvalidValue),
-      bad("Submit(size length+1)", [](hipFileIOParams_t& p) { p.u.batch.size = kBuf + 1; },
+      bad(
+          "Submit(size length+1)", [](hipFileIOParams_t& p) { p.u.batch.size = kBuf + 1; },
           hipFileInvalidValue),
       {"GetStatus(unknown batch)",
        [&] { return hipFileBatchIOGetStatus(unknown, 0, &nr, events, nullptr); },
        hipFileInvalidValue},
-      {"GetStatus(NULL nr)", [&] { return hipFileBatchIOGetStatus(batch, 0, nullptr, events, nullptr); },
+      {"GetStatus(NULL nr)",
+       [&] { return hipFileBatchIOGetStatus(batch, 0, nullptr, events, nullptr); },
        hipFileInvalidValue},
-      {"GetStatus(NULL events)", [&] { return hipFileBatchIOGetStatus(batch, 0, &nr, nullptr, nullptr); },
+      {"GetStatus(NULL events)",
+       [&] { return hipFileBatchIOGetStatus(batch, 0, &nr, nullptr, nullptr); },
        hipFileInvalidValue},
-      {"GetStatus(*nr 0)", [&] { return hipFileBatchIOGetStatus(batch, 0, &zero, events, nullptr); },
+      {"GetStatus(*nr 0)",
+       [&] { return hipFileBatchIOGetStatus(batch, 0, &zero, events, nullptr); },
        hipFileInvalidValue},
       {"GetStatus(min_nr > *nr)",
        [&] { return hipFileBatchIOGetStatus(batch, 2, &nr, events, nullptr); },
@@ -716,8 +724,7 @@ TEST_F(BadInputTest, BatchIo) {
   RunTable(std::vector<ErrCase>{
       {"Submit(destroyed batch)", [&] { return hipFileBatchIOSubmit(batch, 1, &ok_entry, 0); },
        hipFileInvalidValue},
-      {"Cancel(destroyed batch)", [&] { return hipFileBatchIOCancel(batch); },
-       hipFileInvalidValue},
+      {"Cancel(destroyed batch)", [&] { return hipFileBatchIOCancel(batch); }, hipFileInvalidValue},
   });
 }
 

@@ -122,7 +122,8 @@ class Worker {
                "hipMemcpy to host")) {
       return false;
     }
-    const bool same = std::equal(got.begin(), got.end(), model_.begin() + static_cast<long>(offset));
+    const bool same =
+        std::equal(got.begin(), got.end(), model_.begin() + static_cast<long>(offset));
     if (same) shared_.bytes_verified.fetch_add(size);
     return Check(same, "data read at region offset " + std::to_string(offset) + " size " +
                            std::to_string(size) + " differs from the model");
@@ -140,11 +141,10 @@ class Worker {
     if (write && !Fill(buffer_offset, size, &data)) return false;
     switch (kind / 2) {
       case 0: {  // synchronous
-        const ssize_t n =
-            write ? hipFileWrite(shared_.fh, dev_, size, FileOffset(offset),
-                                 static_cast<hoff_t>(buffer_offset))
-                  : hipFileRead(shared_.fh, dev_, size, FileOffset(offset),
-                                static_cast<hoff_t>(buffer_offset));
+        const ssize_t n = write ? hipFileWrite(shared_.fh, dev_, size, FileOffset(offset),
+                                               static_cast<hoff_t>(buffer_offset))
+                                : hipFileRead(shared_.fh, dev_, size, FileOffset(offset),
+                                              static_cast<hoff_t>(buffer_offset));
         if (!Check(n == static_cast<ssize_t>(size),
                    std::string(write ? "hipFileWrite" : "hipFileRead") + " returned " +
                        std::to_string(n))) {

@@ -52,7 +52,7 @@ struct Options {
   uint64_t io_size = 1ull << 20;
   int xfer = 0;
   int queue_depth = 0;  // -Q, for -x 5 and 6; 0: the type's default
-  int io_type = 0;  // 0 read, 1 write, 2 random read, 3 random write
+  int io_type = 0;      // 0 read, 1 write, 2 random read, 3 random write
   double seconds = 0;
   bool verify = false;
   bool json = false;
@@ -65,15 +65,24 @@ bool IsRandom(const Options& o) { return o.io_type == 2 || o.io_type == 3; }
 
 const char* XferName(int x) {
   switch (x) {
-    case 0: return "GPUD";
-    case 1: return "CPUONLY";
-    case 2: return "CPU_GPU";
-    case 4: return "CPU_CACHED_GPU";
-    case 5: return "GPUD_ASYNC";
-    case 6: return "GPU_BATCH";
-    case 9: return "HOST_GPU";
-    case 10: return "CPU_PREAD";
-    default: return "UNKNOWN";
+    case 0:
+      return "GPUD";
+    case 1:
+      return "CPUONLY";
+    case 2:
+      return "CPU_GPU";
+    case 4:
+      return "CPU_CACHED_GPU";
+    case 5:
+      return "GPUD_ASYNC";
+    case 6:
+      return "GPU_BATCH";
+    case 9:
+      return "HOST_GPU";
+    case 10:
+      return "CPU_PREAD";
+    default:
+      return "UNKNOWN";
   }
 }
 const char* IoName(int t) {
@@ -87,10 +96,23 @@ bool ParseSize(const char* text, uint64_t* out) {
   if (end == text || v < 0) return false;
   double scale = 1;
   switch (*end) {
-    case 'k': case 'K': scale = 1024.0; ++end; break;
-    case 'm': case 'M': scale = 1024.0 * 1024; ++end; break;
-    case 'g': case 'G': scale = 1024.0 * 1024 * 1024; ++end; break;
-    default: break;
+    case 'k':
+    case 'K':
+      scale = 1024.0;
+      ++end;
+      break;
+    case 'm':
+    case 'M':
+      scale = 1024.0 * 1024;
+      ++end;
+      break;
+    case 'g':
+    case 'G':
+      scale = 1024.0 * 1024 * 1024;
+      ++end;
+      break;
+    default:
+      break;
   }
   if (*end == 'i' || *end == 'B' || *end == 'b') ++end;
   if (*end == 'B') ++end;
@@ -100,15 +122,16 @@ bool ParseSize(const char* text, uint64_t* out) {
 }
 
 void Usage() {
-  std::fprintf(stderr,
-               "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] "
-               "[-i IOSIZE] [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-Q DEPTH] [-b] [-V] [--json] "
-               "[--fsync]\n"
-               "  -x 0 hipFile sync, 1 O_DIRECT into host memory, 2 pread + hipMemcpy,\n"
-               "     4 page cache (mmap) + hipMemcpy, 5 hipFile stream-ordered (async),\n"
-               "     6 hipFile batch, 9 pinned host->GPU copy only, 10 plain pread into host memory\n"
-               "  -Q operations in flight per thread: -x 5 (default 4), -x 6 (default 128, max 128)\n"
-               "  -I 0 read, 1 write, 2 random read, 3 random write\n");
+  std::fprintf(
+      stderr,
+      "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] "
+      "[-i IOSIZE] [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-Q DEPTH] [-b] [-V] [--json] "
+      "[--fsync]\n"
+      "  -x 0 hipFile sync, 1 O_DIRECT into host memory, 2 pread + hipMemcpy,\n"
+      "     4 page cache (mmap) + hipMemcpy, 5 hipFile stream-ordered (async),\n"
+      "     6 hipFile batch, 9 pinned host->GPU copy only, 10 plain pread into host memory\n"
+      "  -Q operations in flight per thread: -x 5 (default 4), -x 6 (default 128, max 128)\n"
+      "  -I 0 read, 1 write, 2 random read, 3 random write\n");
 }
 
 int ParseArgs(int argc, char** argv, Options* o) {
@@ -185,8 +208,7 @@ void FillPattern(unsigned char* p, size_t n, uint64_t offset) {
 bool CheckPattern(const unsigned char* p, size_t n, uint64_t offset) {
   for (size_t i = 0; i < n; ++i) {
     if (p[i] != Pattern(offset + i)) {
-      std::fprintf(stderr, "hipfile-bench: verify failed at file offset %" PRIu64 "\n",
-                   offset + i);
+      std::fprintf(stderr, "hipfile-bench: verify failed at file offset %" PRIu64 "\n", offset + i);
       return false;
     }
   }
@@ -227,14 +249,14 @@ struct ThreadResult {
   bool failed = false;
 };
 
-#define BENCH_HIP(call)                                                                 \
-  do {                                                                                  \
-    const hipError_t e_ = (call);                                                       \
-    if (e_ != hipSuccess) {                                                             \
+#define BENCH_HIP(call)                                                                   \
+  do {                                                                                    \
+    const hipError_t e_ = (call);                                                         \
+    if (e_ != hipSuccess) {                                                               \
       std::fprintf(stderr, "hipfile-bench: %s failed: %s\n", #call, hipGetErrorName(e_)); \
-      r->failed = true;                                                                 \
-      return;                                                                           \
-    }                                                                                   \
+      r->failed = true;                                                                   \
+      return;                                                                             \
+    }                                                                                     \
   } while (0)
 
 struct Shared {
@@ -256,8 +278,7 @@ bool HipOk(hipError_t e, const char* what) {
 bool HipFileOk(hipFileError_t e, const char* what) {
   if (e.err == hipFileSuccess) return true;
   if (IS_HIP_DRV_ERR(e)) {
-    std::fprintf(stderr, "hipfile-bench: %s failed: %s\n", what,
-                 hipGetErrorName(HIP_DRV_ERR(e)));
+    std::fprintf(stderr, "hipfile-bench: %s failed: %s\n", what, hipGetErrorName(HIP_DRV_ERR(e)));
   } else {
     std::fprintf(stderr, "hipfile-bench: %s failed: %s (%d)\n", what,
                  hipFileGetOpErrorString(e.err), e.err);
@@ -324,8 +345,9 @@ bool CheckCompleted(const Shared& s, const void* dev, uint64_t off, int64_t n) {
       std::fprintf(stderr, "hipfile-bench: %s at %" PRIu64 " failed: %s\n",
                    IsWrite(o) ? "write" : "read", off, std::strerror(static_cast<int>(-n)));
     } else {
-      std::fprintf(stderr, "hipfile-bench: %s at %" PRIu64 " moved %" PRId64 " of %" PRId64
-                   " bytes\n", IsWrite(o) ? "write" : "read", off, n, io);
+      std::fprintf(stderr,
+                   "hipfile-bench: %s at %" PRIu64 " moved %" PRId64 " of %" PRId64 " bytes\n",
+                   IsWrite(o) ? "write" : "read", off, n, io);
     }
     return false;
   }
@@ -366,8 +388,8 @@ class SlotBuffers {
     registered_.assign(static_cast<size_t>(count), false);
     for (size_t k = 0; k < dev_.size(); ++k) {
       if (!HipOk(hipMalloc(&dev_[k], o.io_size), "hipMalloc")) return false;
-      if (IsWrite(o) &&
-          !HipOk(hipMemcpy(dev_[k], data.data(), data.size(), hipMemcpyHostToDevice), "hipMemcpy")) {
+      if (IsWrite(o) && !HipOk(hipMemcpy(dev_[k], data.data(), data.size(), hipMemcpyHostToDevice),
+                               "hipMemcpy")) {
         return false;
       }
       if (register_them) {
@@ -418,11 +440,11 @@ bool RunAsyncOps(const Shared& s, int t, hipStream_t stream, std::vector<AsyncSl
       slot.file_offset = static_cast<hoff_t>(off);
       slot.buffer_offset = 0;
       slot.submitted = std::chrono::steady_clock::now();
-      const hipFileError_t e =
-          IsWrite(o) ? hipFileWriteAsync(s.fh, bufs[k], &slot.size, &slot.file_offset,
-                                         &slot.buffer_offset, &slot.bytes, stream)
-                     : hipFileReadAsync(s.fh, bufs[k], &slot.size, &slot.file_offset,
-                                        &slot.buffer_offset, &slot.bytes, stream);
+      const hipFileError_t e = IsWrite(o)
+                                   ? hipFileWriteAsync(s.fh, bufs[k], &slot.size, &slot.file_offset,
+                                                       &slot.buffer_offset, &slot.bytes, stream)
+                                   : hipFileReadAsync(s.fh, bufs[k], &slot.size, &slot.file_offset,
+                                                      &slot.buffer_offset, &slot.bytes, stream);
       if (!HipFileOk(e, IsWrite(o) ? "hipFileWriteAsync" : "hipFileReadAsync")) return false;
       if (!HipOk(hipEventRecord(slot.done, stream), "hipEventRecord")) return false;
       ++head;
@@ -459,8 +481,8 @@ void RunAsyncThread(const Shared& s, int t, ThreadResult* r) {
   unsigned flags = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
                    HIPFILE_STREAM_FIXED_FILE_SIZE;
   if (o.io_size % 4096 == 0) flags |= HIPFILE_STREAM_PAGE_ALIGNED_INPUTS;
-  const bool registered = ok && HipFileOk(hipFileStreamRegister(stream, flags),
-                                          "hipFileStreamRegister");
+  const bool registered =
+      ok && HipFileOk(hipFileStreamRegister(stream, flags), "hipFileStreamRegister");
   ok = registered && RunAsyncOps(s, t, stream, slots, bufs, r);
   // Whatever happened, nothing may still be in flight when the slots and buffers go away.
   ok = HipOk(hipStreamSynchronize(stream), "hipStreamSynchronize") && ok;
@@ -766,7 +788,8 @@ int main(int argc, char** argv) {
     if (s.map) ::msync(s.map, o.size, MS_SYNC);
     ::fsync(s.fd);
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (uses_hipfile) {
     hipFileHandleDeregister(s.fh);
@@ -794,21 +817,22 @@ int main(int argc, char** argv) {
   const double p99 = Percentile(lat, 0.99);
   const bool queued = o.xfer == 5 || o.xfer == 6;
   if (o.json) {
-    std::printf("{\"io_type\": \"%s\", \"xfer_type\": \"%s\", \"xfer\": %d, \"threads\": %d, "
-                "\"bytes\": %" PRIu64 ", \"dataset_bytes\": %" PRIu64 ", \"io_size\": %" PRIu64
-                ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
-                "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
-                ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"verified\": %s, "
-                "\"ok\": %s}\n",
-                IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size,
-                gib_s, avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0,
-                queued ? o.queue_depth : 1, o.verify ? "true" : "false", failed ? "false" : "true");
+    std::printf(
+        "{\"io_type\": \"%s\", \"xfer_type\": \"%s\", \"xfer\": %d, \"threads\": %d, "
+        "\"bytes\": %" PRIu64 ", \"dataset_bytes\": %" PRIu64 ", \"io_size\": %" PRIu64
+        ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
+        "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
+        ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"verified\": %s, "
+        "\"ok\": %s}\n",
+        IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
+        avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0,
+        queued ? o.queue_depth : 1, o.verify ? "true" : "false", failed ? "false" : "true");
   } else {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);
     if (queued) std::printf("IoDepth: %d ", o.queue_depth);
-    std::printf("DataSetSize: %" PRIu64 "/%" PRIu64
-                "KiB IOSize: %" PRIu64 "KiB Throughput: %.6f GiB/sec, Avg_Latency: %.6f usecs "
+    std::printf("DataSetSize: %" PRIu64 "/%" PRIu64 "KiB IOSize: %" PRIu64
+                "KiB Throughput: %.6f GiB/sec, Avg_Latency: %.6f usecs "
                 "ops: %" PRIu64 " total_time %.6f secs\n",
                 bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs);
   }

@@ -35,8 +35,8 @@ int Full() {
     for (int d = 0; d < count; ++d) {
       size_t free_bytes = 0, total_bytes = 0;
       if (hipSetDevice(d) == hipSuccess && hipMemGetInfo(&free_bytes, &total_bytes) == hipSuccess) {
-        std::printf("  device %d: %.1f GiB total, %.1f GiB free\n", d,
-                    total_bytes / 1073741824.0, free_bytes / 1073741824.0);
+        std::printf("  device %d: %.1f GiB total, %.1f GiB free\n", d, total_bytes / 1073741824.0,
+                    free_bytes / 1073741824.0);
       }
     }
   }

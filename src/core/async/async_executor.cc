@@ -1,10 +1,10 @@
 #include "core/async/async_executor.h"
 
+#include <hipfile.h>
 #include <sched.h>
 #include <time.h>
 
 #include <deque>
-#include <hipfile.h>
 
 #include "util/errors.h"
 #include "util/log.h"

@@ -92,8 +92,8 @@ class AsyncExecutor {
   uint32_t* slab_ = nullptr;   // kMaxChannels channels of kWordsPerChannel words, pinned
   size_t slab_used_ = 0;       // channels handed out
   std::vector<char> mem_ops_;  // per device: 1 when stream memory operations work
-  size_t queued_ = 0;       // submitted, waiting for their stream to reach them
-  size_t outstanding_ = 0;  // submitted, not completed
+  size_t queued_ = 0;          // submitted, waiting for their stream to reach them
+  size_t outstanding_ = 0;     // submitted, not completed
   bool stopping_ = false;
   bool warned_host_fn_fallback_ = false;
   std::thread poller_;

@@ -78,11 +78,11 @@ class BatchContext {
 
   const unsigned capacity_;
   mutable std::mutex mu_;
-  std::condition_variable changed_;  // an event was queued, or a Running entry finished
-  bool closed_ = false;              // guarded by mu_
-  uint64_t next_id_ = 1;             // guarded by mu_
-  std::map<uint64_t, Op> ops_;       // guarded by mu_; Pending and Running entries
-  size_t running_ = 0;               // guarded by mu_
+  std::condition_variable changed_;     // an event was queued, or a Running entry finished
+  bool closed_ = false;                 // guarded by mu_
+  uint64_t next_id_ = 1;                // guarded by mu_
+  std::map<uint64_t, Op> ops_;          // guarded by mu_; Pending and Running entries
+  size_t running_ = 0;                  // guarded by mu_
   std::deque<hipFileIOEvents_t> done_;  // guarded by mu_; terminal events, oldest first
 };
 

@@ -68,7 +68,7 @@ class BatchManager {
   const unsigned requested_threads_;
 
   mutable std::mutex mu_;
-  uintptr_t next_handle_ = 1;                                     // guarded by mu_
+  uintptr_t next_handle_ = 1;                                   // guarded by mu_
   std::map<uintptr_t, std::shared_ptr<BatchContext>> batches_;  // guarded by mu_
 
   mutable std::mutex pool_mu_;

@@ -30,11 +30,11 @@ constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 
 // CUpointer_attribute.
 enum CUpointer_attribute : int {
-  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,       // unsigned int, a CUmemorytype
-  CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,    // CUdeviceptr
-  CU_POINTER_ATTRIBUTE_HOST_POINTER = 4,      // void*
-  CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,        // boolean
-  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,    // int
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,        // unsigned int, a CUmemorytype
+  CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,     // CUdeviceptr
+  CU_POINTER_ATTRIBUTE_HOST_POINTER = 4,       // void*
+  CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,         // boolean
+  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,     // int
   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,  // CUdeviceptr
   CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,        // size_t
 };

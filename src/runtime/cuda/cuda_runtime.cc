@@ -14,12 +14,12 @@ namespace hipfile::runtime {
 namespace {
 
 using cu::CUcontext;
+using cu::CUDA_SUCCESS;
 using cu::CUdevice;
 using cu::CUdeviceptr;
 using cu::CUevent;
 using cu::CUresult;
 using cu::CUstream;
-using cu::CUDA_SUCCESS;
 
 // The device SetDevice chose on this thread; -1 until then. Shared by all CudaRuntime objects,
 // as the current device is a property of the thread.
@@ -189,8 +189,7 @@ class CudaRuntime final : public GpuRuntime {
     if (size == 0) return hipSuccess;
     if (dst == nullptr) return hipErrorInvalidValue;
     if (const hipError_t err = Enter(); err != hipSuccess) return err;
-    return Map(
-        d_.cuMemsetD8Async(Dptr(dst), static_cast<unsigned char>(value), size, Cu(stream)));
+    return Map(d_.cuMemsetD8Async(Dptr(dst), static_cast<unsigned char>(value), size, Cu(stream)));
   }
 
   hipError_t StreamCreate(Stream* stream, unsigned flags) override {
@@ -363,10 +362,10 @@ class CudaRuntime final : public GpuRuntime {
   bool ProbeStreamMemOps(int device);
 
   const CudaDriver& d_;
-  const std::vector<CUdevice> devices_;                  // by ordinal
+  const std::vector<CUdevice> devices_;                 // by ordinal
   std::unique_ptr<std::atomic<CUcontext>[]> contexts_;  // retained primary contexts, or null
-  std::unique_ptr<std::atomic<int>[]> mem_ops_;  // SupportsStreamMemOps: -1 unknown, 0, 1
-  std::mutex mutex_;                             // serializes retains and probes
+  std::unique_ptr<std::atomic<int>[]> mem_ops_;         // SupportsStreamMemOps: -1 unknown, 0, 1
+  std::mutex mutex_;                                    // serializes retains and probes
 };
 
 hipError_t CudaRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
@@ -381,16 +380,16 @@ hipError_t CudaRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
   CUdeviceptr range_start = 0;
   size_t range_size = 0;
   cu::CUpointer_attribute attributes[] = {
-      cu::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,      cu::CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-      cu::CU_POINTER_ATTRIBUTE_HOST_POINTER,     cu::CU_POINTER_ATTRIBUTE_IS_MANAGED,
-      cu::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,   cu::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+      cu::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,    cu::CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+      cu::CU_POINTER_ATTRIBUTE_HOST_POINTER,   cu::CU_POINTER_ATTRIBUTE_IS_MANAGED,
+      cu::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, cu::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
       cu::CU_POINTER_ATTRIBUTE_RANGE_SIZE,
   };
   void* data[] = {&memory_type, &device_pointer, &host_pointer, &is_managed,
                   &ordinal,     &range_start,    &range_size};
   static_assert(sizeof(attributes) / sizeof(attributes[0]) == sizeof(data) / sizeof(data[0]));
-  const CUresult r = d_.cuPointerGetAttributes(sizeof(data) / sizeof(data[0]), attributes, data,
-                                               Dptr(ptr));
+  const CUresult r =
+      d_.cuPointerGetAttributes(sizeof(data) / sizeof(data[0]), attributes, data, Dptr(ptr));
   // The driver reports memory it does not know with null attributes, or (some versions, some
   // attributes) with CUDA_ERROR_INVALID_VALUE.
   if (r == cu::CUDA_ERROR_INVALID_VALUE || (r == CUDA_SUCCESS && memory_type == 0)) {

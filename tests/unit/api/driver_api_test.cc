@@ -55,8 +55,7 @@ TEST_F(DriverApiTest, PropertiesNeedAPointerAndAnOpenDriver) {
   std::memset(&props, 0xff, sizeof props);
   ASSERT_TRUE(IsSuccess(hipFileDriverGetProperties(&props)));
   EXPECT_EQ(props.max_batch_io_count, 128u);
-  EXPECT_EQ(props.feature_flags, (1u << hipFileBatchIOSupported) |
-                                     (1u << hipFileStreamsSupported) |
+  EXPECT_EQ(props.feature_flags, (1u << hipFileBatchIOSupported) | (1u << hipFileStreamsSupported) |
                                      (1u << hipFileParallelIOSupported));
   EXPECT_NE(props.nvfs.driver_control_flags & (1u << hipFileAllowCompatMode), 0u);
   EXPECT_EQ(props.nvfs.driver_control_flags & (1u << hipFileUsePollMode), 0u);
@@ -85,12 +84,12 @@ TEST_F(DriverApiTest, DriverSettersApplyAtTheNextOpen) {
 class ParamsApiTest : public ApiTest {};
 
 TEST_F(ParamsApiTest, NullOutputsAndInvalidParametersAreInvalidValue) {
-  EXPECT_TRUE(IsOp(hipFileGetParameterSizeT(hipFileParamProfileStats, nullptr),
-                   hipFileInvalidValue));
-  EXPECT_TRUE(IsOp(hipFileGetParameterBool(hipFileParamForceCompatMode, nullptr),
-                   hipFileInvalidValue));
-  EXPECT_TRUE(IsOp(hipFileGetParameterString(hipFileParamLogDir, nullptr, 10),
-                   hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileGetParameterSizeT(hipFileParamProfileStats, nullptr), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileGetParameterBool(hipFileParamForceCompatMode, nullptr), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileGetParameterString(hipFileParamLogDir, nullptr, 10), hipFileInvalidValue));
   EXPECT_TRUE(IsOp(hipFileSetParameterString(hipFileParamLogDir, nullptr), hipFileInvalidValue));
   size_t size = 0;
   bool flag = false;
@@ -99,9 +98,9 @@ TEST_F(ParamsApiTest, NullOutputsAndInvalidParametersAreInvalidValue) {
                    hipFileInvalidValue));
   EXPECT_TRUE(IsOp(hipFileGetParameterBool(static_cast<hipFileBoolConfigParameter_t>(-1), &flag),
                    hipFileInvalidValue));
-  EXPECT_TRUE(IsOp(hipFileGetParameterString(static_cast<hipFileStringConfigParameter_t>(3),
-                                             text, sizeof text),
-                   hipFileInvalidValue));
+  EXPECT_TRUE(IsOp(
+      hipFileGetParameterString(static_cast<hipFileStringConfigParameter_t>(3), text, sizeof text),
+      hipFileInvalidValue));
   EXPECT_TRUE(IsOp(hipFileSetParameterSizeT(static_cast<hipFileSizeTConfigParameter_t>(100), 1),
                    hipFileInvalidValue));
   EXPECT_TRUE(IsOp(hipFileSetParameterBool(static_cast<hipFileBoolConfigParameter_t>(12), true),
@@ -131,8 +130,8 @@ TEST_F(ParamsApiTest, SetOnlyWhileClosedGetInUseWhileOpen) {
                    hipFileDriverAlreadyOpen));
   EXPECT_TRUE(IsOp(hipFileSetParameterBool(hipFileParamPropertiesUsePollMode, true),
                    hipFileDriverAlreadyOpen));
-  EXPECT_TRUE(IsOp(hipFileSetParameterString(hipFileParamLoggingLevel, "info"),
-                   hipFileDriverAlreadyOpen));
+  EXPECT_TRUE(
+      IsOp(hipFileSetParameterString(hipFileParamLoggingLevel, "info"), hipFileDriverAlreadyOpen));
   ASSERT_TRUE(IsSuccess(hipFileGetParameterSizeT(hipFileParamExecutionMaxIOThreads, &threads)));
   EXPECT_EQ(threads, 9u);
   ASSERT_TRUE(IsSuccess(hipFileDriverClose()));

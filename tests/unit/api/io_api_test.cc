@@ -128,16 +128,14 @@ TEST_F(IoApiTest, RoundTripThroughDeviceMemory) {
   ASSERT_TRUE(IsSuccess(hipFileBufRegister(device, kSize, 0)));
   EXPECT_EQ(hipFileRead(fh, device, kSize, 0, 0), static_cast<ssize_t>(kSize));
   std::vector<unsigned char> host(kSize);
-  ASSERT_EQ(ProcessRuntime().Memcpy(host.data(), device, kSize, hipMemcpyDeviceToHost),
-            hipSuccess);
+  ASSERT_EQ(ProcessRuntime().Memcpy(host.data(), device, kSize, hipMemcpyDeviceToHost), hipSuccess);
   EXPECT_EQ(host, testing::PatternBytes(kSize));
 
   // Write the first half over the second, from a buffer offset, and read it back.
   EXPECT_EQ(hipFileWrite(fh, device, kSize / 2, kSize / 2, 0), static_cast<ssize_t>(kSize / 2));
   EXPECT_EQ(hipFileRead(fh, device, kSize / 2, kSize / 2, kSize / 2),
             static_cast<ssize_t>(kSize / 2));
-  ASSERT_EQ(ProcessRuntime().Memcpy(host.data(), device, kSize, hipMemcpyDeviceToHost),
-            hipSuccess);
+  ASSERT_EQ(ProcessRuntime().Memcpy(host.data(), device, kSize, hipMemcpyDeviceToHost), hipSuccess);
   EXPECT_EQ(std::memcmp(host.data(), host.data() + kSize / 2, kSize / 2), 0);
   // Short at end of file.
   EXPECT_EQ(hipFileRead(fh, device, 4096, kSize - 10, 0), 10);

@@ -80,10 +80,13 @@ TEST_F(AsyncExecutorTest, OperationRunsBetweenEarlierAndLaterStreamWork) {
   std::pair<Trace*, int> before{&trace, 1}, after{&trace, 3};
   Slot slot;
   ASSERT_EQ(gpu_->LaunchHostFunc(s, AddToTrace, &before), hipSuccess);
-  ASSERT_TRUE(executor_->Submit(s, MakeOp(&slot, 0, [&](const AsyncParams& p) {
-                trace.Add(2);
-                return static_cast<ssize_t>(p.size);
-              })).ok());
+  ASSERT_TRUE(executor_
+                  ->Submit(s, MakeOp(&slot, 0,
+                                     [&](const AsyncParams& p) {
+                                       trace.Add(2);
+                                       return static_cast<ssize_t>(p.size);
+                                     }))
+                  .ok());
   ASSERT_EQ(gpu_->LaunchHostFunc(s, AddToTrace, &after), hipSuccess);
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(trace.events, (std::vector<int>{1, 2, 3}));
@@ -96,10 +99,13 @@ TEST_F(AsyncExecutorTest, ManyOperationsOnOneStreamKeepSubmissionOrder) {
   Trace trace;
   std::vector<Slot> slots(200);
   for (int i = 0; i < 200; ++i) {
-    ASSERT_TRUE(executor_->Submit(s, MakeOp(&slots[i], 0, [&trace, i](const AsyncParams&) {
-                  trace.Add(i);
-                  return ssize_t{0};
-                })).ok());
+    ASSERT_TRUE(executor_
+                    ->Submit(s, MakeOp(&slots[i], 0,
+                                       [&trace, i](const AsyncParams&) {
+                                         trace.Add(i);
+                                         return ssize_t{0};
+                                       }))
+                    .ok());
   }
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   ASSERT_EQ(trace.events.size(), 200u);
@@ -117,10 +123,9 @@ TEST_F(AsyncExecutorTest, UnfixedSizeIsReadWhenTheOperationRuns) {
   auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
   ASSERT_EQ(gpu_->LaunchHostFunc(s, wait_gate, &gate), hipSuccess);
   ASSERT_EQ(gpu_->LaunchHostFunc(s, ShrinkSize, &slot.size), hipSuccess);  // runs before the op
-  ASSERT_TRUE(executor_
-                  ->Submit(s, MakeOp(&slot, 0,
-                                     [](const AsyncParams& p) { return ssize_t(p.size); }))
-                  .ok());
+  ASSERT_TRUE(
+      executor_->Submit(s, MakeOp(&slot, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
+          .ok());
   go.set_value();
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(slot.bytes, 100);
@@ -174,12 +179,15 @@ TEST_F(AsyncExecutorTest, StreamsProgressWhileAnotherIsBlockedInAHostFunction) {
   auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
   ASSERT_EQ(gpu_->LaunchHostFunc(blocked, wait_gate, &gate), hipSuccess);
   Slot blocked_slot, free_slot;
-  ASSERT_TRUE(executor_->Submit(blocked, MakeOp(&blocked_slot, 0, [](const AsyncParams& p) {
-                return ssize_t(p.size);
-              })).ok());
-  ASSERT_TRUE(executor_->Submit(free_stream, MakeOp(&free_slot, 0, [](const AsyncParams& p) {
-                return ssize_t(p.size);
-              })).ok());
+  ASSERT_TRUE(executor_
+                  ->Submit(blocked, MakeOp(&blocked_slot, 0,
+                                           [](const AsyncParams& p) { return ssize_t(p.size); }))
+                  .ok());
+  ASSERT_TRUE(
+      executor_
+          ->Submit(free_stream,
+                   MakeOp(&free_slot, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
+          .ok());
   ASSERT_EQ(gpu_->StreamSynchronize(free_stream), hipSuccess);
   EXPECT_EQ(free_slot.bytes, 4096);
   EXPECT_EQ(blocked_slot.bytes, -999);  // not run: its stream has not got there
@@ -215,10 +223,10 @@ TEST_F(AsyncExecutorTest, OperationsOfDifferentStreamsRunAtTheSameTime) {
 
 TEST_F(AsyncExecutorTest, DefaultStreamCarriesOperations) {
   Slot slot;
-  ASSERT_TRUE(executor_
-                  ->Submit(nullptr, MakeOp(&slot, 0,
-                                           [](const AsyncParams& p) { return ssize_t(p.size); }))
-                  .ok());
+  ASSERT_TRUE(
+      executor_
+          ->Submit(nullptr, MakeOp(&slot, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
+          .ok());
   ASSERT_EQ(gpu_->StreamSynchronize(nullptr), hipSuccess);
   EXPECT_EQ(slot.bytes, 4096);
 }
@@ -242,9 +250,9 @@ TEST_F(AsyncExecutorTest, DeregisteringWithWorkInFlightNeitherBlocksNorDropsIt) 
   auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
   ASSERT_EQ(gpu_->LaunchHostFunc(s, wait_gate, &gate), hipSuccess);
   Slot slot;
-  ASSERT_TRUE(executor_->Submit(s, MakeOp(&slot, 0, [](const AsyncParams& p) {
-                return ssize_t(p.size);
-              })).ok());
+  ASSERT_TRUE(
+      executor_->Submit(s, MakeOp(&slot, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
+          .ok());
   EXPECT_TRUE(executor_->DeregisterStream(s).ok());  // returns while the op waits
   EXPECT_EQ(executor_->Outstanding(), 1u);
   release.set_value();
@@ -256,10 +264,13 @@ TEST_F(AsyncExecutorTest, DestroyingTheExecutorWaitsForWorkInFlight) {
   runtime::Stream s = NewStream();
   std::vector<Slot> slots(20);
   for (Slot& slot : slots) {
-    ASSERT_TRUE(executor_->Submit(s, MakeOp(&slot, 0, [](const AsyncParams& p) {
-                  std::this_thread::sleep_for(1ms);
-                  return ssize_t(p.size);
-                })).ok());
+    ASSERT_TRUE(executor_
+                    ->Submit(s, MakeOp(&slot, 0,
+                                       [](const AsyncParams& p) {
+                                         std::this_thread::sleep_for(1ms);
+                                         return ssize_t(p.size);
+                                       }))
+                    .ok());
   }
   executor_.reset();
   for (const Slot& slot : slots) EXPECT_EQ(slot.bytes, 4096);

@@ -132,8 +132,8 @@ TEST_F(BatchTest, SubmitValidatesEveryFieldOfAnEntry) {
   void* other = DeviceAlloc(8 * 4096);
   std::vector<hipFileIOParams_t> edges(8);
   edges[0] = good;
-  edges[1] = Entry(hipFileBatchRead, fh, buf, 4096, 0, 4096);  // ends at the buffer's end
-  edges[2] = Entry(hipFileBatchRead, fh, buf, 0, 0, 8191);     // size 0 at the last byte
+  edges[1] = Entry(hipFileBatchRead, fh, buf, 4096, 0, 4096);        // ends at the buffer's end
+  edges[2] = Entry(hipFileBatchRead, fh, buf, 0, 0, 8191);           // size 0 at the last byte
   edges[3] = Entry(hipFileBatchWrite, fh, other, 4096, 1 << 20, 0);  // past the end of the file
   for (int i = 4; i < 8; ++i) edges[i] = Entry(hipFileBatchRead, fh, other, 4096, 0, i * 4096);
   EXPECT_TRUE(manager().Submit(*batch, 8, edges.data()).ok());
@@ -229,10 +229,10 @@ TEST_F(BatchTest, ErrorsOfOneEntryAreReportedInItsEvent) {
   hipFileHandle_t write_only = OpenFile("wo", 8192, O_WRONLY);
   void* buf = DeviceAlloc(1 << 16);
   hipFileIOParams_t entries[4] = {
-      Entry(hipFileBatchRead, fh, buf, 8192, 8192, 0, Cookie(1)),        // short at EOF
-      Entry(hipFileBatchRead, fh, buf, 4096, 20000, 8192, Cookie(2)),    // past EOF
+      Entry(hipFileBatchRead, fh, buf, 8192, 8192, 0, Cookie(1)),           // short at EOF
+      Entry(hipFileBatchRead, fh, buf, 4096, 20000, 8192, Cookie(2)),       // past EOF
       Entry(hipFileBatchRead, write_only, buf, 4096, 0, 16384, Cookie(3)),  // EBADF
-      Entry(hipFileBatchRead, fh, buf, 4096, 0, 32768, Cookie(4)),       // fine
+      Entry(hipFileBatchRead, fh, buf, 4096, 0, 32768, Cookie(4)),          // fine
   };
   ASSERT_TRUE(manager().Submit(*batch, 4, entries).ok());
   for (const hipFileIOEvents_t& e : Drain(*batch, 4)) {
@@ -476,7 +476,7 @@ TEST_F(BatchTest, DestroyWhileBusyIsSafeAndForgetsTheHandle) {
   hipFileIOEvents_t event;
   EXPECT_TRUE(manager().GetStatus(*busy, 0, &nr, &event, nullptr).IsOp(hipFileInvalidValue));
   EXPECT_TRUE(manager().Cancel(*busy).IsOp(hipFileInvalidValue));
-  manager().Destroy(*busy);        // twice: ignored
+  manager().Destroy(*busy);         // twice: ignored
   manager().Destroy(Cookie(4242));  // never made: ignored
   EXPECT_TRUE(driver().DeregisterBuffer(buf).ok());
 }

@@ -56,8 +56,8 @@ TEST(ConfigTest, UnparsableValuesAreReportedAndDefaultsUsed) {
   EXPECT_EQ(config.stats_level, 1u);
   EXPECT_EQ(config.log_level, LogLevel::kWarn);
   ASSERT_EQ(config.problems.size(), 4u);
-  const std::string all = config.problems[0] + config.problems[1] + config.problems[2] +
-                          config.problems[3];
+  const std::string all =
+      config.problems[0] + config.problems[1] + config.problems[2] + config.problems[3];
   EXPECT_NE(all.find("HIPFILE_ALLOW_COMPAT_MODE=\"maybe\""), std::string::npos);
   EXPECT_NE(all.find("HIPFILE_FORCE_COMPAT_MODE=\"\""), std::string::npos);
   EXPECT_NE(all.find("HIPFILE_STATS_LEVEL=\"1x\""), std::string::npos);

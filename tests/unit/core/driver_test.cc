@@ -64,8 +64,7 @@ TEST_F(DriverLifecycleTest, FailedDuplicateRegistrationsDoNotOpen) {
   ASSERT_TRUE(driver().RegisterHandle(fd.get()).ok());
   ASSERT_TRUE(driver().Close().ok());  // drops the registration
   ASSERT_TRUE(driver().RegisterHandle(fd.get()).ok());
-  EXPECT_EQ(driver().RegisterHandle(fd.get()).status(),
-            Status::Op(hipFileHandleAlreadyRegistered));
+  EXPECT_EQ(driver().RegisterHandle(fd.get()).status(), Status::Op(hipFileHandleAlreadyRegistered));
   void* p = DeviceAlloc(4096);
   ASSERT_TRUE(driver().RegisterBuffer(p, 4096, 0).ok());
   EXPECT_EQ(driver().RegisterBuffer(p, 100, 0), Status::Op(hipFileMemoryAlreadyRegistered));
@@ -266,8 +265,7 @@ TEST_F(DriverIoTest, RulesApplyInOrder) {
             Status::Op(hipFileInvalidValue));
   EXPECT_EQ(driver().Read(handle_, nullptr, 10, 0, 0).status(), Status::Op(hipFileInvalidValue));
   gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorIllegalAddress);
-  EXPECT_EQ(driver().Read(handle_, buffer, 10, 0, 0).status(),
-            Status::Gpu(hipErrorIllegalAddress));
+  EXPECT_EQ(driver().Read(handle_, buffer, 10, 0, 0).status(), Status::Gpu(hipErrorIllegalAddress));
   // Offsets before the range.
   EXPECT_EQ(driver().Read(handle_, buffer, 1 << 20, -1, 0).status(), Status::Errno(EINVAL));
   EXPECT_EQ(driver().Write(handle_, buffer, 10, 0, -1).status(), Status::Errno(EINVAL));

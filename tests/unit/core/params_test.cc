@@ -87,8 +87,7 @@ TEST(ParamSetTest, PropertiesReflectTheValues) {
   EXPECT_EQ(props.nvfs.driver_control_flags,
             (1u << hipFileUsePollMode) | (1u << hipFileAllowCompatMode));
   EXPECT_EQ(props.nvfs.driver_status_flags, 0u);
-  EXPECT_EQ(props.feature_flags, (1u << hipFileBatchIOSupported) |
-                                     (1u << hipFileStreamsSupported) |
+  EXPECT_EQ(props.feature_flags, (1u << hipFileBatchIOSupported) | (1u << hipFileStreamsSupported) |
                                      (1u << hipFileParallelIOSupported));
   EXPECT_EQ(props.max_device_cache_size, 131072u);
   EXPECT_EQ(props.per_buffer_cache_size, 8192u);

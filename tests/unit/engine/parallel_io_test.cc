@@ -61,8 +61,7 @@ class OffsetFaultSys : public testing::FaultSys {
   std::set<std::thread::id> threads_;
 };
 
-class ParallelIoTest : public EngineTestBase,
-                       public ::testing::WithParamInterface<hipMemoryType> {
+class ParallelIoTest : public EngineTestBase, public ::testing::WithParamInterface<hipMemoryType> {
  protected:
   void SetUp() override {
     WriteFileOrDie(in_path_, content_);

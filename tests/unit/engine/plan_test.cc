@@ -17,10 +17,10 @@ constexpr size_t kWindow = 8 * kPage;
 
 std::string Describe(const PlanRequest& r, const std::vector<PlannedChunk>& plan) {
   std::ostringstream s;
-  s << "request offset " << r.offset << " size " << r.size << " align " << r.dio_offset_align
-    << "/" << r.dio_mem_align << " staged " << r.staged << " mem " << r.memory_address
-    << " direct " << r.direct_allowed << " cache " << r.page_cache_allowed << " known "
-    << r.residency_known << " resident";
+  s << "request offset " << r.offset << " size " << r.size << " align " << r.dio_offset_align << "/"
+    << r.dio_mem_align << " staged " << r.staged << " mem " << r.memory_address << " direct "
+    << r.direct_allowed << " cache " << r.page_cache_allowed << " known " << r.residency_known
+    << " resident";
   for (const ByteRange& b : r.resident) s << " [" << b.begin << "," << b.end << ")";
   s << "\n plan:";
   for (const PlannedChunk& c : plan) {
@@ -116,8 +116,8 @@ TEST(SplitForDirectTest, MatchesTheDefinitionForEveryOffsetAndSize) {
     for (uint64_t offset = 0; offset < 4 * align + 3; ++offset) {
       for (size_t size = 0; size < 6 * align + 3; ++size) {
         const DirectSplit s = SplitForDirect(offset, size, align);
-        SCOPED_TRACE(::testing::Message() << "align " << align << " offset " << offset << " size "
-                                          << size);
+        SCOPED_TRACE(::testing::Message()
+                     << "align " << align << " offset " << offset << " size " << size);
         ASSERT_EQ(s.head + s.body + s.tail, size);
         ASSERT_EQ(s.body % align, 0u);
         // Brute force: the body is the longest run of whole aligned blocks inside the range.
@@ -161,8 +161,10 @@ TEST(PlanTest, AlignedColdReadIsAllDirect) {
 TEST(PlanTest, EveryHeadAndTailCombination) {
   for (uint32_t align : {512u, 4096u}) {
     const std::vector<uint64_t> heads = {0, 1, align / 2, align - 1};
-    const std::vector<size_t> sizes = {1,         align - 1,      align,     align + 1,
-                                       2 * align, 3 * align - 7,  kChunk - 1, kChunk,
+    const std::vector<size_t> sizes = {1,          align - 1,
+                                       align,      align + 1,
+                                       2 * align,  3 * align - 7,
+                                       kChunk - 1, kChunk,
                                        kChunk + 1, 3 * kChunk + align / 2 + 5};
     for (uint64_t base : {uint64_t{0}, uint64_t{7} * align}) {
       for (uint64_t head : heads) {

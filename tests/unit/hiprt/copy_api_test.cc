@@ -103,8 +103,7 @@ TEST_F(HipCopyTest, NullPointers) {
   std::vector<unsigned char> host(16);
   EXPECT_HIP_FAILS(hipMemcpy(nullptr, host.data(), 16, hipMemcpyHostToDevice),
                    hipErrorInvalidValue);
-  EXPECT_HIP_FAILS(hipMemcpy(device_a_, nullptr, 16, hipMemcpyHostToDevice),
-                   hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpy(device_a_, nullptr, 16, hipMemcpyHostToDevice), hipErrorInvalidValue);
   EXPECT_HIP_FAILS(hipMemcpyAsync(host.data(), nullptr, 16, hipMemcpyDeviceToHost, nullptr),
                    hipErrorInvalidValue);
   EXPECT_HIP_FAILS(hipMemset(nullptr, 0, 16), hipErrorInvalidValue);

@@ -1,8 +1,7 @@
 // The HIP subset header is self-contained (included first, alone) and has HIP's numbers. That it
 // also compiles as C is checked by the C compile checks in tests/compat.
-#include <hip/hip_runtime_api.h>
-
 #include <gtest/gtest.h>
+#include <hip/hip_runtime_api.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -29,8 +28,8 @@ static_assert(hipHostRegisterDefault == 0 && hipHostRegisterPortable == 1 &&
 static_assert(std::is_pointer_v<hipStream_t> && std::is_pointer_v<hipEvent_t>);
 using MemcpyAsyncFn = hipError_t (*)(void*, const void*, size_t, hipMemcpyKind, hipStream_t);
 static_assert(std::is_same_v<decltype(&hipMemcpyAsync), MemcpyAsyncFn>);
-static_assert(std::is_same_v<decltype(&hipLaunchHostFunc),
-                             hipError_t (*)(hipStream_t, hipHostFn_t, void*)>);
+static_assert(
+    std::is_same_v<decltype(&hipLaunchHostFunc), hipError_t (*)(hipStream_t, hipHostFn_t, void*)>);
 
 namespace {
 

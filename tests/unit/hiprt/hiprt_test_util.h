@@ -11,18 +11,18 @@
 
 namespace hipfile::testing {
 
-#define ASSERT_HIP_OK(expr)                                                         \
-  do {                                                                              \
-    const hipError_t hiprt_ok_ = (expr);                                            \
+#define ASSERT_HIP_OK(expr)                                                          \
+  do {                                                                               \
+    const hipError_t hiprt_ok_ = (expr);                                             \
     ASSERT_EQ(hiprt_ok_, hipSuccess) << #expr << ": " << hipGetErrorName(hiprt_ok_); \
   } while (0)
 
 // `expr` fails with `want`, and that is what the thread's last error reads (which resets it).
-#define EXPECT_HIP_FAILS(expr, want)                                                 \
-  do {                                                                               \
-    const hipError_t hiprt_got_ = (expr);                                            \
-    EXPECT_EQ(hiprt_got_, (want)) << #expr << ": " << hipGetErrorName(hiprt_got_);   \
-    EXPECT_EQ(hipGetLastError(), (want)) << #expr << " did not record its error";    \
+#define EXPECT_HIP_FAILS(expr, want)                                               \
+  do {                                                                             \
+    const hipError_t hiprt_got_ = (expr);                                          \
+    EXPECT_EQ(hiprt_got_, (want)) << #expr << ": " << hipGetErrorName(hiprt_got_); \
+    EXPECT_EQ(hipGetLastError(), (want)) << #expr << " did not record its error";  \
   } while (0)
 
 // Starts each test with a usable device and a clear last error.

@@ -60,8 +60,7 @@ TEST_F(HipMemoryTest, FreeOfUnknownPointerFails) {
 
 TEST_F(HipMemoryTest, HostMallocIsPinnedPageAlignedHostMemory) {
   for (unsigned flags : {hipHostMallocDefault, hipHostMallocPortable, hipHostMallocMapped,
-                         hipHostMallocWriteCombined,
-                         hipHostMallocPortable | hipHostMallocMapped}) {
+                         hipHostMallocWriteCombined, hipHostMallocPortable | hipHostMallocMapped}) {
     SCOPED_TRACE(flags);
     unsigned char* p = nullptr;
     ASSERT_HIP_OK(hipHostMalloc(&p, 3 * 4096 + 5, flags));

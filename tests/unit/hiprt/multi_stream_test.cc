@@ -104,10 +104,10 @@ TEST_F(HipMultiStreamTest, OneThreadFourStreams) {
       std::fill(lane.want.begin(), lane.want.begin() + kHalf, fill);
       std::copy(pattern.begin(), pattern.end(), lane.want.begin() + kHalf);
       ASSERT_HIP_OK(hipMemsetAsync(lane.device, fill, kHalf, lane.stream));
-      ASSERT_HIP_OK(hipMemcpyAsync(lane.device + kHalf, lane.in, kHalf, hipMemcpyHostToDevice,
-                                   lane.stream));
-      ASSERT_HIP_OK(hipMemcpyAsync(lane.out, lane.device, 2 * kHalf, hipMemcpyDeviceToHost,
-                                   lane.stream));
+      ASSERT_HIP_OK(
+          hipMemcpyAsync(lane.device + kHalf, lane.in, kHalf, hipMemcpyHostToDevice, lane.stream));
+      ASSERT_HIP_OK(
+          hipMemcpyAsync(lane.out, lane.device, 2 * kHalf, hipMemcpyDeviceToHost, lane.stream));
       ASSERT_HIP_OK(hipLaunchHostFunc(lane.stream, &Lane::Check, &lane));
       EXPECT_EQ(hipStreamQuery(lane.stream), hipErrorNotReady);
     }

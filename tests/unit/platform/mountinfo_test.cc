@@ -1,11 +1,11 @@
 #include "platform/mountinfo.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 namespace hipfile::platform {
 namespace {

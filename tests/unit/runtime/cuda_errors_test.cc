@@ -7,9 +7,9 @@ namespace {
 
 TEST(HipErrorFromCuda, CodesHipSharesKeepTheirNumber) {
   // CUDA numbers from cuda.h; HIP chose the same ones.
-  const int shared[] = {0,   1,   2,   3,   4,   100, 101, 200, 201, 202, 205, 208, 216,
-                        301, 303, 304, 400, 401, 500, 600, 700, 701, 702, 704, 705, 709,
-                        710, 712, 713, 719, 801, 900, 999};
+  const int shared[] = {0,   1,   2,   3,   4,   100, 101, 200, 201, 202, 205,
+                        208, 216, 301, 303, 304, 400, 401, 500, 600, 700, 701,
+                        702, 704, 705, 709, 710, 712, 713, 719, 801, 900, 999};
   for (int code : shared) EXPECT_EQ(HipErrorFromCuda(code), static_cast<hipError_t>(code)) << code;
 }
 

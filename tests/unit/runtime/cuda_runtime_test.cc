@@ -138,8 +138,7 @@ TEST_F(CudaRuntimeGpu, ReadOnlyFileMappingCanBeRegisteredAndCopied) {
   ASSERT_EQ(rt_->HostRegister(map, pattern.size(), hipHostRegisterReadOnly), hipSuccess);
   void* dev = nullptr;
   ASSERT_EQ(rt_->Malloc(&dev, pattern.size()), hipSuccess);
-  ASSERT_EQ(rt_->MemcpyAsync(dev, map, pattern.size(), hipMemcpyHostToDevice, nullptr),
-            hipSuccess);
+  ASSERT_EQ(rt_->MemcpyAsync(dev, map, pattern.size(), hipMemcpyHostToDevice, nullptr), hipSuccess);
   ASSERT_EQ(rt_->StreamSynchronize(nullptr), hipSuccess);
   std::vector<unsigned char> back(pattern.size());
   ASSERT_EQ(rt_->Memcpy(back.data(), dev, back.size(), hipMemcpyDeviceToHost), hipSuccess);
@@ -207,15 +206,14 @@ TEST_F(CudaRuntimeGpu, ManyThreadsCopyAtOnce) {
         void* dev = nullptr;
         Stream s = nullptr;
         std::vector<unsigned char> back(pattern.size());
-        const bool ok =
-            rt_->Malloc(&dev, pattern.size()) == hipSuccess &&
-            rt_->StreamCreate(&s, hipStreamNonBlocking) == hipSuccess &&
-            rt_->MemcpyAsync(dev, pattern.data(), pattern.size(), hipMemcpyHostToDevice, s) ==
-                hipSuccess &&
-            rt_->MemcpyAsync(back.data(), dev, back.size(), hipMemcpyDeviceToHost, s) ==
-                hipSuccess &&
-            rt_->StreamSynchronize(s) == hipSuccess && back == pattern &&
-            rt_->StreamDestroy(s) == hipSuccess && rt_->Free(dev) == hipSuccess;
+        const bool ok = rt_->Malloc(&dev, pattern.size()) == hipSuccess &&
+                        rt_->StreamCreate(&s, hipStreamNonBlocking) == hipSuccess &&
+                        rt_->MemcpyAsync(dev, pattern.data(), pattern.size(), hipMemcpyHostToDevice,
+                                         s) == hipSuccess &&
+                        rt_->MemcpyAsync(back.data(), dev, back.size(), hipMemcpyDeviceToHost, s) ==
+                            hipSuccess &&
+                        rt_->StreamSynchronize(s) == hipSuccess && back == pattern &&
+                        rt_->StreamDestroy(s) == hipSuccess && rt_->Free(dev) == hipSuccess;
         if (!ok) ++failures[t];
       }
     });
