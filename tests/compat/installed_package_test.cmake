@@ -21,6 +21,17 @@ if(NOT last_output MATCHES "consumer OK")
   message(FATAL_ERROR "consumer did not print 'consumer OK'")
 endif()
 
+# The installed examples build on their own against the package, and the tutorial's program runs.
+file(GLOB examples_dir ${prefix}/share/doc/*/examples)
+run(${CMAKE_COMMAND} -S ${examples_dir} -B ${WORK_DIR}/examples -G ${CMAKE_GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/examples --target roundtrip-async-multi-stream-registered)
+run(${WORK_DIR}/examples/roundtrip-async-multi-stream-registered ${WORK_DIR}/t.in ${WORK_DIR}/t.out)
+message(STATUS "installed example: ${last_output}")
+if(NOT last_output MATCHES "across 4 registered streams")
+  message(FATAL_ERROR "the installed tutorial example did not print its OK line")
+endif()
+
 # pkg-config: the .pc file alone must be enough to compile and link.
 find_program(PKG_CONFIG pkg-config REQUIRED)
 file(GLOB pc_dirs ${prefix}/lib*/pkgconfig ${prefix}/lib/*/pkgconfig)
