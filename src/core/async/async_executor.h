@@ -66,7 +66,8 @@ class AsyncExecutor {
   // Enqueues `op` on `stream`. On error nothing was enqueued that will run it.
   Status Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
 
-  // Operations submitted and not yet completed.
+  // Operations submitted and not yet completed. An operation counts as completed a moment after
+  // its stream was released, so a stream synchronized may still show here briefly.
   size_t Outstanding();
   // Blocks until Outstanding() is 0.
   void WaitIdle();

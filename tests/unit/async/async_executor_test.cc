@@ -91,6 +91,8 @@ TEST_F(AsyncExecutorTest, OperationRunsBetweenEarlierAndLaterStreamWork) {
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(trace.events, (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(slot.bytes, 4096);
+  // The worker counts the operation done just after releasing the stream, so wait for it.
+  executor_->WaitIdle();
   EXPECT_EQ(executor_->Outstanding(), 0u);
 }
 
