@@ -52,22 +52,6 @@ bool ParseLogLevel(const std::string& text, LogLevel* level) {
   return false;
 }
 
-const char* LogLevelName(LogLevel level) {
-  switch (level) {
-    case LogLevel::kOff:
-      return "off";
-    case LogLevel::kError:
-      return "error";
-    case LogLevel::kWarn:
-      return "warn";
-    case LogLevel::kInfo:
-      return "info";
-    case LogLevel::kDebug:
-      return "debug";
-  }
-  return "warn";
-}
-
 Config ParseConfig(platform::Sys& sys) {
   Config config;
   // The log level first, so that problems with the other variables are reported at it.

@@ -47,7 +47,6 @@ Config ParseConfig(platform::Sys& sys);
 // "off", "error", "warn", "info", "debug" (case-insensitive; cuFile's "trace" means debug) or
 // "0".."4". false when not one of those.
 bool ParseLogLevel(const std::string& text, LogLevel* level);
-const char* LogLevelName(LogLevel level);
 
 // The process's configuration: parsed from the real environment on first use, which also applies
 // its log level (SetLogLevel). Never destroyed.

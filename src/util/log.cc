@@ -9,8 +9,18 @@ namespace {
 
 std::atomic<int> g_level{static_cast<int>(LogLevel::kWarn)};
 
-const char* LevelName(LogLevel level) {
+}  // namespace
+
+void SetLogLevel(LogLevel level) {
+  g_level.store(static_cast<int>(level), std::memory_order_relaxed);
+}
+
+LogLevel GetLogLevel() { return static_cast<LogLevel>(g_level.load(std::memory_order_relaxed)); }
+
+const char* LogLevelName(LogLevel level) {
   switch (level) {
+    case LogLevel::kOff:
+      return "off";
     case LogLevel::kError:
       return "error";
     case LogLevel::kWarn:
@@ -19,19 +29,9 @@ const char* LevelName(LogLevel level) {
       return "info";
     case LogLevel::kDebug:
       return "debug";
-    case LogLevel::kOff:
-      break;
   }
-  return "log";
+  return "warn";
 }
-
-}  // namespace
-
-void SetLogLevel(LogLevel level) {
-  g_level.store(static_cast<int>(level), std::memory_order_relaxed);
-}
-
-LogLevel GetLogLevel() { return static_cast<LogLevel>(g_level.load(std::memory_order_relaxed)); }
 
 bool LogEnabled(LogLevel level) {
   return static_cast<int>(level) <= g_level.load(std::memory_order_relaxed);
@@ -44,7 +44,7 @@ void Log(LogLevel level, const char* format, ...) {
   va_start(args, format);
   std::vsnprintf(message, sizeof message, format, args);
   va_end(args);
-  std::fprintf(stderr, "hipfile[%s]: %s\n", LevelName(level), message);
+  std::fprintf(stderr, "hipfile[%s]: %s\n", LogLevelName(level), message);
 }
 
 }  // namespace hipfile

@@ -11,6 +11,8 @@ enum class LogLevel : int { kOff = 0, kError = 1, kWarn = 2, kInfo = 3, kDebug =
 void SetLogLevel(LogLevel level);
 LogLevel GetLogLevel();
 bool LogEnabled(LogLevel level);
+// "off", "error", "warn", "info", "debug".
+const char* LogLevelName(LogLevel level);
 void Log(LogLevel level, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
 }  // namespace hipfile
