@@ -8,17 +8,14 @@
 #include <vector>
 
 #include "api_test_util.h"
+#include "fakes/gate.h"
 
 namespace hipfile::api {
 namespace {
 
 constexpr size_t kSize = 1 << 20;
 
-struct Gate {
-  std::promise<void> open;
-  std::shared_future<void> opened = open.get_future().share();
-  static void Wait(void* gate) { static_cast<Gate*>(gate)->opened.wait(); }
-};
+using Gate = testing::StreamGate;
 
 void SetSizeTo4096(void* size_p) { *static_cast<size_t*>(size_p) = 4096; }
 
@@ -158,7 +155,7 @@ TEST_F(AsyncApiTest, BytesAreZeroAtSubmissionAndArgumentsAreReadWhenTheOperation
   ASSERT_EQ(hipLaunchHostFunc(stream_, SetSizeTo4096, &size), hipSuccess);
   ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
   EXPECT_EQ(bytes, 0);
-  gate.open.set_value();
+  gate.Open();
   ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(bytes, 4096) << "the size changed by earlier stream work is the one used";
 }
@@ -175,7 +172,7 @@ TEST_F(AsyncApiTest, FixedSizeIsTakenAtSubmission) {
   ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
   ASSERT_EQ(hipLaunchHostFunc(stream_, SetSizeTo4096, &size), hipSuccess);
   ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
-  gate.open.set_value();
+  gate.Open();
   ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(bytes, static_cast<ssize_t>(kSize));
 }
@@ -196,7 +193,7 @@ TEST_F(AsyncApiTest, ErrorsAtExecutionLandInBytes) {
   // The descriptor is read-only: the write fails in the kernel, with EBADF.
   ASSERT_TRUE(IsSuccess(hipFileWriteAsync(fh, dev, &write_size, &fo, &bo, &write_bytes, stream_)));
   grown = 8192;  // larger than at submission: refused when it runs
-  gate.open.set_value();
+  gate.Open();
   ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(grown_bytes, -static_cast<ssize_t>(hipFileInvalidValue));
   EXPECT_EQ(eof_bytes, 0);
@@ -233,7 +230,7 @@ TEST_F(AsyncApiTest, OtherStreamsProgressWhileOneIsBlocked) {
   ASSERT_EQ(hipStreamSynchronize(free_stream), hipSuccess);
   EXPECT_EQ(free_bytes, static_cast<ssize_t>(kSize));
   EXPECT_EQ(blocked_bytes, 0);
-  gate.open.set_value();
+  gate.Open();
   ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(blocked_bytes, static_cast<ssize_t>(kSize));
   EXPECT_EQ(hipStreamDestroy(free_stream), hipSuccess);
@@ -256,7 +253,7 @@ TEST_F(AsyncApiTest, DeregistrationsWithWorkInFlightAreSafe) {
   EXPECT_TRUE(IsSuccess(hipFileStreamDeregister(stream_)));  // does not wait
   stream_registered_ = false;
   hipFileHandleDeregister(fh);  // the operation keeps the file
-  gate.open.set_value();
+  gate.Open();
   ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(bytes, static_cast<ssize_t>(kSize));
   EXPECT_EQ(DeviceBytes(dev, kSize), testing::PatternBytes(kSize));
@@ -277,7 +274,7 @@ TEST_F(AsyncApiTest, ClosingTheDriverWithWorkInFlightNeitherHangsNorLosesIt) {
   ssize_t bytes = -1;
   ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
   while (hipFileUseCount() > 0) ASSERT_TRUE(IsSuccess(hipFileDriverClose()));
-  gate.open.set_value();
+  gate.Open();
   ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(bytes, static_cast<ssize_t>(kSize));
   EXPECT_EQ(DeviceBytes(dev, kSize), testing::PatternBytes(kSize));

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "fakes/gate.h"
 #include "runtime/cpu/cpu_runtime.h"
 
 namespace hipfile::core {
@@ -120,15 +121,13 @@ TEST_F(AsyncExecutorTest, UnfixedSizeIsReadWhenTheOperationRuns) {
   runtime::Stream s = NewStream();
   Slot slot;
   // Hold the stream until the op is submitted, so the submission reads the size untouched.
-  std::promise<void> go;
-  std::shared_future<void> gate = go.get_future().share();
-  auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
-  ASSERT_EQ(gpu_->LaunchHostFunc(s, wait_gate, &gate), hipSuccess);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(s, testing::StreamGate::Wait, &gate), hipSuccess);
   ASSERT_EQ(gpu_->LaunchHostFunc(s, ShrinkSize, &slot.size), hipSuccess);  // runs before the op
   ASSERT_TRUE(
       executor_->Submit(s, MakeOp(&slot, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
           .ok());
-  go.set_value();
+  gate.Open();
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(slot.bytes, 100);
 }
@@ -137,16 +136,14 @@ TEST_F(AsyncExecutorTest, FixedSizeIgnoresLaterChanges) {
   runtime::Stream s = NewStream();
   Slot slot;
   // Keep the stream busy until the size is changed, so the change lands before the op runs.
-  std::promise<void> go;
-  std::shared_future<void> gate = go.get_future().share();
-  auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
-  ASSERT_EQ(gpu_->LaunchHostFunc(s, wait_gate, &gate), hipSuccess);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(s, testing::StreamGate::Wait, &gate), hipSuccess);
   ASSERT_TRUE(executor_
                   ->Submit(s, MakeOp(&slot, HIPFILE_STREAM_FIXED_FILE_SIZE,
                                      [](const AsyncParams& p) { return ssize_t(p.size); }))
                   .ok());
   slot.size = 100;
-  go.set_value();
+  gate.Open();
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(slot.bytes, 4096);
 }
@@ -154,10 +151,8 @@ TEST_F(AsyncExecutorTest, FixedSizeIgnoresLaterChanges) {
 TEST_F(AsyncExecutorTest, LargerSizeThanSubmittedIsRefusedAtExecution) {
   runtime::Stream s = NewStream();
   Slot slot;
-  std::promise<void> go;
-  std::shared_future<void> gate = go.get_future().share();
-  auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
-  ASSERT_EQ(gpu_->LaunchHostFunc(s, wait_gate, &gate), hipSuccess);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(s, testing::StreamGate::Wait, &gate), hipSuccess);
   bool ran = false;
   ASSERT_TRUE(executor_
                   ->Submit(s, MakeOp(&slot, 0,
@@ -167,7 +162,7 @@ TEST_F(AsyncExecutorTest, LargerSizeThanSubmittedIsRefusedAtExecution) {
                                      }))
                   .ok());
   slot.size = 8192;
-  go.set_value();
+  gate.Open();
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(slot.bytes, -static_cast<ssize_t>(hipFileInvalidValue));
   EXPECT_FALSE(ran);
@@ -176,10 +171,8 @@ TEST_F(AsyncExecutorTest, LargerSizeThanSubmittedIsRefusedAtExecution) {
 TEST_F(AsyncExecutorTest, StreamsProgressWhileAnotherIsBlockedInAHostFunction) {
   runtime::Stream blocked = NewStream();
   runtime::Stream free_stream = NewStream();
-  std::promise<void> release;
-  std::shared_future<void> gate = release.get_future().share();
-  auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
-  ASSERT_EQ(gpu_->LaunchHostFunc(blocked, wait_gate, &gate), hipSuccess);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(blocked, testing::StreamGate::Wait, &gate), hipSuccess);
   Slot blocked_slot, free_slot;
   ASSERT_TRUE(executor_
                   ->Submit(blocked, MakeOp(&blocked_slot, 0,
@@ -193,7 +186,7 @@ TEST_F(AsyncExecutorTest, StreamsProgressWhileAnotherIsBlockedInAHostFunction) {
   ASSERT_EQ(gpu_->StreamSynchronize(free_stream), hipSuccess);
   EXPECT_EQ(free_slot.bytes, 4096);
   EXPECT_EQ(blocked_slot.bytes, -999);  // not run: its stream has not got there
-  release.set_value();
+  gate.Open();
   ASSERT_EQ(gpu_->StreamSynchronize(blocked), hipSuccess);
   EXPECT_EQ(blocked_slot.bytes, 4096);
 }
@@ -247,17 +240,15 @@ TEST_F(AsyncExecutorTest, RegistrationRules) {
 TEST_F(AsyncExecutorTest, DeregisteringWithWorkInFlightNeitherBlocksNorDropsIt) {
   runtime::Stream s = NewStream();
   ASSERT_TRUE(executor_->RegisterStream(s, 0).ok());
-  std::promise<void> release;
-  std::shared_future<void> gate = release.get_future().share();
-  auto wait_gate = [](void* arg) { static_cast<std::shared_future<void>*>(arg)->wait(); };
-  ASSERT_EQ(gpu_->LaunchHostFunc(s, wait_gate, &gate), hipSuccess);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(s, testing::StreamGate::Wait, &gate), hipSuccess);
   Slot slot;
   ASSERT_TRUE(
       executor_->Submit(s, MakeOp(&slot, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
           .ok());
   EXPECT_TRUE(executor_->DeregisterStream(s).ok());  // returns while the op waits
   EXPECT_EQ(executor_->Outstanding(), 1u);
-  release.set_value();
+  gate.Open();
   ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(slot.bytes, 4096);
 }
