@@ -39,6 +39,7 @@ drop_caches() {
 }
 
 # run CASE CACHE BENCH-ARGS...: REPS runs, each a JSON line tagged with the case and cache state.
+# CASE_ENV="VAR=value ..." before it sets the library's environment for that case.
 run() {
   local name=$1 cache=$2
   shift 2
@@ -49,7 +50,8 @@ run() {
       return
     fi
     local line
-    if line=$("$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" --json "$@" 2>"$OUT/stderr.txt"); then :; else
+    # shellcheck disable=SC2086  # CASE_ENV is a list of words
+    if line=$(env ${CASE_ENV:-} "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" --json "$@" 2>"$OUT/stderr.txt"); then :; else
       line="{\"ok\": false, \"error\": \"$(tr '\n"' ' ' < "$OUT/stderr.txt" | cut -c1-200)\"}"
     fi
     echo "${line/\{/\{\"case\": \"$name\", \"cache\": \"$cache\", \"rep\": $r, }" >> "$JSONL"
@@ -65,6 +67,12 @@ SEQ=(-I 0 -T "$LIMIT")
 run link-h2d              warm -x 9 -w 8 -i 64M "${SEQ[@]}"
 run ours-1call-1thread    warm -x 0 -w 1 -i 1G  "${SEQ[@]}"
 run ours-16M-8threads     warm -x 0 -w 8 -i 16M "${SEQ[@]}"
+CASE_ENV="HIPFILE_PAGE_CACHE_PIN_AFTER=1" run ours-16M-8threads-pin1 warm -x 0 -w 8 -i 16M "${SEQ[@]}"
+CASE_ENV="HIPFILE_PAGE_CACHE=off" run ours-16M-8threads-nopin warm -x 0 -w 8 -i 16M "${SEQ[@]}"
+# One pass over the file in a fresh process (what a program reading a file once sees).
+run ours-16M-8threads-1pass warm -x 0 -w 8 -i 16M -I 0
+CASE_ENV="HIPFILE_PAGE_CACHE_PIN_AFTER=1" run ours-16M-8threads-1pass-pin1 warm -x 0 -w 8 -i 16M -I 0
+run pread-copy-16threads-1pass warm -x 2 -w 16 -i 16M -I 0
 run pread-copy-16threads  warm -x 2 -w 16 -i 16M "${SEQ[@]}"
 run mmap-copy-16threads   warm -x 4 -w 16 -i 16M "${SEQ[@]}"
 run pread-host-8threads   warm -x 10 -w 8 -i 16M "${SEQ[@]}"
@@ -108,8 +116,8 @@ for line in open(sys.argv[1]):
 def med(rs, k):
     v = [r[k] for r in rs if r.get("ok") and k in r]
     return statistics.median(v) if v else None
-out = ["| case | cache | GiB/s (median) | p50 us | p99 us | IOPS | runs ok |",
-       "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+out = ["| case | cache | GiB/s (median) | p50 us | p99 us | IOPS | cores busy | cores per GiB/s | runs ok |",
+       "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
 summary = {}
 for (case, cache), rs in rows.items():
     g = med(rs, "throughput_gib_s")
@@ -118,6 +126,7 @@ for (case, cache), rs in rows.items():
     err = next((r.get("error") for r in rs if not r.get("ok")), "")
     out.append(f"| {case} | {cache} | {fmt(g, '%.2f')} | {fmt(med(rs, 'p50_latency_us'), '%.1f')} | "
                f"{fmt(med(rs, 'p99_latency_us'), '%.1f')} | {fmt(med(rs, 'iops'), '%.0f')} | "
+               f"{fmt(med(rs, 'cpu_cores'), '%.2f')} | {fmt(med(rs, 'cores_per_gib_s'), '%.3f')} | "
                f"{sum(1 for r in rs if r.get('ok'))}/{len(rs)} {err or ''} |")
 def ratio(a, b):
     x, y = summary.get(a), summary.get(b)
@@ -125,6 +134,10 @@ def ratio(a, b):
 out += ["", "| target | ratio |", "| --- | --- |",
         f"| warm read, ours (1 call) / pinned H2D link (>= 0.85) | {ratio('ours-1call-1thread/warm', 'link-h2d/warm')} |",
         f"| warm read, ours (8 threads) / pinned H2D link (>= 0.85) | {ratio('ours-16M-8threads/warm', 'link-h2d/warm')} |",
+        f"| warm read, ours pin-after-1 / link | {ratio('ours-16M-8threads-pin1/warm', 'link-h2d/warm')} |",
+        f"| warm read, ours without pinning / link | {ratio('ours-16M-8threads-nopin/warm', 'link-h2d/warm')} |",
+        f"| warm read, one pass, ours / pread+copy one pass | {ratio('ours-16M-8threads-1pass/warm', 'pread-copy-16threads-1pass/warm')} |",
+        f"| warm read, one pass, ours pin-after-1 / pread+copy one pass | {ratio('ours-16M-8threads-1pass-pin1/warm', 'pread-copy-16threads-1pass/warm')} |",
         f"| warm read, ours / pread+copy 16 threads | {ratio('ours-16M-8threads/warm', 'pread-copy-16threads/warm')} |",
         f"| warm read, ours / mmap+copy 16 threads | {ratio('ours-16M-8threads/warm', 'mmap-copy-16threads/warm')} |",
         f"| cold read, ours / best O_DIRECT (>= 0.95) | {ratio('ours-16M-8threads/cold', 'odirect-host-16x64M/cold')} / {ratio('ours-16M-8threads/cold', 'odirect-host-8threads/cold')} |",

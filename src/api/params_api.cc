@@ -16,8 +16,9 @@ using hipfile::core::Driver;
 
 namespace {
 
+// By reference: copying the argument as an Enum would load it as one.
 template <class Enum>
-int AsInt(Enum value) {
+int AsInt(const Enum& value) {
   static_assert(sizeof(Enum) == sizeof(int), "enums are int-sized");
   int raw;
   std::memcpy(&raw, &value, sizeof raw);

@@ -85,6 +85,23 @@ Config ParseConfig(platform::Sys& sys) {
       Problem(&config, kEnvPageCache, value, "one of auto, on, off", "auto");
     }
   }
+  if (const char* value = sys.Getenv(kEnvPageCachePinAfter)) {
+    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
+    if (parsed && *parsed >= 1 && *parsed <= 1000) {
+      config.page_cache_pin_after = static_cast<unsigned>(*parsed);
+    } else {
+      Problem(&config, kEnvPageCachePinAfter, value, "a number from 1 to 1000",
+              std::to_string(config.page_cache_pin_after));
+    }
+  }
+  if (const char* value = sys.Getenv(kEnvPageCacheMaxPinnedMb)) {
+    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
+    if (parsed && *parsed <= (uint64_t{1} << 40)) {
+      config.page_cache_max_pinned_mb = *parsed;
+    } else {
+      Problem(&config, kEnvPageCacheMaxPinnedMb, value, "a size in MiB", "0 (automatic)");
+    }
+  }
   if (config.force_compat_mode && !config.allow_compat_mode) {
     // Printed whatever the log level (as AMD's library does): the variables contradict each other.
     Log(LogLevel::kWarn,

@@ -20,9 +20,13 @@ inline constexpr char kEnvForceCompatMode[] = "HIPFILE_FORCE_COMPAT_MODE";
 inline constexpr char kEnvUnsupportedFileSystems[] = "HIPFILE_UNSUPPORTED_FILE_SYSTEMS";
 // 0 = no statistics, 1 = basic, 2 = detailed (same as 1); larger values are clamped to 2.
 inline constexpr char kEnvStatsLevel[] = "HIPFILE_STATS_LEVEL";
-// auto | on | off: the engine's page-cache path (pinning resident file pages and copying from
-// them). auto is off for now: pinning during I/O can stall stream-ordered operations on CUDA.
+// auto | on | off: the engine's page-cache path (pinning windows of resident file pages and
+// letting the GPU copy from them). auto: on a GPU, off on the CPU runtime.
 inline constexpr char kEnvPageCache[] = "HIPFILE_PAGE_CACHE";
+// n >= 1: a page-cache window is pinned on its n-th read (default 2: data read once is staged).
+inline constexpr char kEnvPageCachePinAfter[] = "HIPFILE_PAGE_CACHE_PIN_AFTER";
+// Cap on pinned page-cache windows in MiB; 0 (default): a quarter of the machine's memory.
+inline constexpr char kEnvPageCacheMaxPinnedMb[] = "HIPFILE_PAGE_CACHE_MAX_PINNED_MB";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
@@ -35,6 +39,8 @@ struct Config {
   unsigned stats_level = 1;
   LogLevel log_level = LogLevel::kWarn;
   engine::PageCacheMode page_cache = engine::PageCacheMode::kAuto;
+  unsigned page_cache_pin_after = 2;
+  uint64_t page_cache_max_pinned_mb = 0;
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };

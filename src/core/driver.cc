@@ -70,6 +70,10 @@ Status Driver::Close() {
     files = files_.Clear();
     engine = std::move(engine_);
   }
+  // The last reference to the engine: its pinned memory is freed where no stream-ordered
+  // operation can be waiting for the engine (freeing waits for every stream). Operations in
+  // flight hold references of their own, so the engine then outlives them.
+  if (engine.use_count() == 1) (void)RunWithoutStreamOps([&engine] { engine.reset(); });
   // Descriptors are closed and staging memory freed here, outside the lock.
   HF_LOG(kInfo, "driver closed; %zu file registration(s) dropped", files.size());
   return Status::Ok();
@@ -108,10 +112,23 @@ Result<void*> Driver::RegisterHandle(int fd) {
 
 void Driver::DeregisterHandle(const void* handle) {
   std::shared_ptr<File> removed;
+  std::shared_ptr<engine::SyncEngine> engine;
   FileRegistry::RemoveResult result;
   {
     std::lock_guard<std::mutex> lock(mu_);
     result = files_.Remove(handle, &removed);
+    engine = engine_;
+  }
+  if (removed != nullptr && engine != nullptr) {
+    // The file's pinned page-cache windows are unpinned now unless stream-ordered operations are
+    // in flight; then they wait for a later deregistration or the driver close.
+    engine->ForgetFile(removed->io());
+    if (!RunWithoutStreamOps([&engine] { engine->UnpinRetired(); })) {
+      HF_LOG(kDebug,
+             "hipFileHandleDeregister(%p): page-cache pins kept until no stream-ordered "
+             "operation is in flight",
+             handle);
+    }
   }
   stats_.RecordHandleDeregister(result == FileRegistry::RemoveResult::kRemoved);
   if (result == FileRegistry::RemoveResult::kUnknown) {
@@ -242,8 +259,16 @@ Result<size_t> Driver::Execute(const PreparedIo& io, size_t size, off_t file_off
 }
 
 AsyncExecutor& Driver::Async() {
-  std::call_once(async_once_, [this] { async_ = std::make_unique<AsyncExecutor>(gpu_, 0); });
+  std::lock_guard<std::mutex> lock(async_mu_);
+  if (async_ == nullptr) async_ = std::make_unique<AsyncExecutor>(gpu_, 0);
   return *async_;
+}
+
+bool Driver::RunWithoutStreamOps(const std::function<void()>& fn) {
+  std::lock_guard<std::mutex> lock(async_mu_);  // no executor is created meanwhile
+  if (async_ != nullptr) return async_->RunIfIdle(fn);
+  fn();
+  return true;
 }
 
 namespace {

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -142,6 +143,10 @@ class Driver {
   Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                           size_t size, off_t file_offset, off_t buffer_offset);
   AsyncExecutor& Async();
+  // Runs `fn` (a call that waits for every stream, such as unpinning memory) where no
+  // stream-ordered operation is in flight, and keeps any from being submitted meanwhile; false,
+  // without running it, while some are in flight.
+  bool RunWithoutStreamOps(const std::function<void()>& fn);
 
   platform::Sys& sys_;
   runtime::GpuRuntime& gpu_;
@@ -156,7 +161,7 @@ class Driver {
   FileRegistry files_;
   BufferRegistry buffers_;
 
-  std::once_flag async_once_;
+  std::mutex async_mu_;  // guards the creation of async_
   // Last member: destroyed first, waiting for operations that use the members above.
   std::unique_ptr<AsyncExecutor> async_;
 };

@@ -35,11 +35,13 @@ FileSystemInfo ClassifyMount(const platform::MountEntry* mount) {
 }
 
 File::~File() {
-  if (info_.owned_fd < 0) return;
-  const Status status = sys_.Close(info_.owned_fd);
-  if (!status.ok()) {
-    HF_LOG(kWarn, "closing descriptor %d (opened for fd %d) failed: %s", info_.owned_fd,
-           info_.client_fd, status.ToString().c_str());
+  for (const int fd : {info_.io.direct_fd, info_.io.buffered_fd}) {
+    if (fd < 0) continue;
+    const Status status = sys_.Close(fd);
+    if (!status.ok()) {
+      HF_LOG(kWarn, "closing descriptor %d (opened for fd %d) failed: %s", fd, info_.client_fd,
+             status.ToString().c_str());
+    }
   }
 }
 

@@ -27,8 +27,9 @@ struct FileSystemInfo {
 FileSystemInfo ClassifyMount(const platform::MountEntry* mount);
 
 struct FileInfo {
-  int client_fd = -1;  // the caller's descriptor; never closed by the library
-  int owned_fd = -1;   // the descriptor registration opened (closed with the File), or -1
+  // The caller's descriptor: the registry's key, never used for I/O nor closed by the library.
+  // The descriptors in `io` are the library's own, closed with the File.
+  int client_fd = -1;
   int open_flags = 0;  // fcntl(client_fd, F_GETFL)
   bool is_regular = false;
   bool is_block_device = false;

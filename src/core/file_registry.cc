@@ -1,6 +1,7 @@
 #include "core/file_registry.h"
 
 #include <errno.h>
+#include <sys/sysmacros.h>
 
 #include <string>
 
@@ -10,9 +11,9 @@
 namespace hipfile::core {
 namespace {
 
-// errno of a failed open of the second descriptor -> the registration's error.
-Status SecondOpenError(Status status, int fd) {
-  HF_LOG(kInfo, "opening a second descriptor for fd %d failed: %s", fd, status.ToString().c_str());
+// errno of a failed reopen of the caller's descriptor -> the registration's error.
+Status ReopenError(Status status, int fd) {
+  HF_LOG(kInfo, "reopening fd %d failed: %s", fd, status.ToString().c_str());
   if (status.IsErrno(EMFILE) || status.IsErrno(ENFILE)) return Status::Op(hipFileGetNewFDFailed);
   if (status.IsErrno(EACCES) || status.IsErrno(EPERM)) return Status::Op(hipFilePermissionDenied);
   return status;
@@ -47,42 +48,44 @@ Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd) {
   }
 
   struct statx stx = {};
-  const Status stat_status = sys.Statx(fd, STATX_TYPE | STATX_MODE | STATX_DIOALIGN, &stx);
+  const Status stat_status =
+      sys.Statx(fd, STATX_TYPE | STATX_MODE | STATX_INO | STATX_DIOALIGN, &stx);
   if (!stat_status.ok()) return stat_status;
   mode_t mode = stx.stx_mode;
-  if ((stx.stx_mask & STATX_TYPE) == 0) {
+  info.io.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+  info.io.ino = static_cast<ino_t>(stx.stx_ino);
+  if ((stx.stx_mask & (STATX_TYPE | STATX_INO)) != (STATX_TYPE | STATX_INO)) {
     struct stat st = {};
     HF_RETURN_IF_ERROR(sys.Fstat(fd, &st));
     mode = st.st_mode;
+    info.io.dev = st.st_dev;
+    info.io.ino = st.st_ino;
   }
   info.is_regular = S_ISREG(mode);
   info.is_block_device = S_ISBLK(mode);
   if (!info.is_regular && !info.is_block_device) return Status::Op(hipFileInvalidFileType);
 
-  // The second descriptor: the buffered twin of an O_DIRECT descriptor, or the O_DIRECT twin of
-  // a buffered one. Reopening through /proc keeps the same open file description's inode and
-  // access mode; O_CLOEXEC so that it does not leak into children.
+  // The library's own descriptors: an O_DIRECT one and a buffered one, both reopened through
+  // /proc (same inode and access mode), O_CLOEXEC so that they do not leak into children, and
+  // closed with the File. No I/O goes through the caller's descriptor: if the caller closes it
+  // under an operation in flight and the next open reuses its number, the operation must not
+  // read or write that other file.
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
-  const bool client_direct = (*flags & O_DIRECT) != 0;
-  const int second_flags =
-      client_direct ? ((*flags | O_CLOEXEC) & ~O_DIRECT) : (*flags | O_CLOEXEC | O_DIRECT);
-  Result<int> second = sys.Open(path.c_str(), second_flags, 0);
-  if (client_direct) {
-    if (!second.ok()) return SecondOpenError(second.status(), fd);
-    info.owned_fd = *second;
-    info.io.buffered_fd = *second;
-    info.io.direct_fd = fd;
+  const int direct_flags = *flags | O_CLOEXEC | O_DIRECT;
+  Result<int> direct = sys.Open(path.c_str(), direct_flags, 0);
+  if (direct.ok()) {
+    info.io.direct_fd = *direct;
+  } else if (!direct.status().IsErrno(EINVAL) || (*flags & O_DIRECT) != 0) {
+    return ReopenError(direct.status(), fd);
   } else {
-    info.io.buffered_fd = fd;
-    if (second.ok()) {
-      info.owned_fd = *second;
-      info.io.direct_fd = *second;
-    } else if (!second.status().IsErrno(EINVAL)) {
-      return SecondOpenError(second.status(), fd);
-    } else {
-      HF_LOG(kDebug, "fd %d: the file system refuses O_DIRECT; buffered I/O only", fd);
-    }
+    HF_LOG(kDebug, "fd %d: the file system refuses O_DIRECT; buffered I/O only", fd);
   }
+  Result<int> buffered = sys.Open(path.c_str(), (*flags | O_CLOEXEC) & ~O_DIRECT, 0);
+  if (!buffered.ok()) {
+    if (info.io.direct_fd >= 0) (void)sys.Close(info.io.direct_fd);
+    return ReopenError(buffered.status(), fd);
+  }
+  info.io.buffered_fd = *buffered;
   if (info.io.direct_fd >= 0) {
     const bool reported = (stx.stx_mask & STATX_DIOALIGN) != 0 && stx.stx_dio_mem_align != 0 &&
                           stx.stx_dio_offset_align != 0;

@@ -1,7 +1,8 @@
 // FileRegistry: the registered files, by handle and by the caller's descriptor.
 //
-// OpenFile does the system-call work of a registration (checks, second descriptor, mount lookup)
-// without touching the registry; the rest is bookkeeping the Driver calls under its lock.
+// OpenFile does the system-call work of a registration (checks, the library's own descriptors,
+// mount lookup) without touching the registry; the rest is bookkeeping the Driver calls under its
+// lock.
 #pragma once
 
 #include <map>
@@ -18,12 +19,12 @@ namespace hipfile::core {
 inline constexpr uint32_t kDefaultDioAlign = 4096;
 
 // Validates `fd` and builds its File:
-//   fd < 0 or not open                     -> hipFileInvalidValue
-//   O_PATH or O_APPEND descriptor          -> hipFileInvalidFileOpenFlag
-//   not a regular file nor a block device  -> hipFileInvalidFileType
-//   out of descriptors for the second fd   -> hipFileGetNewFDFailed
-//   the second open refused (EACCES/EPERM) -> hipFilePermissionDenied
-//   other system failures                  -> Status::Errno
+//   fd < 0 or not open                        -> hipFileInvalidValue
+//   O_PATH or O_APPEND descriptor             -> hipFileInvalidFileOpenFlag
+//   not a regular file nor a block device     -> hipFileInvalidFileType
+//   out of descriptors for its own            -> hipFileGetNewFDFailed
+//   reopening the file refused (EACCES/EPERM) -> hipFilePermissionDenied
+//   other system failures                     -> Status::Errno
 Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd);
 
 class FileRegistry {

@@ -13,7 +13,10 @@ bool IsPageMultipleKiB(size_t kib) { return kib > 0 && kib % 4 == 0 && kib <= kM
 
 }  // namespace
 
-ParamSet::ParamSet(const Config& config) : page_cache_(config.page_cache) {
+ParamSet::ParamSet(const Config& config)
+    : page_cache_(config.page_cache),
+      page_cache_pin_after_(config.page_cache_pin_after),
+      page_cache_max_pinned_bytes_(config.page_cache_max_pinned_mb << 20) {
   sizes_[hipFileParamProfileStats] = config.stats_level;
   sizes_[hipFileParamExecutionMaxIOQueueDepth] = 128;
   sizes_[hipFileParamExecutionMaxIOThreads] = 4;
@@ -124,6 +127,8 @@ void ParamSet::ResolveForOpen() {
 engine::EngineOptions ParamSet::ToEngineOptions() const {
   engine::EngineOptions options;
   options.page_cache = page_cache_;
+  options.page_cache_pin_after_uses = page_cache_pin_after_;
+  options.page_cache_max_pinned_bytes = page_cache_max_pinned_bytes_;
   options.max_staging_bytes = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] * 1024;
   options.chunk_bytes = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] * 1024;
   if (options.chunk_bytes > options.max_staging_bytes) {

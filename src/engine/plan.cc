@@ -89,7 +89,7 @@ void Cut(const PlanRequest& r, uint64_t align, const Run& run, std::vector<Plann
       const uint64_t page = r.page_size;
       const uint64_t window = std::max<uint64_t>(page, AlignDown(r.window_bytes, page));
       uint64_t b = run.begin;
-      for (uint64_t cut = AlignDown(run.begin, page) + window; b < run.end; cut += window) {
+      for (uint64_t cut = run.begin / window * window + window; b < run.end; cut += window) {
         const uint64_t e = std::min(run.end, cut);
         emit(b, e);
         b = e;

@@ -14,9 +14,9 @@
 //   aligned to dio_offset_align, and the memory the bytes land in aligned to dio_mem_align
 //   (staging buffers are aligned to `staging_align`; user memory is checked at its address).
 //   The unaligned head and tail of the span are kBuffered.
-// - No chunk is larger than `chunk_bytes` (kDirect, kBuffered: one staging buffer) or
-//   `window_bytes` (kPageCache). kDirect pieces stay aligned; kPageCache pieces are cut at page
-//   boundaries, so no two windows of one request share a page.
+// - No chunk is larger than `chunk_bytes` (kDirect, kBuffered: one staging buffer). kPageCache
+//   chunks are cut at multiples of `window_bytes` (rounded down to pages) in the file, so each
+//   lies in one window of engine/page_cache_pins.h. kDirect pieces stay aligned.
 // - Chunks are in file order, cover the request exactly and do not overlap.
 #pragma once
 

@@ -7,12 +7,13 @@
 #include <thread>
 #include <utility>
 
-#include "engine/file_mapping.h"
+#include "engine/page_cache_pins.h"
 #include "engine/plan.h"
 #include "engine/staging_pool.h"
 #include "engine/stream_pool.h"
 #include "engine/task_pool.h"
 #include "engine/transfer.h"
+#include "util/align.h"
 #include "util/log.h"
 
 namespace hipfile::engine {
@@ -24,13 +25,23 @@ size_t ResolveIoThreads(size_t requested) {
   return std::clamp<size_t>(hw, 1, kMaxAutoIoThreads);
 }
 
-// kAuto is off for now. Pinning and unpinning file windows are implicit synchronizations on
-// CUDA: they wait for every stream of the device, and a stream stalled on a stream-ordered
-// operation waits for the engine, so the page-cache path would deadlock with async I/O in
-// flight. On the CPU runtime the copy from the mapping can also fault (SIGBUS) when the file is
-// truncated meanwhile. kOn enables it for synchronous-only workloads.
-bool ResolvePageCache(PageCacheMode mode, const runtime::GpuRuntime&) {
+// kAuto: on a GPU. Where device memory is host memory, reads go straight into it instead (and
+// a CPU copy from a mapping would fault on a file truncated meanwhile).
+bool ResolvePageCache(PageCacheMode mode, const runtime::GpuRuntime& gpu) {
+  if (mode == PageCacheMode::kAuto) return !gpu.DeviceMemoryIsHostMemory();
   return mode == PageCacheMode::kOn;
+}
+
+PageCachePins::Options PinOptions(const EngineOptions& options, bool page_cache, size_t page,
+                                  platform::Sys& sys) {
+  PageCachePins::Options o;
+  o.pinning = page_cache;
+  o.page_size = page;
+  o.window_bytes = std::max<size_t>(page, AlignDown(options.page_cache_window_bytes, page));
+  o.max_pinned_bytes = options.page_cache_max_pinned_bytes;
+  if (o.max_pinned_bytes == 0) o.max_pinned_bytes = sys.PhysicalMemoryBytes() / 4;
+  o.pin_after_uses = std::max(options.page_cache_pin_after_uses, 1u);
+  return o;
 }
 
 }  // namespace
@@ -44,7 +55,9 @@ struct SyncEngine::Impl {
         io_threads(ResolveIoThreads(options.io_threads)),
         page_cache(ResolvePageCache(options.page_cache, gpu)),
         page_size(static_cast<size_t>(std::max(sys.PageSize(), 512L))),
+        pins(sys, gpu, PinOptions(options, page_cache, page_size, sys)),
         workers(io_threads - 1) {
+    context.pins = &pins;
     if (options.preallocate_staging) {
       const Status reserved = staging.Reserve();
       if (!reserved.ok()) {
@@ -70,6 +83,8 @@ struct SyncEngine::Impl {
     }
     RunParticipant(context, *job);
     job->CloseAndWait();
+    // Workers that did not get to join still hold the job; the mapping must not wait for them.
+    job->mapped = nullptr;
     return job->Assemble();
   }
 
@@ -79,6 +94,7 @@ struct SyncEngine::Impl {
   const size_t io_threads;
   const bool page_cache;
   const size_t page_size;
+  PageCachePins pins;
   TaskPool workers;  // last: joined first, while the pools it uses still exist
 };
 
@@ -90,10 +106,20 @@ SyncEngine::~SyncEngine() = default;
 size_t SyncEngine::io_threads() const { return impl_->io_threads; }
 bool SyncEngine::page_cache_enabled() const { return impl_->page_cache; }
 
+void SyncEngine::ForgetFile(const IoFile& file) { impl_->pins.Forget(file.dev, file.ino); }
+
+size_t SyncEngine::UnpinRetired() { return impl_->pins.UnpinRetired(); }
+
+uint64_t SyncEngine::pinned_page_cache_bytes() const { return impl_->pins.counters().pinned_bytes; }
+
+bool SyncEngine::Staged(const IoMemory& memory) const {
+  return memory.type == hipMemoryTypeDevice && !gpu_.DeviceMemoryIsHostMemory();
+}
+
 Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size_t size,
                                 off_t offset) {
   if (size == 0) return size_t{0};
-  const bool staged = memory.type == hipMemoryTypeDevice;
+  const bool staged = Staged(memory);
   PlanRequest request;
   request.offset = static_cast<uint64_t>(offset);
   request.size = size;
@@ -112,7 +138,7 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   // bounds the mapping: pages past end of file must never be touched. Bytes past the size read
   // here are not read at all (a file growing meanwhile gives a short count, as if this read
   // came first).
-  FileMapping mapping(sys_);
+  std::shared_ptr<MappedFile> mapped;
   const bool want_cache = staged && impl_->page_cache;
   if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
     struct stat st = {};
@@ -120,21 +146,20 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
       const uint64_t file_size = static_cast<uint64_t>(st.st_size);
       if (request.offset >= file_size) return size_t{0};
       request.size = static_cast<size_t>(std::min<uint64_t>(size, file_size - request.offset));
-      if (mapping.Map(file.buffered_fd, request.offset, request.size, impl_->page_size).ok() &&
-          mapping.Residency(request.offset, request.size, &request.resident).ok()) {
+      Result<std::shared_ptr<MappedFile>> m = impl_->pins.Map(file.buffered_fd, st);
+      if (m.ok() && (*m)->Residency(request.offset, request.size, &request.resident).ok()) {
         request.residency_known = true;
         request.page_cache_allowed = want_cache;
+        if (want_cache) mapped = std::move(*m);
       }
-      if (!request.page_cache_allowed) mapping.Unmap();
     }
   }
 
   auto job = std::make_shared<TransferJob>(TransferJob::Direction::kRead, file, memory,
                                            PlanTransfer(request));
+  job->staged = staged;
   job->direct_align = std::max<size_t>(file.dio_offset_align, 1);
-  job->map_base = mapping.base();
-  job->map_offset = mapping.file_offset();
-  job->page_size = impl_->page_size;
+  job->mapped = std::move(mapped);
   return impl_->Execute(std::move(job));
 }
 
@@ -144,7 +169,7 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
   PlanRequest request;
   request.offset = static_cast<uint64_t>(offset);
   request.size = size;
-  request.staged = memory.type == hipMemoryTypeDevice;
+  request.staged = Staged(memory);
   request.staging_align = impl_->page_size;
   request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
   // Direct pieces never share a page with buffered ones: a buffered write dirtying a page that
@@ -159,6 +184,7 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
 
   auto job = std::make_shared<TransferJob>(TransferJob::Direction::kWrite, file, memory,
                                            PlanTransfer(request));
+  job->staged = request.staged;
   job->direct_align = request.dio_offset_align;
   return impl_->Execute(std::move(job));
 }

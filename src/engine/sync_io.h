@@ -1,10 +1,12 @@
 // The synchronous data path: moves bytes between a file and GPU or pinned host memory.
 //
 // Each request is planned (engine/plan.h) into chunks, each moved one of three ways: copied by
-// the GPU from pinned windows of the page cache (resident data), read with O_DIRECT (the aligned
-// body of cold data), or pread/pwrite through pinned staging buffers (everything else). Chunks
-// run on the calling thread and on the engine's worker threads (engine/transfer.h), each with
-// two staging buffers so reading and copying overlap.
+// the GPU from pinned windows of the page cache (resident data read again; engine/
+// page_cache_pins.h), read with O_DIRECT (the aligned body of cold data), or pread/pwrite through
+// pinned staging buffers (everything else). Chunks run on the calling thread and on the engine's
+// worker threads (engine/transfer.h), each with two staging buffers so reading and copying
+// overlap. Where device memory is host memory (the CPU runtime), file data moves straight into
+// it, as into pinned host memory.
 //
 // Result conventions (POSIX): the number of bytes moved; fewer than asked only at end of file
 // (reads) or when an error stopped the transfer after some bytes had moved. An error before any
@@ -32,6 +34,8 @@ struct IoFile {
   int direct_fd = -1;             // an O_DIRECT descriptor, or -1
   uint32_t dio_mem_align = 0;     // O_DIRECT alignment of memory, 0 without direct_fd
   uint32_t dio_offset_align = 0;  // O_DIRECT alignment of offsets and sizes, 0 without direct_fd
+  dev_t dev = 0;                  // the file's identity, for ForgetFile
+  ino_t ino = 0;
 };
 
 // The memory side of one transfer, already advanced by the caller's buffer offset.
@@ -41,12 +45,11 @@ struct IoMemory {
   int device = 0;                            // the device owning ptr
 };
 
-// When reads of resident data are copied by the GPU straight from the page cache.
-//   kAuto: off for now. Pinning file windows is an implicit synchronization on CUDA, which
-//     deadlocks with a stream stalled on stream-ordered I/O; and the CPU runtime copies with
-//     memmove, so a file truncated during the copy would raise SIGBUS. (A DMA engine reads the
-//     pinned pages, which outlive a truncation.)
-//   kOn: always (HIPFILE_PAGE_CACHE=on: synchronous-only workloads; tests).
+// When reads of resident data are copied by the GPU straight from pinned page-cache windows.
+//   kAuto: on a GPU; off where device memory is host memory (the CPU runtime reads into it
+//     directly, and its copies from a mapping would raise SIGBUS on a file truncated meanwhile;
+//     a DMA engine reads pinned pages, which outlive a truncation).
+//   kOn: always (tests of the path on the CPU runtime).
 //   kOff: never.
 enum class PageCacheMode { kAuto, kOn, kOff };
 
@@ -71,6 +74,10 @@ struct EngineOptions {
   // buffered (pinning costs more than it saves).
   size_t page_cache_window_bytes = 64u << 20;
   size_t page_cache_min_bytes = 1u << 20;
+  // Cap on pinned page-cache windows; 0: a quarter of the machine's memory.
+  uint64_t page_cache_max_pinned_bytes = 0;
+  // A window is pinned on its n-th read (1: the first); earlier reads go through staging.
+  unsigned page_cache_pin_after_uses = 2;
 };
 
 inline constexpr size_t kMaxAutoIoThreads = 16;
@@ -88,12 +95,25 @@ class SyncEngine {
   // Writes `size` bytes at `offset` from memory.
   Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset);
 
+  // Forgets the file's mapping and retires its pinned windows (handle deregistration). No GPU
+  // call.
+  void ForgetFile(const IoFile& file);
+  // Unpins retired windows no request is using. On CUDA this waits for every stream of the
+  // device (an implicit synchronization): call it only where no stream-ordered operation can be
+  // in flight.
+  size_t UnpinRetired();
+  // Pinned page-cache bytes (retired windows included) and windows pinned so far.
+  uint64_t pinned_page_cache_bytes() const;
+
   const EngineOptions& options() const { return options_; }
   // Threads per request (options().io_threads resolved) and whether the page-cache path is on.
   size_t io_threads() const;
   bool page_cache_enabled() const;
 
  private:
+  // Whether bytes pass through staging: device memory the CPU cannot touch.
+  bool Staged(const IoMemory& memory) const;
+
   struct Impl;
   platform::Sys& sys_;
   runtime::GpuRuntime& gpu_;

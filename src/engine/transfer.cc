@@ -153,11 +153,11 @@ Transfer WriteChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, 
   return Transfer{t.bytes + rest.bytes, rest.status};
 }
 
-// Reads into device memory: a piece of chunk k is read into one staging buffer (or its
-// page-cache window is pinned) while the copy of the previous piece runs on the stream. At most
+// Reads into device memory: a piece of chunk k is read into one staging buffer (or found in a
+// pinned page-cache window) while the copy of the previous piece runs on the stream. At most
 // one copy is in flight, waited for before the next is queued, so a buffer is never refilled
 // while being copied from, and bytes count only once their copy finished. A chunk is one piece,
-// except a page-cache window read through staging after pinning failed: it is cut to buffers.
+// except a page-cache chunk without a pinned window: it is read through staging, cut to buffers.
 class StagedReader {
  public:
   StagedReader(EngineContext& cx, TransferJob& job) : cx_(cx), job_(job), res_(cx) {}
@@ -174,22 +174,22 @@ class StagedReader {
     size_t chunk = 0;
     size_t pos = 0;  // of the piece within the chunk; bytes before it are confirmed
     size_t bytes = 0;
-    bool last = true;        // the chunk's outcome is recorded when this piece completes
-    Status read_status;      // what the read of the piece said after its bytes
-    void* window = nullptr;  // registered mapping window, unregistered after the copy
+    bool last = true;    // the chunk's outcome is recorded when this piece completes
+    Status read_status;  // what the read of the piece said after its bytes
+    std::shared_ptr<const PinnedWindow> window;  // held until the copy from it finished
     size_t buffer = kNoBuffer;
   };
 
   void RunChunk(size_t k) {
     const PlannedChunk& c = job_.chunk(k);
-    if (c.method == ChunkMethod::kPageCache && job_.page_cache_ok.load(std::memory_order_relaxed)) {
-      void* window = nullptr;
-      if (const char* src = PinWindow(c, &window)) {
+    if (c.method == ChunkMethod::kPageCache && job_.mapped != nullptr) {
+      if (auto window = cx_.pins->Pin(job_.mapped, c.offset)) {
         Pending next;
         next.chunk = k;
         next.bytes = c.size;
-        next.window = window;
-        Queue(next, src);
+        next.window = std::move(window);
+        const char* src = next.window->At(c.offset);
+        Queue(std::move(next), src);
         return;
       }
     }
@@ -232,28 +232,20 @@ class StagedReader {
       char* dst = static_cast<char*>(job_.memory().ptr) + c.memory_offset;
       const Status s =
           CopyNow(cx_, res_, job_.memory().device, dst, src, next.bytes, hipMemcpyHostToDevice);
-      Unpin(next.window);
       if (!s.ok()) return Fail(next, s);
       return job_.Record(next.chunk, next.bytes, next.read_status);
     }
     Status s = res_.EnsureStream(job_.memory().device);
     WaitPending();
-    if (failed_ == next.chunk) {
-      Unpin(next.window);
-      return;
-    }
+    if (failed_ == next.chunk) return;
     if (s.ok()) {
       char* dst = static_cast<char*>(job_.memory().ptr) + c.memory_offset + next.pos;
       s = Status::FromGpu(
           cx_.gpu.MemcpyAsync(dst, src, next.bytes, hipMemcpyHostToDevice, res_.stream()));
     }
-    if (!s.ok()) {
-      Unpin(next.window);
-      Fail(next, s);
-      return;
-    }
+    if (!s.ok()) return Fail(next, s);
     next.active = true;
-    pending_ = next;
+    pending_ = std::move(next);
   }
 
   void Fail(const Pending& p, Status s) {
@@ -261,36 +253,11 @@ class StagedReader {
     job_.Record(p.chunk, p.pos, s);
   }
 
-  // Pins the pages of the mapping holding chunk `c`; the address to copy from, or nullptr when
-  // the runtime refused (the chunk is then read buffered, and so is the rest of the request).
-  const char* PinWindow(const PlannedChunk& c, void** window) {
-    const uint64_t page = job_.page_size;
-    const uint64_t begin = AlignDown(c.offset - job_.map_offset, page);
-    const uint64_t end = AlignUp(c.offset + c.size - job_.map_offset, page);
-    char* base = const_cast<char*>(job_.map_base) + begin;
-    const hipError_t e =
-        cx_.gpu.HostRegister(base, static_cast<size_t>(end - begin), hipHostRegisterReadOnly);
-    if (e != hipSuccess) {
-      HF_LOG(kInfo, "pinning a page-cache window failed (%s); reading buffered instead",
-             GpuErrorName(e));
-      job_.page_cache_ok.store(false, std::memory_order_relaxed);
-      return nullptr;
-    }
-    *window = base;
-    return job_.map_base + (c.offset - job_.map_offset);
-  }
-
-  void Unpin(void* window) {
-    if (window == nullptr) return;
-    const hipError_t e = cx_.gpu.HostUnregister(window);
-    if (e != hipSuccess) HF_LOG(kWarn, "unpinning a page-cache window failed: %s", GpuErrorName(e));
-  }
-
   void WaitPending() {
     if (!pending_.active) return;
     pending_.active = false;
     const hipError_t e = cx_.gpu.StreamSynchronize(res_.stream());
-    Unpin(pending_.window);
+    pending_.window = nullptr;
     if (e != hipSuccess) return Fail(pending_, Status::Gpu(e));
     if (pending_.last) {
       job_.Record(pending_.chunk, pending_.pos + pending_.bytes, pending_.read_status);
@@ -406,7 +373,7 @@ void RunUnstaged(EngineContext& cx, TransferJob& job) {
 }  // namespace
 
 void RunParticipant(EngineContext& context, TransferJob& job) {
-  if (job.memory().type != hipMemoryTypeDevice) return RunUnstaged(context, job);
+  if (!job.staged) return RunUnstaged(context, job);
   if (job.direction() == TransferJob::Direction::kRead) {
     StagedReader(context, job).Run();
   } else {

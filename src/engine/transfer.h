@@ -16,6 +16,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/page_cache_pins.h"
 #include "engine/plan.h"
 #include "engine/staging_pool.h"
 #include "engine/stream_pool.h"
@@ -32,6 +33,7 @@ struct EngineContext {
   runtime::GpuRuntime& gpu;
   StagingPool& staging;
   StreamPool& streams;
+  PageCachePins* pins = nullptr;
 };
 
 class TransferJob {
@@ -46,12 +48,13 @@ class TransferJob {
   const IoMemory& memory() const { return memory_; }
   const PlannedChunk& chunk(size_t k) const { return chunks_[k]; }
   size_t chunk_count() const { return chunks_.size(); }
+  // Whether bytes pass through staging (device memory) or move straight to and from memory.
+  bool staged = true;
   // O_DIRECT alignment of offsets and sizes for kDirect chunks.
   size_t direct_align = 512;
-  // The read-only mapping kPageCache chunks are copied from; base corresponds to map_offset.
-  const char* map_base = nullptr;
-  uint64_t map_offset = 0;
-  size_t page_size = 4096;
+  // The mapping whose pinned windows kPageCache chunks are copied from; without it, or without
+  // a pinned window, such a chunk is read through staging.
+  std::shared_ptr<MappedFile> mapped;
 
   // The next chunk to run, in file order; false when none is left or the job stopped before it.
   bool Take(size_t* k);
@@ -61,7 +64,6 @@ class TransferJob {
   void Record(size_t k, size_t bytes, Status status);
   // Set once a method failed in a way that will not get better for this request.
   std::atomic<bool> direct_ok{true};
-  std::atomic<bool> page_cache_ok{true};
 
   // Worker side: Join before touching the job (false: the caller has finished, go away), Leave
   // after. Caller side: CloseAndWait after its own share; then no participant is left.

@@ -75,6 +75,11 @@ class PosixSys final : public Sys {
   }
   const char* Getenv(const char* name) override { return std::getenv(name); }
   long PageSize() override { return ::sysconf(_SC_PAGESIZE); }
+  uint64_t PhysicalMemoryBytes() override {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  }
 };
 
 }  // namespace

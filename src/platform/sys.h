@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "util/status.h"
@@ -42,6 +43,8 @@ class Sys {
   // nullptr when unset.
   virtual const char* Getenv(const char* name) = 0;
   virtual long PageSize() = 0;
+  // Physical memory of the machine in bytes (sysconf), 0 when unknown.
+  virtual uint64_t PhysicalMemoryBytes() = 0;
 };
 
 // The real system calls. Stateless; one instance serves the process.

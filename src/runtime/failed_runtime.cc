@@ -8,6 +8,7 @@ class FailedRuntime final : public GpuRuntime {
   FailedRuntime(const char* name, hipError_t error) : name_(name), error_(error) {}
 
   const char* Name() const override { return name_; }
+  bool DeviceMemoryIsHostMemory() const override { return false; }
   hipError_t GetDeviceCount(int* count) override {
     if (count) *count = 0;
     return error_;

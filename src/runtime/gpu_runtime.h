@@ -38,6 +38,9 @@ class GpuRuntime {
 
   // "cuda" or "cpu"; reported by logs, hipFileDriverGetProperties and the tools.
   virtual const char* Name() const = 0;
+  // Whether device memory is ordinary host memory that the CPU may read and write directly (the
+  // CPU runtime): the engine then moves file data straight into it, without staging.
+  virtual bool DeviceMemoryIsHostMemory() const = 0;
 
   // Devices. The current device is per thread, as in HIP.
   virtual hipError_t GetDeviceCount(int* count) = 0;

@@ -52,7 +52,7 @@ constexpr OpEntry kOpErrors[] = {
     {"hipFileAsyncNotSupported", "stream-ordered I/O is not supported"},
 };
 
-const OpEntry* FindOp(hipFileOpError_t e) {
+const OpEntry* FindOp(int e) {
   if (e == hipFileSuccess) {
     static constexpr OpEntry kSuccess = {"hipFileSuccess", "hipFile success"};
     return &kSuccess;
@@ -135,12 +135,12 @@ const GpuEntry* FindGpu(hipError_t e) {
 
 }  // namespace
 
-const char* OpErrorName(hipFileOpError_t e) {
+const char* OpErrorName(int e) {
   const OpEntry* entry = FindOp(e);
   return entry ? entry->name : "hipFileUnknownError";
 }
 
-const char* OpErrorString(hipFileOpError_t e) {
+const char* OpErrorString(int e) {
   const OpEntry* entry = FindOp(e);
   return entry ? entry->text : "Unknown hipFile error";
 }

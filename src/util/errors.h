@@ -5,10 +5,12 @@
 
 namespace hipfile {
 
+// Op errors are taken as int: callers may hold any value (a C caller's int, a negated result), and
+// in C++ an enum value outside the enumerators' range is undefined behaviour.
 // "hipFileInvalidValue"; "hipFileUnknownError" for values outside the enum.
-const char* OpErrorName(hipFileOpError_t e);
+const char* OpErrorName(int e);
 // The text hipFileGetOpErrorString returns; "Unknown hipFile error" for values outside the enum.
-const char* OpErrorString(hipFileOpError_t e);
+const char* OpErrorString(int e);
 // "hipErrorInvalidValue"; "hipErrorUnknown" for values HIP does not define.
 const char* GpuErrorName(hipError_t e);
 // A short English description, as hipGetErrorString gives.

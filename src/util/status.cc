@@ -13,8 +13,7 @@ std::string Status::ToString() const {
     case Kind::kErrno:
       return "errno " + std::to_string(code_) + " (" + std::strerror(code_) + ")";
     case Kind::kOp:
-      return std::string(OpErrorName(static_cast<hipFileOpError_t>(code_))) + " (" +
-             OpErrorString(static_cast<hipFileOpError_t>(code_)) + ")";
+      return std::string(OpErrorName(code_)) + " (" + OpErrorString(code_) + ")";
     case Kind::kGpu:
       return std::string(GpuErrorName(static_cast<hipError_t>(code_))) + " (" +
              GpuErrorString(static_cast<hipError_t>(code_)) + ")";

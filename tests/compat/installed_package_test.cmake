@@ -1,5 +1,6 @@
-# Installs the build into a scratch prefix, then builds and runs tests/compat/consumer against it
-# with find_package(hipfile CONFIG), and compiles the same program with pkg-config's flags.
+# Installs the build into a scratch prefix, then builds and runs tests/compat/consumer and the
+# fault programs of tests/compat/fault_programs against it with find_package(hipfile CONFIG), and
+# compiles the consumer with pkg-config's flags.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -20,6 +21,24 @@ message(STATUS "consumer (CMake package): ${last_output}")
 if(NOT last_output MATCHES "consumer OK")
   message(FATAL_ERROR "consumer did not print 'consumer OK'")
 endif()
+
+# The fault programs (a full file system, a shrinking file, a descriptor closed under an async
+# read) build against the package and run; exit status 77 means this machine cannot stage the
+# fault (no tmpfs mount), reported and not counted as a failure.
+run(${CMAKE_COMMAND} -S ${CONSUMER_DIR}/../fault_programs -B ${WORK_DIR}/faults
+    -G ${CMAKE_GENERATOR} -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/faults)
+foreach(program full_fs shrinking_file closed_fd_async)
+  execute_process(COMMAND ${WORK_DIR}/faults/${program} ${WORK_DIR}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(rc EQUAL 77)
+    message(STATUS "fault program ${program}: SKIPPED: ${out}")
+  elseif(NOT rc EQUAL 0 OR NOT out MATCHES "${program} OK")
+    message(FATAL_ERROR "fault program ${program} failed (${rc}):\n${out}")
+  else()
+    message(STATUS "fault program: ${out}")
+  endif()
+endforeach()
 
 # The installed examples build on their own against the package, and the tutorial's program runs.
 file(GLOB examples_dir ${prefix}/share/doc/*/examples)

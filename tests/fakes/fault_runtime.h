@@ -73,6 +73,10 @@ class FaultRuntime : public runtime::GpuRuntime {
   uint64_t Calls(GpuOp op) const { return plan_.Calls(Index(op)); }
 
   const char* Name() const override { return base_.Name(); }
+  // False by default, whatever the base says, so that engine tests over the CPU runtime exercise
+  // the staged path a GPU takes; SetDeviceMemoryIsHostMemory(true) gives the base's direct path.
+  bool DeviceMemoryIsHostMemory() const override { return host_memory_; }
+  void SetDeviceMemoryIsHostMemory(bool value) { host_memory_ = value; }
   hipError_t GetDeviceCount(int* count) override;
   hipError_t SetDevice(int device) override;
   hipError_t GetDevice(int* device) override;
@@ -116,6 +120,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   runtime::GpuRuntime& base_;
   FaultPlan plan_{Index(GpuOp::kCount)};
   std::atomic<int> stream_mem_ops_{-1};
+  bool host_memory_ = false;
 };
 
 }  // namespace hipfile::testing

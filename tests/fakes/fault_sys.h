@@ -5,7 +5,8 @@
 //   sys.FailNth(testing::SysOp::kPwrite, 2, ENOSPC);
 //   sys.ShortTransfers(testing::SysOp::kPread, 4096);
 //
-// A failed call does not reach the base Sys. Getenv and PageSize are forwarded untouched.
+// A failed call does not reach the base Sys. Getenv, PageSize and PhysicalMemoryBytes are forwarded
+// untouched.
 // Thread-safe.
 #pragma once
 
@@ -68,6 +69,7 @@ class FaultSys : public platform::Sys {
   Result<std::string> ReadTextFile(const char* path) override;
   const char* Getenv(const char* name) override { return base_.Getenv(name); }
   long PageSize() override { return base_.PageSize(); }
+  uint64_t PhysicalMemoryBytes() override { return base_.PhysicalMemoryBytes(); }
 
  private:
   static constexpr size_t kNoCap = std::numeric_limits<size_t>::max();

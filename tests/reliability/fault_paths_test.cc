@@ -8,177 +8,24 @@
 #include <hipfile.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "api/status_map.h"
-#include "core/batch/batch_manager.h"
-#include "core/config.h"
-#include "core/driver.h"
-#include "fakes/fault_runtime.h"
 #include "fakes/fault_sys.h"
-#include "fakes/temp_dir.h"
-#include "runtime/cpu/cpu_runtime.h"
+#include "reliability/io_path_fixture.h"
 
 namespace hipfile::core {
 namespace {
 
 using testing::SysOp;
 
-uint64_t g_faults = 0;
-
-class FaultPrinter : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::printf("faults injected: %llu\n", static_cast<unsigned long long>(g_faults));
-  }
-};
-const auto* const kPrinter = ::testing::AddGlobalTestEnvironment(new FaultPrinter);
-
-constexpr size_t kSize = 64 * 1024;
+constexpr size_t kSize = kIoPathBufferBytes;
 constexpr size_t kCap = 4096;  // short-transfer cap: O_DIRECT-aligned, so it is valid there too
 
-enum class Path { kSync, kAsync, kBatch };
-
-std::string PathName(const ::testing::TestParamInfo<Path>& info) {
-  switch (info.param) {
-    case Path::kSync:
-      return "Sync";
-    case Path::kAsync:
-      return "Async";
-    case Path::kBatch:
-      return "Batch";
-  }
-  return "Unknown";
-}
-
-// The outcome of one transfer, whatever the path: bytes moved, or the error.
-struct Outcome {
-  bool ok = false;
-  size_t bytes = 0;
-  Status error;
-};
-
-class FaultPathsTest : public ::testing::TestWithParam<Path> {
- protected:
-  FaultPathsTest() : cpu_(runtime::CreateCpuRuntime()), gpu_(*cpu_) {
-    driver_ = std::make_unique<Driver>(sys_, gpu_, ParseConfig(sys_));
-    EXPECT_TRUE(driver_->Open().ok());
-    EXPECT_EQ(gpu_.Malloc(&dev_, kSize), hipSuccess);
-  }
-  ~FaultPathsTest() override {
-    sys_.Reset();
-    manager_.reset();
-    if (stream_ != nullptr) (void)gpu_.StreamDestroy(stream_);
-    driver_.reset();
-    for (int fd : fds_) ::close(fd);
-    (void)gpu_.Free(dev_);
-  }
-
-  // A registered file of `size` pattern bytes opened read-write.
-  void* OpenFile(const std::string& name, size_t size) {
-    path_ = dir_.File(name);
-    testing::WriteFileOrDie(path_, testing::PatternBytes(size));
-    const int fd = ::open(path_.c_str(), O_RDWR);
-    EXPECT_GE(fd, 0);
-    fds_.push_back(fd);
-    Result<void*> handle = driver_->RegisterHandle(fd);
-    EXPECT_TRUE(handle.ok()) << handle.status().ToString();
-    return handle.ok() ? *handle : nullptr;
-  }
-
-  Outcome Run(IoDirection direction, void* fh, size_t size, off_t file_offset) {
-    Outcome out;
-    switch (GetParam()) {
-      case Path::kSync: {
-        const Result<size_t> r = direction == IoDirection::kRead
-                                     ? driver_->Read(fh, dev_, size, file_offset, 0)
-                                     : driver_->Write(fh, dev_, size, file_offset, 0);
-        out.ok = r.ok();
-        if (r.ok()) out.bytes = *r;
-        if (!r.ok()) out.error = r.status();
-        break;
-      }
-      case Path::kAsync: {
-        if (stream_ == nullptr) {
-          EXPECT_EQ(gpu_.StreamCreate(&stream_, 0), hipSuccess);
-        }
-        size_t s = size;
-        off_t fo = file_offset, bo = 0;
-        ssize_t bytes = 12345;
-        const Status submitted =
-            driver_->SubmitAsync(direction, fh, dev_, &s, &fo, &bo, &bytes, stream_);
-        EXPECT_TRUE(submitted.ok()) << submitted.ToString();
-        EXPECT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-        // *bytes_p: bytes, or a negated errno (system errors are below HIPFILE_BASE_ERR).
-        out.ok = bytes >= 0;
-        if (out.ok) out.bytes = static_cast<size_t>(bytes);
-        if (!out.ok) out.error = Status::Errno(static_cast<int>(-bytes));
-        break;
-      }
-      case Path::kBatch: {
-        if (manager_ == nullptr) manager_ = std::make_unique<BatchManager>(*driver_, 2);
-        Result<hipFileBatchHandle_t> batch = manager_->SetUp(1);
-        EXPECT_TRUE(batch.ok());
-        hipFileIOParams_t p = {};
-        p.mode = hipFileBatch;
-        p.opcode = direction == IoDirection::kRead ? hipFileBatchRead : hipFileBatchWrite;
-        p.fh = fh;
-        p.u.batch.devPtr_base = dev_;
-        p.u.batch.size = size;
-        p.u.batch.file_offset = file_offset;
-        const Status submitted = manager_->Submit(*batch, 1, &p);
-        EXPECT_TRUE(submitted.ok()) << submitted.ToString();
-        hipFileIOEvents_t ev = {};
-        unsigned nr = 1;
-        EXPECT_TRUE(manager_->GetStatus(*batch, 1, &nr, &ev, nullptr).ok());
-        EXPECT_EQ(nr, 1u);
-        const ssize_t ret = static_cast<ssize_t>(ev.ret);
-        out.ok = ev.status == hipFileComplete;
-        if (out.ok) out.bytes = ev.ret;
-        if (!out.ok) {
-          EXPECT_EQ(ev.status, hipFileFailed);
-          out.error = Status::Errno(static_cast<int>(-ret));
-        }
-        manager_->Destroy(*batch);
-        break;
-      }
-    }
-    return out;
-  }
-
-  // Reads the whole file cleanly and checks it against the pattern: nothing was left broken.
-  void ExpectCleanRead(void* fh, size_t file_size) {
-    sys_.Reset();
-    const Outcome out = Run(IoDirection::kRead, fh, file_size, 0);
-    ASSERT_TRUE(out.ok) << out.error.ToString();
-    EXPECT_EQ(out.bytes, file_size);
-    EXPECT_EQ(DeviceBytes(file_size), testing::PatternBytes(file_size));
-  }
-
-  std::vector<unsigned char> DeviceBytes(size_t size) {
-    std::vector<unsigned char> bytes(size);
-    EXPECT_EQ(gpu_.Memcpy(bytes.data(), dev_, size, hipMemcpyDeviceToHost), hipSuccess);
-    return bytes;
-  }
-  void FillDevice(const std::vector<unsigned char>& bytes) {
-    ASSERT_EQ(gpu_.Memcpy(dev_, bytes.data(), bytes.size(), hipMemcpyHostToDevice), hipSuccess);
-  }
-
-  testing::TempDir dir_;
-  testing::FaultSys sys_;
-  std::unique_ptr<runtime::GpuRuntime> cpu_;
-  testing::FaultRuntime gpu_;
-  std::unique_ptr<Driver> driver_;
-  std::unique_ptr<BatchManager> manager_;
-  runtime::Stream stream_ = nullptr;
-  void* dev_ = nullptr;
-  std::string path_;
-  std::vector<int> fds_;
-};
+class FaultPathsTest : public IoPathTest {};
 
 TEST_P(FaultPathsTest, ReadRetriesEintrAndEagain) {
   void* fh = OpenFile("f", kSize);

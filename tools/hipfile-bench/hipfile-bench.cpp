@@ -25,6 +25,7 @@
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -710,6 +711,15 @@ void RunThread(const Shared& s, int t, ThreadResult* r) {
   if (host && o.xfer != 1 && o.xfer != 10) (void)hipHostFree(host);
 }
 
+// Processor time of the whole process (user + system), in seconds: with the wall time it gives
+// the cores kept busy.
+double CpuSeconds() {
+  struct rusage ru = {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return secs(ru.ru_utime) + secs(ru.ru_stime);
+}
+
 double Percentile(std::vector<double>& v, double p) {
   if (v.empty()) return 0;
   const size_t k = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())));
@@ -777,6 +787,7 @@ int main(int argc, char** argv) {
 
   std::vector<ThreadResult> results(static_cast<size_t>(o.threads));
   std::vector<std::thread> threads;
+  const double cpu_start = CpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   s.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                            std::chrono::duration<double>(o.seconds));
@@ -790,6 +801,7 @@ int main(int argc, char** argv) {
   }
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu_cores = secs > 0 ? (CpuSeconds() - cpu_start) / secs : 0;
 
   if (uses_hipfile) {
     hipFileHandleDeregister(s.fh);
@@ -822,11 +834,12 @@ int main(int argc, char** argv) {
         "\"bytes\": %" PRIu64 ", \"dataset_bytes\": %" PRIu64 ", \"io_size\": %" PRIu64
         ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
         "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
-        ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"verified\": %s, "
-        "\"ok\": %s}\n",
+        ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"cpu_cores\": %.2f, "
+        "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0,
-        queued ? o.queue_depth : 1, o.verify ? "true" : "false", failed ? "false" : "true");
+        queued ? o.queue_depth : 1, cpu_cores, gib_s > 0 ? cpu_cores / gib_s : 0,
+        o.verify ? "true" : "false", failed ? "false" : "true");
   } else {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);

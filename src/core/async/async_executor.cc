@@ -213,6 +213,13 @@ void AsyncExecutor::WaitIdle() {
   idle_.wait(lock, [this] { return outstanding_ == 0; });
 }
 
+bool AsyncExecutor::RunIfIdle(const std::function<void()>& fn) {
+  std::lock_guard<std::mutex> lock(mutex_);  // Submit takes it too
+  if (outstanding_ != 0) return false;
+  fn();
+  return true;
+}
+
 void AsyncExecutor::PollLoop() {
   // Back-off while operations wait for their streams: yield for the first rounds (latency of a
   // few microseconds), then sleep 20 us (tens of microseconds), then 200 us once nothing has

@@ -30,6 +30,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,6 +72,10 @@ class AsyncExecutor {
   size_t Outstanding();
   // Blocks until Outstanding() is 0.
   void WaitIdle();
+  // Runs `fn` with no operation outstanding and none submitted until it returns; false, without
+  // running it, while operations are outstanding. For calls that wait for every stream
+  // (unpinning memory): no stream can then be waiting for this executor.
+  bool RunIfIdle(const std::function<void()>& fn);
 
  private:
   struct Channel;

@@ -27,6 +27,7 @@ class CpuRuntime final : public GpuRuntime {
   ~CpuRuntime() override;
 
   const char* Name() const override { return "cpu"; }
+  bool DeviceMemoryIsHostMemory() const override { return true; }
 
   hipError_t GetDeviceCount(int* count) override;
   hipError_t SetDevice(int device) override;

@@ -54,6 +54,7 @@ class CudaRuntime final : public GpuRuntime {
   }
 
   const char* Name() const override { return "cuda"; }
+  bool DeviceMemoryIsHostMemory() const override { return false; }
 
   hipError_t GetDeviceCount(int* count) override {
     if (count == nullptr) return hipErrorInvalidValue;

@@ -319,8 +319,10 @@ TEST_F(AsyncApiTest, ManyStreamsManySlices) {
 namespace hipfile::api {
 namespace {
 
-// Submits two stream-ordered reads - one behind a host function that never returns, one free to
-// run - and exits at once.
+// Submits two stream-ordered reads - one behind a host function held until exit, one free to
+// run - and exits at once. The host function is released by an exit handler: on CUDA, exit
+// waits for a host function that never returns (bench/probes/exit-probe.cpp, on the H200), and
+// releasing it then lets the held read run while the process tears down - the case to survive.
 [[noreturn]] void ExitWithWorkOutstanding(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY);
   hipFileDescr_t descr = {};
@@ -333,8 +335,9 @@ namespace {
   hipStream_t blocked = nullptr, busy = nullptr;
   (void)hipStreamCreateWithFlags(&blocked, hipStreamNonBlocking);
   (void)hipStreamCreateWithFlags(&busy, hipStreamNonBlocking);
-  static Gate* never = new Gate;  // never opened; leaked: the stream waits on it at exit
-  (void)hipLaunchHostFunc(blocked, Gate::Wait, never);
+  static Gate* held = new Gate;  // opened at exit; leaked: the stream may still use it
+  std::atexit([] { held->Open(); });
+  (void)hipLaunchHostFunc(blocked, Gate::Wait, held);
   static size_t size = 1 << 20;
   static hoff_t fo = 0, bo = 0;
   static ssize_t a = 0, b = 0;

@@ -1,6 +1,6 @@
-// Shared pieces of the batch tests: a Sys whose reads and writes can be held at a gate (so
-// entries stay Running for as long as a test needs), and a fixture with a Driver over the CPU
-// runtime and a BatchManager of its own.
+// Shared pieces of the batch tests: a fixture with a Driver over the CPU runtime and a
+// BatchManager of its own, on a GateSys (fakes/gate_sys.h) so entries stay Running for as long
+// as a test needs.
 #pragma once
 
 #include <fcntl.h>
@@ -8,10 +8,7 @@
 #include <hipfile.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,59 +17,11 @@
 #include "core/driver.h"
 #include "fakes/fault_runtime.h"
 #include "fakes/fault_sys.h"
+#include "fakes/gate_sys.h"
 #include "fakes/temp_dir.h"
 #include "runtime/cpu/cpu_runtime.h"
 
 namespace hipfile::core {
-
-// A FaultSys whose Pread and Pwrite wait while the gate is closed. Thread-safe.
-class GateSys : public testing::FaultSys {
- public:
-  void CloseGate() {
-    std::lock_guard<std::mutex> lock(mu_);
-    open_ = false;
-  }
-  void OpenGate() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  // Waits until `n` calls are held at the gate; false after 5 s.
-  bool WaitHeld(size_t n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(5), [&] { return held_ >= n; });
-  }
-  size_t Held() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return held_;
-  }
-
-  Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
-    Pass();
-    return FaultSys::Pread(fd, buf, size, offset);
-  }
-  Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) override {
-    Pass();
-    return FaultSys::Pwrite(fd, buf, size, offset);
-  }
-
- private:
-  void Pass() {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (open_) return;
-    ++held_;
-    cv_.notify_all();
-    cv_.wait(lock, [this] { return open_; });
-    --held_;
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = true;
-  size_t held_ = 0;
-};
 
 class BatchTest : public ::testing::Test {
  protected:
@@ -155,7 +104,7 @@ class BatchTest : public ::testing::Test {
 
   unsigned workers_ = kWorkers;
   testing::TempDir dir_;
-  GateSys sys_;
+  testing::GateSys sys_;
   std::unique_ptr<runtime::GpuRuntime> cpu_;
   testing::FaultRuntime gpu_;
   std::unique_ptr<Driver> driver_;

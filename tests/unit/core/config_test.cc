@@ -64,6 +64,31 @@ TEST(ConfigTest, UnparsableValuesAreReportedAndDefaultsUsed) {
   EXPECT_NE(all.find("HIPFILE_LOG_LEVEL=\"loud\""), std::string::npos);
 }
 
+TEST(ConfigTest, PageCacheVariables) {
+  EnvSys sys;
+  Config config = ParseConfig(sys);
+  EXPECT_EQ(config.page_cache, engine::PageCacheMode::kAuto);
+  EXPECT_EQ(config.page_cache_pin_after, 2u);
+  EXPECT_EQ(config.page_cache_max_pinned_mb, 0u);
+  sys.Set("HIPFILE_PAGE_CACHE", "OFF");
+  sys.Set("HIPFILE_PAGE_CACHE_PIN_AFTER", "1");
+  sys.Set("HIPFILE_PAGE_CACHE_MAX_PINNED_MB", "4096");
+  config = ParseConfig(sys);
+  EXPECT_EQ(config.page_cache, engine::PageCacheMode::kOff);
+  EXPECT_EQ(config.page_cache_pin_after, 1u);
+  EXPECT_EQ(config.page_cache_max_pinned_mb, 4096u);
+  EXPECT_TRUE(config.problems.empty());
+
+  sys.Set("HIPFILE_PAGE_CACHE", "sometimes");
+  sys.Set("HIPFILE_PAGE_CACHE_PIN_AFTER", "0");
+  sys.Set("HIPFILE_PAGE_CACHE_MAX_PINNED_MB", "-1");
+  config = ParseConfig(sys);
+  EXPECT_EQ(config.page_cache, engine::PageCacheMode::kAuto);
+  EXPECT_EQ(config.page_cache_pin_after, 2u);
+  EXPECT_EQ(config.page_cache_max_pinned_mb, 0u);
+  EXPECT_EQ(config.problems.size(), 3u);
+}
+
 TEST(ConfigTest, ForceWithoutAllowKeepsTheCompatibilityPath) {
   EnvSys sys;
   sys.Set("HIPFILE_FORCE_COMPAT_MODE", "true");

@@ -115,13 +115,14 @@ TEST_F(DriverLifecycleTest, LastCloseDropsBuffersAndFilesAndTheirDescriptors) {
   void* buffer = DeviceAlloc(4096);
   ASSERT_TRUE(driver().RegisterBuffer(buffer, 4096, 0).ok());
   EXPECT_TRUE(driver().EngineOptionsInUse().has_value());
-  // The descriptors the library opened: whatever is open now that was not before.
-  const int owned = static_cast<File*>(*handle)->info().owned_fd;
+  // The descriptors the library opened.
+  const engine::IoFile owned = static_cast<File*>(*handle)->io();
 
   ASSERT_TRUE(driver().Close().ok());
   EXPECT_FALSE(driver().EngineOptionsInUse().has_value());
-  if (owned >= 0) {
-    EXPECT_FALSE(FdIsOpen(owned));
+  EXPECT_FALSE(FdIsOpen(owned.buffered_fd));
+  if (owned.direct_fd >= 0) {
+    EXPECT_FALSE(FdIsOpen(owned.direct_fd));
   }
   EXPECT_TRUE(FdIsOpen(fd.get()));
   // Registrations are gone: I/O at count 0 is EINVAL, after a reopen the handle is unknown.
@@ -151,10 +152,11 @@ TEST_F(DriverLifecycleTest, HandleDeregistration) {
   driver().DeregisterHandle(&fd);  // unknown: ignored
   Result<void*> handle = driver().RegisterHandle(fd.get());
   ASSERT_TRUE(handle.ok());
-  const int owned = static_cast<File*>(*handle)->info().owned_fd;
+  const engine::IoFile owned = static_cast<File*>(*handle)->io();
   driver().DeregisterHandle(*handle);
-  if (owned >= 0) {
-    EXPECT_FALSE(FdIsOpen(owned));
+  EXPECT_FALSE(FdIsOpen(owned.buffered_fd));
+  if (owned.direct_fd >= 0) {
+    EXPECT_FALSE(FdIsOpen(owned.direct_fd));
   }
   driver().DeregisterHandle(*handle);  // twice: ignored
   EXPECT_EQ(driver().UseCount(), 1);

@@ -60,26 +60,46 @@ TEST_F(OpenFileTest, EveryAccessModeIsAccepted) {
     EXPECT_TRUE(info.is_regular);
     EXPECT_FALSE(info.is_block_device);
     EXPECT_EQ(info.client_fd, fd.get());
-    EXPECT_EQ(info.io.buffered_fd, fd.get());
+    EXPECT_NE(info.io.buffered_fd, fd.get());
     EXPECT_EQ(info.open_flags & O_ACCMODE, mode);
+    EXPECT_EQ(::fcntl(info.io.buffered_fd, F_GETFL) & O_ACCMODE, mode);
   }
 }
 
-TEST_F(OpenFileTest, BufferedDescriptorGetsAnODirectTwinClosedWithTheFile) {
+TEST_F(OpenFileTest, BufferedDescriptorGetsOwnBufferedAndODirectOnesClosedWithTheFile) {
   ScopedFd fd(path_, O_RDWR);
   Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
   ASSERT_TRUE(file.ok());
   const FileInfo info = (*file)->info();
   if (info.io.direct_fd < 0) GTEST_SKIP() << "the test directory's file system refuses O_DIRECT";
-  EXPECT_EQ(info.owned_fd, info.io.direct_fd);
+  EXPECT_NE(info.io.direct_fd, fd.get());
+  EXPECT_NE(info.io.buffered_fd, fd.get());
   EXPECT_NE(::fcntl(info.io.direct_fd, F_GETFL) & O_DIRECT, 0);
-  EXPECT_NE(::fcntl(info.io.direct_fd, F_GETFD) & FD_CLOEXEC, 0);
+  EXPECT_EQ(::fcntl(info.io.buffered_fd, F_GETFL) & O_DIRECT, 0);
+  for (const int own : {info.io.direct_fd, info.io.buffered_fd}) {
+    EXPECT_NE(::fcntl(own, F_GETFD) & FD_CLOEXEC, 0);
+    EXPECT_TRUE(FdIsOpen(own));
+  }
   EXPECT_GT(info.io.dio_mem_align, 0u);
   EXPECT_GT(info.io.dio_offset_align, 0u);
-  EXPECT_TRUE(FdIsOpen(info.owned_fd));
   file = Status::Op(hipFileInternalError);  // drops the File
-  EXPECT_FALSE(FdIsOpen(info.owned_fd));
+  EXPECT_FALSE(FdIsOpen(info.io.direct_fd));
+  EXPECT_FALSE(FdIsOpen(info.io.buffered_fd));
   EXPECT_TRUE(FdIsOpen(fd.get()));  // the caller's descriptor is never closed
+}
+
+// Regression: buffered I/O used to go through the caller's descriptor, so a caller that closed it
+// while an operation was in flight, and then opened another file under the same number, had that
+// operation read the other file (tests/reliability/closed_descriptor_test.cc).
+TEST_F(OpenFileTest, IoNeverUsesTheCallersDescriptor) {
+  for (const int flags : {O_RDONLY, O_RDWR | O_DIRECT}) {
+    ScopedFd fd(::open(path_.c_str(), flags));
+    if (fd.get() < 0) continue;  // no O_DIRECT here
+    Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
+    ASSERT_TRUE(file.ok());
+    EXPECT_NE((*file)->io().buffered_fd, fd.get());
+    EXPECT_NE((*file)->io().direct_fd, fd.get());
+  }
 }
 
 TEST_F(OpenFileTest, ODirectDescriptorGetsABufferedTwin) {
@@ -88,8 +108,7 @@ TEST_F(OpenFileTest, ODirectDescriptorGetsABufferedTwin) {
   Result<std::shared_ptr<File>> file = OpenFile(sys_, fd.get());
   ASSERT_TRUE(file.ok());
   const FileInfo& info = (*file)->info();
-  EXPECT_EQ(info.io.direct_fd, fd.get());
-  EXPECT_EQ(info.io.buffered_fd, info.owned_fd);
+  EXPECT_NE(::fcntl(info.io.direct_fd, F_GETFL) & O_DIRECT, 0);
   EXPECT_EQ(::fcntl(info.io.buffered_fd, F_GETFL) & O_DIRECT, 0);
 }
 
@@ -100,7 +119,7 @@ TEST_F(OpenFileTest, EinvalOnTheODirectOpenMeansNoDirectDescriptor) {
   ASSERT_TRUE(file.ok());
   const FileInfo& info = (*file)->info();
   EXPECT_EQ(info.io.direct_fd, -1);
-  EXPECT_EQ(info.owned_fd, -1);
+  EXPECT_GE(info.io.buffered_fd, 0);
   EXPECT_EQ(info.io.dio_mem_align, 0u);
   EXPECT_EQ(info.io.dio_offset_align, 0u);
 }
@@ -119,6 +138,14 @@ TEST_F(OpenFileTest, SecondOpenFailuresMapToHipFileErrors) {
     sys_.FailNth(SysOp::kOpen, 1, c.error);
     EXPECT_EQ(OpenFile(sys_, fd.get()).status(), c.expected) << c.error;
   }
+}
+
+TEST_F(OpenFileTest, AFailedBufferedReopenClosesTheODirectOne) {
+  ScopedFd fd(path_, O_RDONLY);
+  sys_.FailNth(SysOp::kOpen, 2, EMFILE);  // the buffered reopen, after the O_DIRECT one
+  EXPECT_EQ(OpenFile(sys_, fd.get()).status(), Status::Op(hipFileGetNewFDFailed));
+  const bool direct = ScopedFd(::open(path_.c_str(), O_RDONLY | O_DIRECT)).get() >= 0;
+  EXPECT_EQ(sys_.Calls(SysOp::kClose), direct ? 1u : 0u);  // the O_DIRECT one, not leaked
 }
 
 // Statx without STATX_DIOALIGN in its answer.

@@ -1,278 +1,228 @@
-// The page-cache path (resident data copied from pinned windows of a file mapping) and the
-// O_DIRECT path (cold data), on the CPU runtime.
+// The page-cache path through the engine (resident data read again is copied from pinned
+// windows of a file mapping kept between requests), on the CPU runtime behind FaultRuntime,
+// which makes the engine treat device memory as a GPU's.
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "engine/sync_io.h"
 #include "engine_test_util.h"
+#include "util/align.h"
 
 namespace hipfile::engine {
 namespace {
 
 using testing::GpuOp;
 using testing::PatternBytes;
-using testing::ReadFileOrDie;
 using testing::SysOp;
 using testing::WriteFileOrDie;
 
 constexpr size_t kFileSize = 9 * kTestChunk + 4321;
-
-// Reports every page as not resident, so that the engine takes cold data paths.
-class ColdSys : public testing::FaultSys {
- public:
-  Status Mincore(void* addr, size_t length, unsigned char* vec) override {
-    HF_RETURN_IF_ERROR(FaultSys::Mincore(addr, length, vec));
-    const size_t page = static_cast<size_t>(PageSize());
-    std::memset(vec, 0, (length + page - 1) / page);
-    return Status::Ok();
-  }
-  // Pread calls on `fd`, and EINVAL for them when refuse_ is set.
-  int watched_fd = -1;
-  bool refuse = false;
-  std::atomic<int> watched_calls{0};
-  Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
-    if (fd == watched_fd) {
-      ++watched_calls;
-      if (refuse) return Status::Errno(EINVAL);
-    }
-    return FaultSys::Pread(fd, buf, size, offset);
-  }
-};
+constexpr size_t kWindow = 2 * kTestChunk;  // SmallOptions' page_cache_window_bytes
+constexpr size_t kWindows = (kFileSize + kWindow - 1) / kWindow;
 
 class PageCacheTest : public EngineTestBase {
  protected:
   void SetUp() override { WriteFileOrDie(path_, content_); }
-  EngineOptions CacheOptions(size_t threads = 2) const {
+  EngineOptions CacheOptions(unsigned pin_after_uses = 1, size_t threads = 2) const {
     EngineOptions options = SmallOptions(8, threads);
     options.page_cache = PageCacheMode::kOn;
+    options.page_cache_pin_after_uses = pin_after_uses;
     return options;
+  }
+  // The file as registration describes it, identity included.
+  static IoFile Described(const ScopedFd& fd) {
+    IoFile file = fd.file();
+    struct stat st = {};
+    EXPECT_EQ(::fstat(fd.get(), &st), 0);
+    file.dev = st.st_dev;
+    file.ino = st.st_ino;
+    return file;
+  }
+  void ReadAllAndCheck(SyncEngine& engine, const ScopedFd& fd, GpuBuffer& mem,
+                       const std::vector<unsigned char>& expected) {
+    mem.Fill(0);
+    Result<size_t> n = engine.Read(fd.file(), mem.At(0), expected.size(), 0);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    ASSERT_EQ(*n, expected.size());
+    ASSERT_EQ(mem.Download(), expected);
   }
 
   const std::string path_ = dir_.File("data");
   const std::vector<unsigned char> content_ = PatternBytes(kFileSize, 31);
 };
 
-TEST_F(PageCacheTest, AutoIsOffOnTheCpuRuntime) {
+TEST_F(PageCacheTest, AutoIsOnForGpuMemoryAndOffWhereDeviceMemoryIsHostMemory) {
+  EXPECT_TRUE(SyncEngine(sys_, gpu_, SmallOptions()).page_cache_enabled());
+
+  gpu_.SetDeviceMemoryIsHostMemory(true);
   SyncEngine engine(sys_, gpu_, SmallOptions());
   EXPECT_FALSE(engine.page_cache_enabled());
   ScopedFd fd(path_, O_RDONLY);
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
-  ASSERT_TRUE(engine.Read(fd.file(), mem.At(0), kFileSize, 0).ok());
+  ReadAllAndCheck(engine, fd, mem, content_);
+  // Read straight into the device memory: no staging copy, no pin.
   EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 0u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMemcpyAsync), 0u);
 }
 
 TEST_F(PageCacheTest, WarmReadsAreCopiedFromPinnedWindowsByteExact) {
   ScopedFd fd(path_, O_RDONLY);
-  SyncEngine engine(sys_, gpu_, CacheOptions());
-  ASSERT_TRUE(engine.page_cache_enabled());
   GpuBuffer mem(gpu_, kFileSize + 64, hipMemoryTypeDevice);
-  std::mt19937_64 rng(5);
-  for (int i = 0; i < 60; ++i) {
-    const size_t offset = rng() % kFileSize;
-    const size_t size = kTestChunk + rng() % (kFileSize - kTestChunk);
-    const size_t shift = rng() % 64;
-    mem.Fill(0xA5);
-    Result<size_t> n = engine.Read(fd.file(), mem.At(shift), size, static_cast<off_t>(offset));
-    ASSERT_TRUE(n.ok()) << n.status().ToString();
-    const size_t expected = std::min(size, kFileSize - offset);
-    ASSERT_EQ(*n, expected);
-    const std::vector<unsigned char> got = mem.Download();
-    ASSERT_EQ(0, std::memcmp(got.data() + shift, content_.data() + offset, expected))
-        << "offset " << offset << " size " << size;
-    ASSERT_EQ(got[shift + expected], 0xA5) << "wrote past the transfer";
-    if (shift > 0) {
-      ASSERT_EQ(got[shift - 1], 0xA5) << "wrote before the transfer";
+  {
+    SyncEngine engine(sys_, gpu_, CacheOptions());
+    ASSERT_TRUE(engine.page_cache_enabled());
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 60; ++i) {
+      const size_t offset = rng() % kFileSize;
+      const size_t size = kTestChunk + rng() % (kFileSize - kTestChunk);
+      const size_t shift = rng() % 64;
+      mem.Fill(0xA5);
+      Result<size_t> n = engine.Read(fd.file(), mem.At(shift), size, static_cast<off_t>(offset));
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+      const size_t expected = std::min(size, kFileSize - offset);
+      ASSERT_EQ(*n, expected);
+      const std::vector<unsigned char> got = mem.Download();
+      ASSERT_EQ(0, std::memcmp(got.data() + shift, content_.data() + offset, expected))
+          << "offset " << offset << " size " << size;
+      ASSERT_EQ(got[shift + expected], 0xA5) << "wrote past the transfer";
+      if (shift > 0) {
+        ASSERT_EQ(got[shift - 1], 0xA5) << "wrote before the transfer";
+      }
     }
+    // Each window pinned once, the file mapped once, nothing unpinned while the engine lives.
+    EXPECT_GT(gpu_.Calls(GpuOp::kHostRegister), 0u);
+    EXPECT_LE(gpu_.Calls(GpuOp::kHostRegister), kWindows);
+    EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), 0u);
+    EXPECT_EQ(sys_.Calls(SysOp::kMmap), 1u);
   }
-  EXPECT_GT(gpu_.Calls(GpuOp::kHostRegister), 0u);
   EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), gpu_.Calls(GpuOp::kHostRegister));
   EXPECT_EQ(sys_.Calls(SysOp::kMunmap), sys_.Calls(SysOp::kMmap));
 }
 
-TEST_F(PageCacheTest, SeesChangesMadeAfterAnEarlierRead) {
+TEST_F(PageCacheTest, WindowsArePinnedOnTheReadThatMakesThemDue) {
+  ScopedFd fd(path_, O_RDONLY);
+  SyncEngine engine(sys_, gpu_, CacheOptions(/*pin_after_uses=*/2));
+  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  ReadAllAndCheck(engine, fd, mem, content_);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 0u) << "read once: through staging";
+  ReadAllAndCheck(engine, fd, mem, content_);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), kWindows);
+  EXPECT_EQ(engine.pinned_page_cache_bytes(), AlignUp(kFileSize, 4096));
+  const uint64_t staged_copies = gpu_.Calls(GpuOp::kMemcpyAsync);
+  ReadAllAndCheck(engine, fd, mem, content_);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), kWindows) << "pinned windows are reused";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMemcpyAsync), staged_copies + kWindows) << "one copy per window";
+}
+
+TEST_F(PageCacheTest, AChangedFileIsMappedAgainAndItsOldWindowsRetire) {
   ScopedFd fd(path_, O_RDWR);
   SyncEngine engine(sys_, gpu_, CacheOptions());
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
-  ASSERT_EQ(*engine.Read(fd.file(), mem.At(0), kFileSize, 0), kFileSize);
-  ASSERT_EQ(mem.Download(), content_);
-  const uint64_t registered = gpu_.Calls(GpuOp::kHostRegister);
-  ASSERT_GT(registered, 0u);
+  ReadAllAndCheck(engine, fd, mem, content_);
+  ASSERT_EQ(gpu_.Calls(GpuOp::kHostRegister), kWindows);
 
+  // Truncated and written again at the same size: the old pages left the page cache.
   const std::vector<unsigned char> changed = PatternBytes(kFileSize, 32);
+  ASSERT_EQ(::ftruncate(fd.get(), 0), 0);
   ASSERT_EQ(::pwrite(fd.get(), changed.data(), changed.size(), 0),
             static_cast<ssize_t>(changed.size()));
-  ASSERT_EQ(*engine.Read(fd.file(), mem.At(0), kFileSize, 0), kFileSize);
-  EXPECT_EQ(mem.Download(), changed);
-  EXPECT_GT(gpu_.Calls(GpuOp::kHostRegister), registered);  // through the page cache again
+  ReadAllAndCheck(engine, fd, mem, changed);
+  EXPECT_EQ(sys_.Calls(SysOp::kMmap), 2u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 2 * kWindows);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), 0u) << "never unpinned on the I/O path";
+
+  EXPECT_EQ(engine.UnpinRetired(), kWindows);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), kWindows);
+  EXPECT_EQ(sys_.Calls(SysOp::kMunmap), 1u) << "the old mapping goes with its last window";
+  ReadAllAndCheck(engine, fd, mem, changed);
+}
+
+TEST_F(PageCacheTest, ForgettingAFileUnpinsItsWindowsAndUnmapsIt) {
+  ScopedFd fd(path_, O_RDONLY);
+  SyncEngine engine(sys_, gpu_, CacheOptions());
+  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  ReadAllAndCheck(engine, fd, mem, content_);
+  engine.ForgetFile(Described(fd));
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), 0u) << "forgetting makes no GPU call";
+  EXPECT_EQ(engine.UnpinRetired(), kWindows);
+  EXPECT_EQ(engine.UnpinRetired(), 0u);
+  EXPECT_EQ(engine.pinned_page_cache_bytes(), 0u);
+  EXPECT_EQ(sys_.Calls(SysOp::kMunmap), 1u);
+  ReadAllAndCheck(engine, fd, mem, content_);  // mapped and pinned again
+  EXPECT_EQ(sys_.Calls(SysOp::kMmap), 2u);
+}
+
+TEST_F(PageCacheTest, PinnedBytesStayUnderTheCap) {
+  ScopedFd fd(path_, O_RDONLY);
+  EngineOptions options = CacheOptions();
+  options.page_cache_max_pinned_bytes = 2 * kWindow;
+  SyncEngine engine(sys_, gpu_, options);
+  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  for (int i = 0; i < 3; ++i) ReadAllAndCheck(engine, fd, mem, content_);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 2u);
+  EXPECT_EQ(engine.pinned_page_cache_bytes(), 2 * kWindow);
 }
 
 TEST_F(PageCacheTest, ReadPastAShrunkenFileStopsAtItsNewEnd) {
   ScopedFd fd(path_, O_RDWR);
   SyncEngine engine(sys_, gpu_, CacheOptions());
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  ReadAllAndCheck(engine, fd, mem, content_);
   ASSERT_EQ(::ftruncate(fd.get(), 3 * kTestChunk + 5), 0);
   Result<size_t> n = engine.Read(fd.file(), mem.At(0), kFileSize, 0);
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 3 * kTestChunk + 5);
+  EXPECT_EQ(0, std::memcmp(mem.Download().data(), content_.data(), *n));
   Result<size_t> past = engine.Read(fd.file(), mem.At(0), kFileSize, 4 * kTestChunk);
   ASSERT_TRUE(past.ok());
   EXPECT_EQ(*past, 0u);
 }
 
-TEST_F(PageCacheTest, RefusedPinningFallsBackToBufferedReads) {
+TEST_F(PageCacheTest, RefusedPinningFallsBackToStagingAndIsNotRetried) {
   ScopedFd fd(path_, O_RDONLY);
-  SyncEngine engine(sys_, gpu_, CacheOptions(1));
+  SyncEngine engine(sys_, gpu_, CacheOptions(1, 1));
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
   gpu_.FailAlways(GpuOp::kHostRegister, hipErrorNotSupported);
-  Result<size_t> n = engine.Read(fd.file(), mem.At(0), kFileSize, 0);
-  ASSERT_TRUE(n.ok()) << n.status().ToString();
-  EXPECT_EQ(*n, kFileSize);
-  EXPECT_EQ(mem.Download(), content_);
-  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 1u);  // not tried again within the request
+  ReadAllAndCheck(engine, fd, mem, content_);
+  ReadAllAndCheck(engine, fd, mem, content_);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 1u);
+  EXPECT_EQ(engine.pinned_page_cache_bytes(), 0u);
 }
 
 TEST_F(PageCacheTest, FailedResidencyLookupFallsBackToBufferedReads) {
   ScopedFd fd(path_, O_RDONLY);
-  SyncEngine engine(sys_, gpu_, CacheOptions());
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
   for (SysOp op : {SysOp::kMincore, SysOp::kMmap, SysOp::kFstat}) {
+    SCOPED_TRACE(static_cast<int>(op));
     sys_.Reset();
     gpu_.Reset();
+    SyncEngine engine(sys_, gpu_, CacheOptions());
     sys_.FailAlways(op, ENOMEM);
-    mem.Fill(0);
-    Result<size_t> n = engine.Read(fd.file(), mem.At(0), kFileSize, 0);
-    ASSERT_TRUE(n.ok()) << n.status().ToString();
-    EXPECT_EQ(*n, kFileSize);
-    EXPECT_EQ(mem.Download(), content_);
+    ReadAllAndCheck(engine, fd, mem, content_);
     EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 0u);
-    EXPECT_EQ(sys_.Calls(SysOp::kMunmap), op == SysOp::kMincore ? 1u : 0u);
   }
 }
 
-TEST_F(PageCacheTest, CopyFailureUnpinsTheWindow) {
+TEST_F(PageCacheTest, CopyFailureReportsTheBytesBeforeItAndKeepsTheWindow) {
   ScopedFd fd(path_, O_RDONLY);
-  SyncEngine engine(sys_, gpu_, CacheOptions(1));
+  SyncEngine engine(sys_, gpu_, CacheOptions(1, 1));
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
   gpu_.FailNth(GpuOp::kMemcpyAsync, 2, hipErrorIllegalAddress);
   Result<size_t> n = engine.Read(fd.file(), mem.At(0), kFileSize, 0);
   ASSERT_TRUE(n.ok()) << n.status().ToString();
-  EXPECT_EQ(*n, 2 * kTestChunk);  // the first window
-  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), gpu_.Calls(GpuOp::kHostRegister));
-}
-
-class DirectIoTest : public EngineTestBase {
- protected:
-  void SetUp() override {
-    WriteFileOrDie(path_, content_);
-    direct_fd_ = ::open(path_.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
-    if (direct_fd_ < 0) GTEST_SKIP() << "the test directory's file system refuses O_DIRECT";
-    buffered_fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
-    ASSERT_GE(buffered_fd_, 0);
-    csys_.watched_fd = direct_fd_;
-  }
-  void TearDown() override {
-    if (direct_fd_ >= 0) ::close(direct_fd_);
-    if (buffered_fd_ >= 0) ::close(buffered_fd_);
-  }
-  IoFile File() const {
-    IoFile f;
-    f.buffered_fd = buffered_fd_;
-    f.direct_fd = direct_fd_;
-    f.dio_mem_align = 4096;
-    f.dio_offset_align = 4096;
-    return f;
-  }
-
-  ColdSys csys_;
-  const std::string path_ = dir_.File("data");
-  const std::vector<unsigned char> content_ = PatternBytes(kFileSize, 41);
-  int direct_fd_ = -1;
-  int buffered_fd_ = -1;
-};
-
-TEST_F(DirectIoTest, ColdReadsUseODirectForTheBodyAndAreByteExact) {
-  for (hipMemoryType type : {hipMemoryTypeDevice, hipMemoryTypeHost}) {
-    SyncEngine engine(csys_, gpu_, SmallOptions(8, 2));
-    GpuBuffer mem(gpu_, kFileSize + 4096, type);
-    std::mt19937_64 rng(9);
-    for (int i = 0; i < 40; ++i) {
-      const size_t offset = i == 0 ? 0 : rng() % kFileSize;
-      const size_t size = i == 0 ? kFileSize : kTestChunk + rng() % (kFileSize - kTestChunk);
-      // Pinned memory takes O_DIRECT only when it is aligned where the aligned body lands.
-      const size_t shift = i % 2 ? rng() % 4096 : (4096 - offset % 4096) % 4096;
-      const size_t expected = std::min(size, kFileSize - offset);
-      Result<size_t> n = engine.Read(File(), mem.At(shift), size, static_cast<off_t>(offset));
-      ASSERT_TRUE(n.ok()) << n.status().ToString();
-      ASSERT_EQ(*n, expected);
-      const std::vector<unsigned char> got = mem.Download();
-      ASSERT_EQ(0, std::memcmp(got.data() + shift, content_.data() + offset, expected))
-          << "offset " << offset << " size " << size << " shift " << shift;
-    }
-    EXPECT_GT(csys_.watched_calls.load(), 0) << "O_DIRECT was never used, memory type " << type;
-    csys_.watched_calls = 0;
-  }
-}
-
-TEST_F(DirectIoTest, EinvalFromODirectFallsBackToBufferedForTheRequest) {
-  SyncEngine engine(csys_, gpu_, SmallOptions(8, 1));
-  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
-  csys_.refuse = true;
-  Result<size_t> n = engine.Read(File(), mem.At(0), kFileSize, 0);
-  ASSERT_TRUE(n.ok()) << n.status().ToString();
-  EXPECT_EQ(*n, kFileSize);
-  EXPECT_EQ(mem.Download(), content_);
-  EXPECT_EQ(csys_.watched_calls.load(), 1);
-}
-
-TEST_F(DirectIoTest, ODirectReadCutShortByATruncationCountsToTheNewEnd) {
-  // The file shrinks between the size check and the reads: fstat reports the old size.
-  class StaleSizeSys : public ColdSys {
-   public:
-    off_t size = 0;
-    Status Fstat(int fd, struct stat* st) override {
-      HF_RETURN_IF_ERROR(ColdSys::Fstat(fd, st));
-      st->st_size = size;
-      return Status::Ok();
-    }
-  } sys;
-  sys.size = static_cast<off_t>(kFileSize);
-  sys.watched_fd = direct_fd_;
-  ASSERT_EQ(::ftruncate(buffered_fd_, 4 * kTestChunk + 100), 0);
-  SyncEngine engine(sys, gpu_, SmallOptions(8, 1));
-  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
-  Result<size_t> n = engine.Read(File(), mem.At(0), kFileSize, 0);
-  ASSERT_TRUE(n.ok()) << n.status().ToString();
-  EXPECT_EQ(*n, 4 * kTestChunk + 100);
-  EXPECT_GT(sys.watched_calls.load(), 0);
-  const std::vector<unsigned char> got = mem.Download();
-  EXPECT_EQ(0, std::memcmp(got.data(), content_.data(), 4 * kTestChunk + 100));
-}
-
-TEST_F(DirectIoTest, DirectWritesAreByteExact) {
-  EngineOptions options = SmallOptions(8, 2);
-  options.direct_writes = true;
-  SyncEngine engine(csys_, gpu_, options);
-  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
-  std::vector<unsigned char> model = content_;
-  std::mt19937_64 rng(10);
-  for (int i = 0; i < 10; ++i) {
-    const size_t offset = i == 0 ? 0 : rng() % kFileSize;
-    const size_t size = std::min(kFileSize - offset, kTestChunk + rng() % (3 * kTestChunk));
-    const std::vector<unsigned char> data = PatternBytes(size, 50 + i);
-    mem.Upload(0, data);
-    Result<size_t> n = engine.Write(File(), mem.At(0), size, static_cast<off_t>(offset));
-    ASSERT_TRUE(n.ok()) << n.status().ToString();
-    ASSERT_EQ(*n, size);
-    std::copy(data.begin(), data.end(), model.begin() + static_cast<ptrdiff_t>(offset));
-    ASSERT_EQ(ReadFileOrDie(path_), model) << "write " << i;
-  }
+  EXPECT_EQ(*n, kWindow);  // the first window
+  EXPECT_EQ(0, std::memcmp(mem.Download().data(), content_.data(), kWindow));
+  ReadAllAndCheck(engine, fd, mem, content_);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), kWindows);
 }
 
 }  // namespace

@@ -75,6 +75,10 @@ void CheckInvariants(const PlanRequest& r, const std::vector<PlannedChunk>& plan
       case ChunkMethod::kPageCache: {
         ASSERT_TRUE(r.page_cache_allowed && r.residency_known && r.staged);
         ASSERT_LE(c.size, r.window_bytes);
+        const uint64_t window =
+            std::max<uint64_t>(r.page_size, r.window_bytes / r.page_size * r.page_size);
+        ASSERT_EQ(c.offset / window, (c.offset + c.size - 1) / window)
+            << "a page-cache chunk crosses a window of the file";
         for (uint64_t b = c.offset; b < c.offset + c.size; ++b) {
           ASSERT_TRUE(Resident(r, b)) << "page cache read of cold byte " << b;
         }

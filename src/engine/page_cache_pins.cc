@@ -1,0 +1,212 @@
+#include "engine/page_cache_pins.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+
+#include "util/align.h"
+#include "util/errors.h"
+#include "util/log.h"
+
+namespace hipfile::engine {
+
+FileIdentity FileIdentity::Of(const struct stat& st) {
+  FileIdentity id;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  id.size = st.st_size;
+  id.mtime = st.st_mtim;
+  id.ctime = st.st_ctim;
+  return id;
+}
+
+bool operator==(const FileIdentity& a, const FileIdentity& b) {
+  return a.dev == b.dev && a.ino == b.ino && a.size == b.size && a.mtime.tv_sec == b.mtime.tv_sec &&
+         a.mtime.tv_nsec == b.mtime.tv_nsec && a.ctime.tv_sec == b.ctime.tv_sec &&
+         a.ctime.tv_nsec == b.ctime.tv_nsec;
+}
+
+MappedFile::MappedFile(platform::Sys& sys, const FileIdentity& identity, char* base, size_t length,
+                       size_t page, size_t window_bytes)
+    : sys_(sys),
+      identity_(identity),
+      base_(base),
+      length_(length),
+      page_(page),
+      slots_((length + window_bytes - 1) / window_bytes) {}
+
+MappedFile::~MappedFile() {
+  const Status s = sys_.Munmap(base_, length_);
+  if (!s.ok()) HF_LOG(kWarn, "unmapping a file failed: %s", s.ToString().c_str());
+}
+
+Status MappedFile::Residency(uint64_t offset, size_t size, std::vector<ByteRange>* resident) const {
+  resident->clear();
+  if (size == 0) return Status::Ok();
+  const uint64_t first = AlignDown(offset, page_);
+  const uint64_t last = AlignUp(offset + size, page_);
+  if (last > length_) return Status::Errno(EINVAL);
+  std::vector<unsigned char> pages(static_cast<size_t>((last - first) / page_));
+  HF_RETURN_IF_ERROR(sys_.Mincore(base_ + first, static_cast<size_t>(last - first), pages.data()));
+  const uint64_t end = offset + size;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    if ((pages[i] & 1) == 0) continue;
+    const uint64_t b = std::max<uint64_t>(first + i * page_, offset);
+    const uint64_t e = std::min<uint64_t>(first + (i + 1) * page_, end);
+    if (!resident->empty() && resident->back().end == b) {
+      resident->back().end = e;
+    } else {
+      resident->push_back(ByteRange{b, e});
+    }
+  }
+  return Status::Ok();
+}
+
+PageCachePins::PageCachePins(platform::Sys& sys, runtime::GpuRuntime& gpu, Options options)
+    : sys_(sys), gpu_(gpu), options_(options) {}
+
+PageCachePins::~PageCachePins() {
+  std::vector<std::shared_ptr<PinnedWindow>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& entry : files_) RetireLocked(*entry.second);
+    files_.clear();
+    all.swap(retired_);
+  }
+  for (const auto& window : all) Unpin(*window);
+}
+
+Result<std::shared_ptr<MappedFile>> PageCachePins::Map(int fd, const struct stat& st) {
+  const FileIdentity identity = FileIdentity::Of(st);
+  if (identity.size <= 0) return Status::Errno(EINVAL);
+  std::lock_guard<std::mutex> lock(mu_);
+  const Key key{identity.dev, identity.ino};
+  auto it = files_.find(key);
+  if (it != files_.end()) {
+    if (it->second->identity() == identity) return it->second;
+    RetireLocked(*it->second);
+    files_.erase(it);
+  }
+  const size_t length = AlignUp(static_cast<uint64_t>(identity.size), options_.page_size);
+  Result<void*> base = sys_.Mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+  if (!base.ok()) return base.status();
+  auto file =
+      std::shared_ptr<MappedFile>(new MappedFile(sys_, identity, static_cast<char*>(*base), length,
+                                                 options_.page_size, options_.window_bytes));
+  files_[key] = file;
+  return file;
+}
+
+std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<MappedFile>& file,
+                                                       uint64_t offset) {
+  if (!options_.pinning) return nullptr;
+  const size_t k = static_cast<size_t>(offset / options_.window_bytes);
+  const uint64_t begin = uint64_t{k} * options_.window_bytes;
+  size_t length = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (refused_ || k >= file->slots_.size()) return nullptr;
+    MappedFile::Slot& slot = file->slots_[k];
+    switch (slot.state) {
+      case MappedFile::Slot::State::kPinned:
+        ++counters_.hits;
+        return slot.window;
+      case MappedFile::Slot::State::kPinning:
+      case MappedFile::Slot::State::kOff:
+        return nullptr;
+      case MappedFile::Slot::State::kIdle:
+        break;
+    }
+    if (++slot.uses < options_.pin_after_uses) return nullptr;
+    length = static_cast<size_t>(std::min<uint64_t>(options_.window_bytes, file->length_ - begin));
+    if (counters_.pinned_bytes + length > options_.max_pinned_bytes) return nullptr;
+    counters_.pinned_bytes += length;
+    slot.state = MappedFile::Slot::State::kPinning;
+  }
+
+  // Pinning faults in every page of the window; one that is not resident would be read from the
+  // disk, one page at a time, inside the pin. Such a window is copied through staging instead.
+  char* base = file->base_ + begin;
+  hipError_t pinned = hipErrorUnknown;
+  const bool resident = WhollyResident(*file, base, length);
+  if (resident) pinned = gpu_.HostRegister(base, length, hipHostRegisterReadOnly);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  MappedFile::Slot& slot = file->slots_[k];
+  if (pinned != hipSuccess) {
+    counters_.pinned_bytes -= length;
+    if (slot.state == MappedFile::Slot::State::kPinning) {
+      slot.state = MappedFile::Slot::State::kIdle;
+      slot.uses = 0;
+    }
+    if (resident && !refused_) {
+      refused_ = true;
+      HF_LOG(kInfo,
+             "pinning a page-cache window failed (%s); resident data is read through staging",
+             GpuErrorName(pinned));
+    }
+    return nullptr;
+  }
+  ++counters_.windows_pinned;
+  auto window = std::make_shared<PinnedWindow>(file, begin, base, length);
+  const auto it = files_.find(Key{file->identity_.dev, file->identity_.ino});
+  if (it == files_.end() || it->second != file || slot.state != MappedFile::Slot::State::kPinning) {
+    retired_.push_back(window);  // the file changed or was forgotten meanwhile
+  } else {
+    slot.state = MappedFile::Slot::State::kPinned;
+    slot.window = window;
+  }
+  return window;
+}
+
+void PageCachePins::Forget(dev_t dev, ino_t ino) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = files_.find(Key{dev, ino});
+  if (it == files_.end()) return;
+  RetireLocked(*it->second);
+  files_.erase(it);
+}
+
+size_t PageCachePins::UnpinRetired() {
+  std::vector<std::shared_ptr<PinnedWindow>> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Only the list holds an idle window: a request using one holds a reference of its own, and
+    // a retired window cannot be handed out again.
+    auto busy = std::partition(retired_.begin(), retired_.end(),
+                               [](const auto& w) { return w.use_count() == 1; });
+    idle.assign(std::make_move_iterator(retired_.begin()), std::make_move_iterator(busy));
+    retired_.erase(retired_.begin(), busy);
+  }
+  for (const auto& window : idle) Unpin(*window);
+  return idle.size();
+}
+
+PageCachePins::Counters PageCachePins::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+void PageCachePins::RetireLocked(MappedFile& file) {
+  for (MappedFile::Slot& slot : file.slots_) {
+    if (slot.window != nullptr) retired_.push_back(std::move(slot.window));
+    slot.window = nullptr;
+    slot.state = MappedFile::Slot::State::kOff;
+  }
+}
+
+bool PageCachePins::WhollyResident(const MappedFile& file, char* base, size_t length) const {
+  std::vector<unsigned char> pages(length / file.page_);
+  if (!sys_.Mincore(base, length, pages.data()).ok()) return false;
+  return std::all_of(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; });
+}
+
+void PageCachePins::Unpin(const PinnedWindow& window) {
+  const hipError_t e = gpu_.HostUnregister(window.base());
+  if (e != hipSuccess) HF_LOG(kWarn, "unpinning a page-cache window failed: %s", GpuErrorName(e));
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.pinned_bytes -= window.length();
+  ++counters_.windows_unpinned;
+}
+
+}  // namespace hipfile::engine

@@ -1,0 +1,171 @@
+// PageCachePins: read-only mappings of the files being read, kept from one request to the next,
+// and windows of them pinned for the GPU to copy from (the page-cache path).
+//
+// A file is mapped whole, once, and the mapping is reused while the file looks unchanged: same
+// device, inode, size, modification and status-change times (the engine fstats before each
+// read). A file that changed gets a fresh mapping, and the windows pinned in the old one retire.
+// This is about correctness as much as speed: a truncated file's pages leave the page cache, but
+// a pinned window would keep serving the old ones.
+//
+// Windows are fixed slices of the file, [k * window_bytes, (k + 1) * window_bytes). A window is
+// pinned (read-only) when a read finds it wholly resident for the `pin_after_uses`-th time; until
+// then its reads go through staging, so data read once does not pay for pinning. Pinned bytes
+// are capped at `max_pinned_bytes`; past the cap, reads go through staging.
+//
+// Unpinning is an implicit synchronization on CUDA: it waits for every stream of the device, and
+// while it waits every other GPU call of the process waits too (measured on the H200 by
+// bench/probes/implicit-sync-probe). A stream stalled on a stream-ordered operation waits for the
+// engine, so unpinning with such an operation in flight would deadlock. Pins are therefore
+// released only by UnpinRetired, which the caller runs where no stream-ordered operation is in
+// flight (handle deregistration, driver close), and by the destructor.
+//
+// Thread-safe.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "engine/plan.h"
+#include "platform/sys.h"
+#include "runtime/gpu_runtime.h"
+#include "util/status.h"
+
+namespace hipfile::engine {
+
+// What a mapping of a file is valid for.
+struct FileIdentity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime = {};
+  timespec ctime = {};
+
+  static FileIdentity Of(const struct stat& st);
+  friend bool operator==(const FileIdentity& a, const FileIdentity& b);
+};
+
+class PinnedWindow;
+
+// A read-only, shared mapping of a whole file, as it was when mapped.
+class MappedFile {
+ public:
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  // The resident parts of [offset, offset + size), which must lie inside the file: sorted,
+  // disjoint, neighbours merged.
+  Status Residency(uint64_t offset, size_t size, std::vector<ByteRange>* resident) const;
+
+  const FileIdentity& identity() const { return identity_; }
+  uint64_t size() const { return static_cast<uint64_t>(identity_.size); }
+
+ private:
+  friend class PageCachePins;
+  struct Slot {
+    enum class State : uint8_t { kIdle, kPinning, kPinned, kOff };
+    State state = State::kIdle;
+    unsigned uses = 0;
+    std::shared_ptr<PinnedWindow> window;
+  };
+
+  MappedFile(platform::Sys& sys, const FileIdentity& identity, char* base, size_t length,
+             size_t page, size_t window_bytes);
+
+  platform::Sys& sys_;
+  const FileIdentity identity_;
+  char* const base_;
+  const size_t length_;  // the file size rounded up to pages: pages past it must not be touched
+  const size_t page_;
+  std::vector<Slot> slots_;  // one per window; guarded by the owning PageCachePins' mutex
+};
+
+// A pinned window of a mapping; it keeps the mapping alive.
+class PinnedWindow {
+ public:
+  PinnedWindow(std::shared_ptr<MappedFile> file, uint64_t offset, char* base, size_t length)
+      : file_(std::move(file)), offset_(offset), base_(base), length_(length) {}
+
+  // The address of file offset `offset`, which must lie inside the window.
+  const char* At(uint64_t offset) const { return base_ + (offset - offset_); }
+  uint64_t offset() const { return offset_; }
+  size_t length() const { return length_; }
+  char* base() const { return base_; }
+
+ private:
+  std::shared_ptr<MappedFile> file_;
+  uint64_t offset_;
+  char* base_;
+  size_t length_;
+};
+
+class PageCachePins {
+ public:
+  struct Options {
+    bool pinning = true;  // false: mappings only (residency), never a pin
+    size_t window_bytes = 64u << 20;
+    uint64_t max_pinned_bytes = 0;
+    unsigned pin_after_uses = 2;
+    size_t page_size = 4096;
+  };
+  struct Counters {
+    uint64_t pinned_bytes = 0;  // retired windows included, until unpinned
+    uint64_t windows_pinned = 0;
+    uint64_t windows_unpinned = 0;
+    uint64_t hits = 0;  // reads of a chunk from a window already pinned
+  };
+
+  // sys and gpu must outlive the object.
+  PageCachePins(platform::Sys& sys, runtime::GpuRuntime& gpu, Options options);
+  // Unpins everything: no request may be running, and no stream-ordered operation in flight.
+  ~PageCachePins();
+  PageCachePins(const PageCachePins&) = delete;
+  PageCachePins& operator=(const PageCachePins&) = delete;
+
+  // The mapping of the file open as `fd`, whose fstat is `st` (a regular file of nonzero size):
+  // the one made earlier while the file is unchanged, else a fresh one.
+  Result<std::shared_ptr<MappedFile>> Map(int fd, const struct stat& st);
+
+  // The pinned window holding file offset `offset` of `file`, pinning it now if it is due (see
+  // above); nullptr when the bytes should go through staging instead.
+  std::shared_ptr<const PinnedWindow> Pin(const std::shared_ptr<MappedFile>& file, uint64_t offset);
+
+  // Forgets the mapping of the file (dev, ino) and retires its windows. Makes no GPU call.
+  void Forget(dev_t dev, ino_t ino);
+
+  // Unpins the retired windows no request is using; returns how many. On CUDA this waits for
+  // every stream: call it only where no stream-ordered operation can be in flight.
+  size_t UnpinRetired();
+
+  Counters counters() const;
+  uint64_t max_pinned_bytes() const { return options_.max_pinned_bytes; }
+
+ private:
+  using Key = std::pair<dev_t, ino_t>;
+
+  // Moves the pinned windows of `file` to retired_ and turns its slots off. mu_ held.
+  void RetireLocked(MappedFile& file);
+  bool WhollyResident(const MappedFile& file, char* base, size_t length) const;
+  void Unpin(const PinnedWindow& window);
+
+  platform::Sys& sys_;
+  runtime::GpuRuntime& gpu_;
+  const Options options_;
+
+  mutable std::mutex mu_;
+  std::map<Key, std::shared_ptr<MappedFile>> files_;
+  std::vector<std::shared_ptr<PinnedWindow>> retired_;
+  Counters counters_;
+  bool refused_ = false;  // the runtime refused to pin a file mapping: stop trying
+};
+
+}  // namespace hipfile::engine

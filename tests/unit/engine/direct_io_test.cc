@@ -1,0 +1,157 @@
+// The O_DIRECT path (the aligned body of cold data), on the CPU runtime.
+#include <errno.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "engine/sync_io.h"
+#include "engine_test_util.h"
+
+namespace hipfile::engine {
+namespace {
+
+using testing::GpuOp;
+using testing::PatternBytes;
+using testing::ReadFileOrDie;
+using testing::SysOp;
+using testing::WriteFileOrDie;
+
+constexpr size_t kFileSize = 9 * kTestChunk + 4321;
+
+// Reports every page as not resident, so that the engine takes cold data paths.
+class ColdSys : public testing::FaultSys {
+ public:
+  Status Mincore(void* addr, size_t length, unsigned char* vec) override {
+    HF_RETURN_IF_ERROR(FaultSys::Mincore(addr, length, vec));
+    const size_t page = static_cast<size_t>(PageSize());
+    std::memset(vec, 0, (length + page - 1) / page);
+    return Status::Ok();
+  }
+  // Pread calls on `fd`, and EINVAL for them when refuse_ is set.
+  int watched_fd = -1;
+  bool refuse = false;
+  std::atomic<int> watched_calls{0};
+  Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
+    if (fd == watched_fd) {
+      ++watched_calls;
+      if (refuse) return Status::Errno(EINVAL);
+    }
+    return FaultSys::Pread(fd, buf, size, offset);
+  }
+};
+
+class DirectIoTest : public EngineTestBase {
+ protected:
+  void SetUp() override {
+    WriteFileOrDie(path_, content_);
+    direct_fd_ = ::open(path_.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+    if (direct_fd_ < 0) GTEST_SKIP() << "the test directory's file system refuses O_DIRECT";
+    buffered_fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(buffered_fd_, 0);
+    csys_.watched_fd = direct_fd_;
+  }
+  void TearDown() override {
+    if (direct_fd_ >= 0) ::close(direct_fd_);
+    if (buffered_fd_ >= 0) ::close(buffered_fd_);
+  }
+  IoFile File() const {
+    IoFile f;
+    f.buffered_fd = buffered_fd_;
+    f.direct_fd = direct_fd_;
+    f.dio_mem_align = 4096;
+    f.dio_offset_align = 4096;
+    return f;
+  }
+
+  ColdSys csys_;
+  const std::string path_ = dir_.File("data");
+  const std::vector<unsigned char> content_ = PatternBytes(kFileSize, 41);
+  int direct_fd_ = -1;
+  int buffered_fd_ = -1;
+};
+
+TEST_F(DirectIoTest, ColdReadsUseODirectForTheBodyAndAreByteExact) {
+  for (hipMemoryType type : {hipMemoryTypeDevice, hipMemoryTypeHost}) {
+    SyncEngine engine(csys_, gpu_, SmallOptions(8, 2));
+    GpuBuffer mem(gpu_, kFileSize + 4096, type);
+    std::mt19937_64 rng(9);
+    for (int i = 0; i < 40; ++i) {
+      const size_t offset = i == 0 ? 0 : rng() % kFileSize;
+      const size_t size = i == 0 ? kFileSize : kTestChunk + rng() % (kFileSize - kTestChunk);
+      // Pinned memory takes O_DIRECT only when it is aligned where the aligned body lands.
+      const size_t shift = i % 2 ? rng() % 4096 : (4096 - offset % 4096) % 4096;
+      const size_t expected = std::min(size, kFileSize - offset);
+      Result<size_t> n = engine.Read(File(), mem.At(shift), size, static_cast<off_t>(offset));
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+      ASSERT_EQ(*n, expected);
+      const std::vector<unsigned char> got = mem.Download();
+      ASSERT_EQ(0, std::memcmp(got.data() + shift, content_.data() + offset, expected))
+          << "offset " << offset << " size " << size << " shift " << shift;
+    }
+    EXPECT_GT(csys_.watched_calls.load(), 0) << "O_DIRECT was never used, memory type " << type;
+    csys_.watched_calls = 0;
+  }
+}
+
+TEST_F(DirectIoTest, EinvalFromODirectFallsBackToBufferedForTheRequest) {
+  SyncEngine engine(csys_, gpu_, SmallOptions(8, 1));
+  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  csys_.refuse = true;
+  Result<size_t> n = engine.Read(File(), mem.At(0), kFileSize, 0);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, kFileSize);
+  EXPECT_EQ(mem.Download(), content_);
+  EXPECT_EQ(csys_.watched_calls.load(), 1);
+}
+
+TEST_F(DirectIoTest, ODirectReadCutShortByATruncationCountsToTheNewEnd) {
+  // The file shrinks between the size check and the reads: fstat reports the old size.
+  class StaleSizeSys : public ColdSys {
+   public:
+    off_t size = 0;
+    Status Fstat(int fd, struct stat* st) override {
+      HF_RETURN_IF_ERROR(ColdSys::Fstat(fd, st));
+      st->st_size = size;
+      return Status::Ok();
+    }
+  } sys;
+  sys.size = static_cast<off_t>(kFileSize);
+  sys.watched_fd = direct_fd_;
+  ASSERT_EQ(::ftruncate(buffered_fd_, 4 * kTestChunk + 100), 0);
+  SyncEngine engine(sys, gpu_, SmallOptions(8, 1));
+  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  Result<size_t> n = engine.Read(File(), mem.At(0), kFileSize, 0);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 4 * kTestChunk + 100);
+  EXPECT_GT(sys.watched_calls.load(), 0);
+  const std::vector<unsigned char> got = mem.Download();
+  EXPECT_EQ(0, std::memcmp(got.data(), content_.data(), 4 * kTestChunk + 100));
+}
+
+TEST_F(DirectIoTest, DirectWritesAreByteExact) {
+  EngineOptions options = SmallOptions(8, 2);
+  options.direct_writes = true;
+  SyncEngine engine(csys_, gpu_, options);
+  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  std::vector<unsigned char> model = content_;
+  std::mt19937_64 rng(10);
+  for (int i = 0; i < 10; ++i) {
+    const size_t offset = i == 0 ? 0 : rng() % kFileSize;
+    const size_t size = std::min(kFileSize - offset, kTestChunk + rng() % (3 * kTestChunk));
+    const std::vector<unsigned char> data = PatternBytes(size, 50 + i);
+    mem.Upload(0, data);
+    Result<size_t> n = engine.Write(File(), mem.At(0), size, static_cast<off_t>(offset));
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    ASSERT_EQ(*n, size);
+    std::copy(data.begin(), data.end(), model.begin() + static_cast<ptrdiff_t>(offset));
+    ASSERT_EQ(ReadFileOrDie(path_), model) << "write " << i;
+  }
+}
+
+}  // namespace
+}  // namespace hipfile::engine
