@@ -102,6 +102,15 @@ Config ParseConfig(platform::Sys& sys) {
       Problem(&config, kEnvPageCacheMaxPinnedMb, value, "a size in MiB", "0 (automatic)");
     }
   }
+  if (const char* value = sys.Getenv(kEnvCopySpinUs)) {
+    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
+    if (parsed && *parsed <= 1000000) {
+      config.copy_spin_us = static_cast<unsigned>(*parsed);
+    } else {
+      Problem(&config, kEnvCopySpinUs, value, "microseconds from 0 to 1000000",
+              std::to_string(config.copy_spin_us));
+    }
+  }
   if (config.force_compat_mode && !config.allow_compat_mode) {
     // Printed whatever the log level (as AMD's library does): the variables contradict each other.
     Log(LogLevel::kWarn,

@@ -27,6 +27,8 @@ inline constexpr char kEnvPageCache[] = "HIPFILE_PAGE_CACHE";
 inline constexpr char kEnvPageCachePinAfter[] = "HIPFILE_PAGE_CACHE_PIN_AFTER";
 // Cap on pinned page-cache windows in MiB; 0 (default): a quarter of the machine's memory.
 inline constexpr char kEnvPageCacheMaxPinnedMb[] = "HIPFILE_PAGE_CACHE_MAX_PINNED_MB";
+// Microseconds a wait for a copy polls its stream before sleeping on an event (default 20).
+inline constexpr char kEnvCopySpinUs[] = "HIPFILE_COPY_SPIN_US";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
@@ -41,6 +43,7 @@ struct Config {
   engine::PageCacheMode page_cache = engine::PageCacheMode::kAuto;
   unsigned page_cache_pin_after = 2;
   uint64_t page_cache_max_pinned_mb = 0;
+  unsigned copy_spin_us = 20;
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };

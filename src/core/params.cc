@@ -16,7 +16,8 @@ bool IsPageMultipleKiB(size_t kib) { return kib > 0 && kib % 4 == 0 && kib <= kM
 ParamSet::ParamSet(const Config& config)
     : page_cache_(config.page_cache),
       page_cache_pin_after_(config.page_cache_pin_after),
-      page_cache_max_pinned_bytes_(config.page_cache_max_pinned_mb << 20) {
+      page_cache_max_pinned_bytes_(config.page_cache_max_pinned_mb << 20),
+      copy_spin_us_(config.copy_spin_us) {
   sizes_[hipFileParamProfileStats] = config.stats_level;
   sizes_[hipFileParamExecutionMaxIOQueueDepth] = 128;
   sizes_[hipFileParamExecutionMaxIOThreads] = 4;
@@ -129,6 +130,7 @@ engine::EngineOptions ParamSet::ToEngineOptions() const {
   options.page_cache = page_cache_;
   options.page_cache_pin_after_uses = page_cache_pin_after_;
   options.page_cache_max_pinned_bytes = page_cache_max_pinned_bytes_;
+  options.copy_spin_us = copy_spin_us_;
   options.max_staging_bytes = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] * 1024;
   options.chunk_bytes = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] * 1024;
   if (options.chunk_bytes > options.max_staging_bytes) {

@@ -6,42 +6,47 @@
 namespace hipfile::engine {
 
 StreamPool::~StreamPool() {
-  for (const auto& [device, stream] : all_) {
-    const hipError_t e = gpu_.StreamDestroy(stream);
+  for (const auto& [device, lane] : all_) {
+    hipError_t e = gpu_.EventDestroy(lane.done);
+    if (e == hipSuccess) e = gpu_.StreamDestroy(lane.stream);
     if (e != hipSuccess) {
-      HF_LOG(kWarn, "destroying a staging stream of device %d failed: %s", device, GpuErrorName(e));
+      HF_LOG(kWarn, "destroying a copy lane of device %d failed: %s", device, GpuErrorName(e));
     }
   }
 }
 
-Result<runtime::Stream> StreamPool::Acquire(int device) {
+Result<Lane> StreamPool::Acquire(int device) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    std::vector<runtime::Stream>& free = free_[device];
+    std::vector<Lane>& free = free_[device];
     if (!free.empty()) {
-      const runtime::Stream stream = free.back();
+      const Lane lane = free.back();
       free.pop_back();
-      return stream;
+      return lane;
     }
   }
-  runtime::Stream stream = nullptr;
-  HF_RETURN_IF_ERROR(Create(device, &stream));
+  Lane lane;
+  HF_RETURN_IF_ERROR(Create(device, &lane));
   std::lock_guard<std::mutex> lock(mu_);
-  all_.emplace_back(device, stream);
-  return stream;
+  all_.emplace_back(device, lane);
+  return lane;
 }
 
-void StreamPool::Release(int device, runtime::Stream stream) {
+void StreamPool::Release(int device, Lane lane) {
   std::lock_guard<std::mutex> lock(mu_);
-  free_[device].push_back(stream);
+  free_[device].push_back(lane);
 }
 
-Status StreamPool::Create(int device, runtime::Stream* stream) {
-  // Streams belong to a device; make it current for the creation only.
+Status StreamPool::Create(int device, Lane* lane) {
+  // Streams and events belong to a device; make it current for the creation only.
   int previous = 0;
   HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.GetDevice(&previous)));
   if (previous != device) HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.SetDevice(device)));
-  const hipError_t created = gpu_.StreamCreate(stream, hipStreamNonBlocking);
+  hipError_t created = gpu_.StreamCreate(&lane->stream, hipStreamNonBlocking);
+  if (created == hipSuccess) {
+    created = gpu_.EventCreate(&lane->done, hipEventBlockingSync | hipEventDisableTiming);
+    if (created != hipSuccess) (void)gpu_.StreamDestroy(lane->stream);
+  }
   if (previous != device) {
     const hipError_t restored = gpu_.SetDevice(previous);
     if (restored != hipSuccess) {

@@ -1,6 +1,7 @@
-// StreamPool: non-blocking streams per device for the engine's staging copies.
+// StreamPool: lanes for the engine's copies - a non-blocking stream per lane, and an event
+// (blocking sync, no timing) to wait on it without spinning a core (engine/copy_wait.h).
 //
-// Lifetime: streams are made on demand, reused, and destroyed by the destructor (none may be
+// Lifetime: lanes are made on demand, reused, and destroyed by the destructor (none may be
 // leased then). The pool does not cap their number; the engine takes a stream only while it
 // holds a staging lease, so there are never more streams per device than staging buffers.
 // Thread-safe.
@@ -16,6 +17,11 @@
 
 namespace hipfile::engine {
 
+struct Lane {
+  runtime::Stream stream = nullptr;
+  runtime::Event done = nullptr;
+};
+
 class StreamPool {
  public:
   explicit StreamPool(runtime::GpuRuntime& gpu) : gpu_(gpu) {}
@@ -23,19 +29,19 @@ class StreamPool {
   StreamPool(const StreamPool&) = delete;
   StreamPool& operator=(const StreamPool&) = delete;
 
-  // A free stream of `device`, made when none is free (the calling thread's current device is
+  // A free lane of `device`, made when none is free (the calling thread's current device is
   // restored afterwards). GPU failures come back as Status::Gpu.
-  Result<runtime::Stream> Acquire(int device);
-  // Gives a stream back; its work must be finished.
-  void Release(int device, runtime::Stream stream);
+  Result<Lane> Acquire(int device);
+  // Gives a lane back; its work must be finished.
+  void Release(int device, Lane lane);
 
  private:
-  Status Create(int device, runtime::Stream* stream);
+  Status Create(int device, Lane* lane);
 
   runtime::GpuRuntime& gpu_;
   std::mutex mu_;
-  std::map<int, std::vector<runtime::Stream>> free_;  // guarded by mu_
-  std::vector<std::pair<int, runtime::Stream>> all_;  // guarded by mu_
+  std::map<int, std::vector<Lane>> free_;  // guarded by mu_
+  std::vector<std::pair<int, Lane>> all_;  // guarded by mu_
 };
 
 }  // namespace hipfile::engine

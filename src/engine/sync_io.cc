@@ -58,6 +58,7 @@ struct SyncEngine::Impl {
         pins(sys, gpu, PinOptions(options, page_cache, page_size, sys)),
         workers(io_threads - 1) {
     context.pins = &pins;
+    context.copy_spin = std::chrono::microseconds(options.copy_spin_us);
     if (options.preallocate_staging) {
       const Status reserved = staging.Reserve();
       if (!reserved.ok()) {

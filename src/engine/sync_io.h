@@ -74,6 +74,9 @@ struct EngineOptions {
   // buffered (pinning costs more than it saves).
   size_t page_cache_window_bytes = 64u << 20;
   size_t page_cache_min_bytes = 1u << 20;
+  // How long a wait for a copy polls the stream before sleeping on an event (engine/
+  // copy_wait.h): copies shorter than this are waited for at the cost of a spinning core.
+  unsigned copy_spin_us = 20;
   // Cap on pinned page-cache windows; 0: a quarter of the machine's memory.
   uint64_t page_cache_max_pinned_bytes = 0;
   // A window is pinned on its n-th read (1: the first); earlier reads go through staging.

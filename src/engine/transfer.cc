@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/copy_wait.h"
 #include "engine/retry.h"
 #include "util/align.h"
 #include "util/errors.h"
@@ -77,7 +78,7 @@ class Resources {
  public:
   explicit Resources(EngineContext& context) : context_(context) {}
   ~Resources() {
-    if (stream_ != nullptr) context_.streams.Release(device_, stream_);
+    if (lane_.stream != nullptr) context_.streams.Release(device_, lane_);
     context_.staging.Release(&lease_);
   }
   Resources(const Resources&) = delete;
@@ -88,21 +89,23 @@ class Resources {
     return context_.staging.Acquire(StagingPool::kMaxPerLease, &lease_);
   }
   Status EnsureStream(int device) {
-    if (stream_ != nullptr) return Status::Ok();
-    Result<runtime::Stream> stream = context_.streams.Acquire(device);
-    if (!stream.ok()) return stream.status();
-    stream_ = *stream;
+    if (lane_.stream != nullptr) return Status::Ok();
+    Result<Lane> lane = context_.streams.Acquire(device);
+    if (!lane.ok()) return lane.status();
+    lane_ = *lane;
     device_ = device;
     return Status::Ok();
   }
   size_t buffers() const { return lease_.count; }
   char* buffer(size_t i) const { return static_cast<char*>(lease_.buffers[i]); }
-  runtime::Stream stream() const { return stream_; }
+  runtime::Stream stream() const { return lane_.stream; }
+  // Waits for the copies queued on the stream (engine/copy_wait.h).
+  Status Wait() const { return WaitForLane(context_.gpu, lane_, context_.copy_spin); }
 
  private:
   EngineContext& context_;
   StagingPool::Lease lease_;
-  runtime::Stream stream_ = nullptr;
+  Lane lane_;
   int device_ = 0;
 };
 
@@ -113,7 +116,7 @@ Status CopyNow(EngineContext& cx, Resources& res, int device, void* dst, const v
                size_t size, hipMemcpyKind kind) {
   HF_RETURN_IF_ERROR(res.EnsureStream(device));
   HF_RETURN_IF_ERROR(Status::FromGpu(cx.gpu.MemcpyAsync(dst, src, size, kind, res.stream())));
-  return Status::FromGpu(cx.gpu.StreamSynchronize(res.stream()));
+  return res.Wait();
 }
 
 // Reads `size` bytes at `pos` within chunk `c` into `dst` by the chunk's method. O_DIRECT
@@ -256,9 +259,9 @@ class StagedReader {
   void WaitPending() {
     if (!pending_.active) return;
     pending_.active = false;
-    const hipError_t e = cx_.gpu.StreamSynchronize(res_.stream());
+    const Status waited = res_.Wait();
     pending_.window = nullptr;
-    if (e != hipSuccess) return Fail(pending_, Status::Gpu(e));
+    if (!waited.ok()) return Fail(pending_, waited);
     if (pending_.last) {
       job_.Record(pending_.chunk, pending_.pos + pending_.bytes, pending_.read_status);
     }
@@ -286,9 +289,9 @@ class StagedWriter {
       if (took) buffer = QueueCopy(k);
       if (staged_ != kNoBuffer) WriteStaged();
       if (buffer != kNoBuffer) {
-        const hipError_t e = cx_.gpu.StreamSynchronize(res_.stream());
-        if (e != hipSuccess) {
-          job_.Record(k, 0, Status::Gpu(e));
+        const Status waited = res_.Wait();
+        if (!waited.ok()) {
+          job_.Record(k, 0, waited);
         } else {
           staged_ = buffer;
           staged_chunk_ = k;

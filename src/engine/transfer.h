@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,8 @@ struct EngineContext {
   StagingPool& staging;
   StreamPool& streams;
   PageCachePins* pins = nullptr;
+  // How long a wait for a copy polls before it sleeps (engine/copy_wait.h).
+  std::chrono::microseconds copy_spin{20};
 };
 
 class TransferJob {

@@ -98,13 +98,23 @@ hipError_t FaultRuntime::StreamDestroy(runtime::Stream stream) {
   return base_.StreamDestroy(stream);
 }
 
+// An injected failure of a wait models work that ended in that failure: the base's work is
+// drained first, so that nothing it does (a CPU-runtime copy into a staging buffer) outlives a
+// caller that gave up on it. An injected hipErrorNotReady means "still running" and drains
+// nothing.
 hipError_t FaultRuntime::StreamSynchronize(runtime::Stream stream) {
-  if (const hipError_t e = Injected(GpuOp::kStreamSynchronize)) return e;
+  if (const hipError_t e = Injected(GpuOp::kStreamSynchronize)) {
+    (void)base_.StreamSynchronize(stream);
+    return e;
+  }
   return base_.StreamSynchronize(stream);
 }
 
 hipError_t FaultRuntime::StreamQuery(runtime::Stream stream) {
-  if (const hipError_t e = Injected(GpuOp::kStreamQuery)) return e;
+  if (const hipError_t e = Injected(GpuOp::kStreamQuery)) {
+    if (e != hipErrorNotReady) (void)base_.StreamSynchronize(stream);
+    return e;
+  }
   return base_.StreamQuery(stream);
 }
 
@@ -147,7 +157,10 @@ hipError_t FaultRuntime::EventRecord(runtime::Event event, runtime::Stream strea
 }
 
 hipError_t FaultRuntime::EventSynchronize(runtime::Event event) {
-  if (const hipError_t e = Injected(GpuOp::kEventSynchronize)) return e;
+  if (const hipError_t e = Injected(GpuOp::kEventSynchronize)) {
+    (void)base_.EventSynchronize(event);
+    return e;
+  }
   return base_.EventSynchronize(event);
 }
 

@@ -330,8 +330,8 @@ namespace {
   descr.handle.fd = fd;
   hipFileHandle_t fh = nullptr;
   if (hipFileHandleRegister(&fh, &descr).err != hipFileSuccess) std::exit(3);
-  void* dev = nullptr;
-  if (hipMalloc(&dev, 1 << 20) != hipSuccess) std::exit(4);
+  void* dev = nullptr;  // one half per read: the two may run at once
+  if (hipMalloc(&dev, 2 << 20) != hipSuccess) std::exit(4);
   hipStream_t blocked = nullptr, busy = nullptr;
   (void)hipStreamCreateWithFlags(&blocked, hipStreamNonBlocking);
   (void)hipStreamCreateWithFlags(&busy, hipStreamNonBlocking);
@@ -339,12 +339,12 @@ namespace {
   std::atexit([] { held->Open(); });
   (void)hipLaunchHostFunc(blocked, Gate::Wait, held);
   static size_t size = 1 << 20;
-  static hoff_t fo = 0, bo = 0;
+  static hoff_t fo = 0, bo_a = 0, bo_b = 1 << 20;
   static ssize_t a = 0, b = 0;
-  if (hipFileReadAsync(fh, dev, &size, &fo, &bo, &a, blocked).err != hipFileSuccess) {
+  if (hipFileReadAsync(fh, dev, &size, &fo, &bo_a, &a, blocked).err != hipFileSuccess) {
     std::exit(5);
   }
-  if (hipFileReadAsync(fh, dev, &size, &fo, &bo, &b, busy).err != hipFileSuccess) {
+  if (hipFileReadAsync(fh, dev, &size, &fo, &bo_b, &b, busy).err != hipFileSuccess) {
     std::exit(6);
   }
   std::exit(0);

@@ -89,6 +89,17 @@ TEST(ConfigTest, PageCacheVariables) {
   EXPECT_EQ(config.problems.size(), 3u);
 }
 
+TEST(ConfigTest, CopySpin) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).copy_spin_us, 20u);
+  sys.Set("HIPFILE_COPY_SPIN_US", "0");
+  EXPECT_EQ(ParseConfig(sys).copy_spin_us, 0u);
+  sys.Set("HIPFILE_COPY_SPIN_US", "2000000");
+  const Config config = ParseConfig(sys);
+  EXPECT_EQ(config.copy_spin_us, 20u);
+  EXPECT_EQ(config.problems.size(), 1u);
+}
+
 TEST(ConfigTest, ForceWithoutAllowKeepsTheCompatibilityPath) {
   EnvSys sys;
   sys.Set("HIPFILE_FORCE_COMPAT_MODE", "true");

@@ -179,13 +179,33 @@ TEST_F(SyncIoFaultTest, CopyFailureIsAGpuError) {
 TEST_F(SyncIoFaultTest, FailedCopyCompletionIsAGpuError) {
   ScopedFd in(in_path_, O_RDONLY);
   ScopedFd out(out_path_, O_WRONLY);
-  gpu_.FailAlways(GpuOp::kStreamSynchronize, hipErrorLaunchFailure);
+  // A failure seen while polling the stream, and one seen while sleeping on the lane's event
+  // (the stream still busy when the poll gives up).
+  for (GpuOp op : {GpuOp::kStreamQuery, GpuOp::kEventSynchronize}) {
+    SCOPED_TRACE(static_cast<int>(op));
+    gpu_.Reset();
+    if (op == GpuOp::kEventSynchronize) gpu_.FailAlways(GpuOp::kStreamQuery, hipErrorNotReady);
+    gpu_.FailAlways(op, hipErrorLaunchFailure);
+    Result<size_t> r = engine_.Read(in.file(), mem_.At(0), kSize, 0);
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.status().IsGpu(hipErrorLaunchFailure));
+    Result<size_t> w = engine_.Write(out.file(), mem_.At(0), kSize, 0);
+    ASSERT_FALSE(w.ok());
+    EXPECT_TRUE(w.status().IsGpu(hipErrorLaunchFailure));
+  }
+}
+
+TEST_F(SyncIoFaultTest, ACopyStillRunningAfterThePollIsWaitedForOnTheLanesEvent) {
+  ScopedFd in(in_path_, O_RDONLY);
+  mem_.Fill(0);
+  gpu_.FailAlways(GpuOp::kStreamQuery, hipErrorNotReady);  // every poll says "still running"
   Result<size_t> r = engine_.Read(in.file(), mem_.At(0), kSize, 0);
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(r.status().IsGpu(hipErrorLaunchFailure));
-  Result<size_t> w = engine_.Write(out.file(), mem_.At(0), kSize, 0);
-  ASSERT_FALSE(w.ok());
-  EXPECT_TRUE(w.status().IsGpu(hipErrorLaunchFailure));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, kSize);
+  EXPECT_EQ(mem_.Download(), ContentHead(kSize));
+  EXPECT_GT(gpu_.Calls(GpuOp::kEventSynchronize), 0u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kEventRecord), gpu_.Calls(GpuOp::kEventSynchronize));
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamSynchronize), 0u) << "never a spinning stream wait";
 }
 
 TEST_F(SyncIoFaultTest, CopyFailureAfterOneChunkCountsOneChunk) {

@@ -1,0 +1,16 @@
+#include "engine/copy_wait.h"
+
+namespace hipfile::engine {
+
+Status WaitForLane(runtime::GpuRuntime& gpu, const Lane& lane, std::chrono::microseconds spin) {
+  const auto deadline = std::chrono::steady_clock::now() + spin;
+  for (;;) {
+    const hipError_t e = gpu.StreamQuery(lane.stream);
+    if (e != hipErrorNotReady) return Status::FromGpu(e);
+    if (std::chrono::steady_clock::now() >= deadline) break;
+  }
+  HF_RETURN_IF_ERROR(Status::FromGpu(gpu.EventRecord(lane.done, lane.stream)));
+  return Status::FromGpu(gpu.EventSynchronize(lane.done));
+}
+
+}  // namespace hipfile::engine
