@@ -12,6 +12,8 @@ OUT=${3:-bench/results/copy-wait-$(date +%Y%m%d-%H%M%S)}
 SIZE=${SIZE:-4G}
 REPS=${REPS:-2}
 LIMIT=${LIMIT:-4}
+SPINS=${SPINS:-"20 1000000"}  # HIPFILE_COPY_SPIN_US values to compare
+SEQ=${SEQ:-1}                 # 0: skip the sequential case
 BENCH=$BUILD/tools/hipfile-bench/hipfile-bench
 mkdir -p "$OUT"
 JSONL=$OUT/results.jsonl
@@ -28,10 +30,10 @@ run() {  # run CASE SPIN_US BENCH-ARGS...
     echo "${line/\{/\{\"case\": \"$name\", \"spin_us\": $spin, \"rep\": $r, }" >> "$JSONL"
   done
 }
-for spin in 20 1000000; do
+for spin in $SPINS; do
   run sync-rand4k "$spin" -x 0 -w 16 -i 4K -I 2
   run batch-rand4k-Q128 "$spin" -x 6 -Q 128 -w 16 -i 4K -I 2
-  run seq-16M-8threads "$spin" -x 0 -w 8 -i 16M -I 0
+  if ((SEQ)); then run seq-16M-8threads "$spin" -x 0 -w 8 -i 16M -I 0; fi
 done
 run pread-copy-rand4k 0 -x 2 -w 16 -i 4K -I 2
 
