@@ -9,7 +9,11 @@ Status WaitForLane(runtime::GpuRuntime& gpu, const Lane& lane, std::chrono::micr
     if (e != hipErrorNotReady) return Status::FromGpu(e);
     if (std::chrono::steady_clock::now() >= deadline) break;
   }
-  HF_RETURN_IF_ERROR(Status::FromGpu(gpu.EventRecord(lane.done, lane.stream)));
+  // Without the event the stream is waited for directly: returning before the copy finished
+  // would hand its staging buffer (and the caller's memory) back while the copy still runs.
+  if (gpu.EventRecord(lane.done, lane.stream) != hipSuccess) {
+    return Status::FromGpu(gpu.StreamSynchronize(lane.stream));
+  }
   return Status::FromGpu(gpu.EventSynchronize(lane.done));
 }
 

@@ -70,7 +70,12 @@ Status StagingPool::Acquire(size_t want, Lease* lease) {
   for (;;) {
     hipError_t error = hipSuccess;
     void* first = TakeLocked(lock, &error);
-    if (error != hipSuccess) return Status::Gpu(error);
+    // A failed allocation fails the transfer only when no buffer exists that could come back.
+    if (error != hipSuccess) {
+      if (all_.empty()) return Status::Gpu(error);
+      freed_.wait(lock, [this] { return !free_.empty(); });  // one may have come back meanwhile
+      continue;
+    }
     if (first != nullptr) {
       lease->buffers[lease->count++] = first;
       break;

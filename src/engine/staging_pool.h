@@ -39,7 +39,8 @@ class StagingPool {
   // Waits until at least one buffer is free or can be made, then takes up to `want` (at most
   // kMaxPerLease) without waiting for more: a lease never holds one buffer while waiting for
   // another, so concurrent callers cannot deadlock. A failed HostMalloc of the first buffer is
-  // returned as Status::Gpu; of a second, the lease just holds one.
+  // returned as Status::Gpu when the pool has no buffer at all; otherwise the caller waits for
+  // one to be released. A failed HostMalloc of a second one: the lease just holds one.
   Status Acquire(size_t want, Lease* lease);
   // Makes every buffer up to max_buffers now. On a failure the buffers made so far stay and the
   // rest are made on demand.

@@ -4,98 +4,104 @@ namespace hipfile::testing {
 
 hipError_t FaultRuntime::GetDeviceCount(int* count) {
   if (const hipError_t e = Injected(GpuOp::kGetDeviceCount)) return e;
-  return base_.GetDeviceCount(count);
+  return Forwarded(GpuOp::kGetDeviceCount, base_.GetDeviceCount(count));
 }
 
 hipError_t FaultRuntime::SetDevice(int device) {
   if (const hipError_t e = Injected(GpuOp::kSetDevice)) return e;
-  return base_.SetDevice(device);
+  return Forwarded(GpuOp::kSetDevice, base_.SetDevice(device));
 }
 
 hipError_t FaultRuntime::GetDevice(int* device) {
   if (const hipError_t e = Injected(GpuOp::kGetDevice)) return e;
-  return base_.GetDevice(device);
+  return Forwarded(GpuOp::kGetDevice, base_.GetDevice(device));
 }
 
 hipError_t FaultRuntime::DeviceSynchronize() {
   if (const hipError_t e = Injected(GpuOp::kDeviceSynchronize)) return e;
-  return base_.DeviceSynchronize();
+  return Forwarded(GpuOp::kDeviceSynchronize, base_.DeviceSynchronize());
 }
 
 hipError_t FaultRuntime::MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   if (const hipError_t e = Injected(GpuOp::kMemGetInfo)) return e;
-  return base_.MemGetInfo(free_bytes, total_bytes);
+  return Forwarded(GpuOp::kMemGetInfo, base_.MemGetInfo(free_bytes, total_bytes));
 }
 
 hipError_t FaultRuntime::GetDeviceUuid(int device, char uuid[16]) {
   if (const hipError_t e = Injected(GpuOp::kGetDeviceUuid)) return e;
-  return base_.GetDeviceUuid(device, uuid);
+  return Forwarded(GpuOp::kGetDeviceUuid, base_.GetDeviceUuid(device, uuid));
 }
 
 hipError_t FaultRuntime::Malloc(void** ptr, size_t size) {
   if (const hipError_t e = Injected(GpuOp::kMalloc)) return e;
-  return base_.Malloc(ptr, size);
+  return Forwarded(GpuOp::kMalloc, base_.Malloc(ptr, size));
 }
 
 hipError_t FaultRuntime::Free(void* ptr) {
   if (const hipError_t e = Injected(GpuOp::kFree)) return e;
-  return base_.Free(ptr);
+  return Forwarded(GpuOp::kFree, base_.Free(ptr));
 }
 
 hipError_t FaultRuntime::HostMalloc(void** ptr, size_t size, unsigned flags) {
   if (const hipError_t e = Injected(GpuOp::kHostMalloc)) return e;
-  return base_.HostMalloc(ptr, size, flags);
+  return Forwarded(GpuOp::kHostMalloc, base_.HostMalloc(ptr, size, flags));
 }
 
 hipError_t FaultRuntime::HostFree(void* ptr) {
   if (const hipError_t e = Injected(GpuOp::kHostFree)) return e;
-  return base_.HostFree(ptr);
+  return Forwarded(GpuOp::kHostFree, base_.HostFree(ptr));
 }
 
 hipError_t FaultRuntime::HostRegister(void* ptr, size_t size, unsigned flags) {
   if (const hipError_t e = Injected(GpuOp::kHostRegister)) return e;
-  return base_.HostRegister(ptr, size, flags);
+  return Forwarded(GpuOp::kHostRegister, base_.HostRegister(ptr, size, flags));
 }
 
 hipError_t FaultRuntime::HostUnregister(void* ptr) {
   if (const hipError_t e = Injected(GpuOp::kHostUnregister)) return e;
-  return base_.HostUnregister(ptr);
+  return Forwarded(GpuOp::kHostUnregister, base_.HostUnregister(ptr));
 }
 
 hipError_t FaultRuntime::PointerGetInfo(const void* ptr, runtime::PointerInfo* info) {
   if (const hipError_t e = Injected(GpuOp::kPointerGetInfo)) return e;
-  return base_.PointerGetInfo(ptr, info);
+  return Forwarded(GpuOp::kPointerGetInfo, base_.PointerGetInfo(ptr, info));
 }
 
 hipError_t FaultRuntime::Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
   if (const hipError_t e = Injected(GpuOp::kMemcpy)) return e;
-  return base_.Memcpy(dst, src, size, kind);
+  return Forwarded(GpuOp::kMemcpy, base_.Memcpy(dst, src, size, kind));
 }
 
 hipError_t FaultRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                                      runtime::Stream stream) {
   if (const hipError_t e = Injected(GpuOp::kMemcpyAsync)) return e;
-  return base_.MemcpyAsync(dst, src, size, kind, stream);
+  const uintptr_t touching = touching_.load();
+  const auto holds = [&](const void* p) {
+    const auto begin = reinterpret_cast<uintptr_t>(p);
+    return touching >= begin && touching - begin < size;
+  };
+  if (touching != 0 && (holds(dst) || holds(src))) return touching_error_.load();
+  return Forwarded(GpuOp::kMemcpyAsync, base_.MemcpyAsync(dst, src, size, kind, stream));
 }
 
 hipError_t FaultRuntime::Memset(void* dst, int value, size_t size) {
   if (const hipError_t e = Injected(GpuOp::kMemset)) return e;
-  return base_.Memset(dst, value, size);
+  return Forwarded(GpuOp::kMemset, base_.Memset(dst, value, size));
 }
 
 hipError_t FaultRuntime::MemsetAsync(void* dst, int value, size_t size, runtime::Stream stream) {
   if (const hipError_t e = Injected(GpuOp::kMemsetAsync)) return e;
-  return base_.MemsetAsync(dst, value, size, stream);
+  return Forwarded(GpuOp::kMemsetAsync, base_.MemsetAsync(dst, value, size, stream));
 }
 
 hipError_t FaultRuntime::StreamCreate(runtime::Stream* stream, unsigned flags) {
   if (const hipError_t e = Injected(GpuOp::kStreamCreate)) return e;
-  return base_.StreamCreate(stream, flags);
+  return Forwarded(GpuOp::kStreamCreate, base_.StreamCreate(stream, flags));
 }
 
 hipError_t FaultRuntime::StreamDestroy(runtime::Stream stream) {
   if (const hipError_t e = Injected(GpuOp::kStreamDestroy)) return e;
-  return base_.StreamDestroy(stream);
+  return Forwarded(GpuOp::kStreamDestroy, base_.StreamDestroy(stream));
 }
 
 // An injected failure of a wait models work that ended in that failure: the base's work is
@@ -107,7 +113,7 @@ hipError_t FaultRuntime::StreamSynchronize(runtime::Stream stream) {
     (void)base_.StreamSynchronize(stream);
     return e;
   }
-  return base_.StreamSynchronize(stream);
+  return Forwarded(GpuOp::kStreamSynchronize, base_.StreamSynchronize(stream));
 }
 
 hipError_t FaultRuntime::StreamQuery(runtime::Stream stream) {
@@ -115,45 +121,45 @@ hipError_t FaultRuntime::StreamQuery(runtime::Stream stream) {
     if (e != hipErrorNotReady) (void)base_.StreamSynchronize(stream);
     return e;
   }
-  return base_.StreamQuery(stream);
+  return Forwarded(GpuOp::kStreamQuery, base_.StreamQuery(stream));
 }
 
 hipError_t FaultRuntime::StreamWaitEvent(runtime::Stream stream, runtime::Event event,
                                          unsigned flags) {
   if (const hipError_t e = Injected(GpuOp::kStreamWaitEvent)) return e;
-  return base_.StreamWaitEvent(stream, event, flags);
+  return Forwarded(GpuOp::kStreamWaitEvent, base_.StreamWaitEvent(stream, event, flags));
 }
 
 hipError_t FaultRuntime::StreamGetDevice(runtime::Stream stream, int* device) {
   if (const hipError_t e = Injected(GpuOp::kStreamGetDevice)) return e;
-  return base_.StreamGetDevice(stream, device);
+  return Forwarded(GpuOp::kStreamGetDevice, base_.StreamGetDevice(stream, device));
 }
 
 hipError_t FaultRuntime::LaunchHostFunc(runtime::Stream stream, runtime::HostFn fn,
                                         void* user_data) {
   if (const hipError_t e = Injected(GpuOp::kLaunchHostFunc)) return e;
-  return base_.LaunchHostFunc(stream, fn, user_data);
+  return Forwarded(GpuOp::kLaunchHostFunc, base_.LaunchHostFunc(stream, fn, user_data));
 }
 
 hipError_t FaultRuntime::StreamWaitValue32(runtime::Stream stream, uint32_t* addr, uint32_t value) {
   if (const hipError_t e = Injected(GpuOp::kStreamWaitValue32)) return e;
-  return base_.StreamWaitValue32(stream, addr, value);
+  return Forwarded(GpuOp::kStreamWaitValue32, base_.StreamWaitValue32(stream, addr, value));
 }
 
 hipError_t FaultRuntime::StreamWriteValue32(runtime::Stream stream, uint32_t* addr,
                                             uint32_t value) {
   if (const hipError_t e = Injected(GpuOp::kStreamWriteValue32)) return e;
-  return base_.StreamWriteValue32(stream, addr, value);
+  return Forwarded(GpuOp::kStreamWriteValue32, base_.StreamWriteValue32(stream, addr, value));
 }
 
 hipError_t FaultRuntime::EventCreate(runtime::Event* event, unsigned flags) {
   if (const hipError_t e = Injected(GpuOp::kEventCreate)) return e;
-  return base_.EventCreate(event, flags);
+  return Forwarded(GpuOp::kEventCreate, base_.EventCreate(event, flags));
 }
 
 hipError_t FaultRuntime::EventRecord(runtime::Event event, runtime::Stream stream) {
   if (const hipError_t e = Injected(GpuOp::kEventRecord)) return e;
-  return base_.EventRecord(event, stream);
+  return Forwarded(GpuOp::kEventRecord, base_.EventRecord(event, stream));
 }
 
 hipError_t FaultRuntime::EventSynchronize(runtime::Event event) {
@@ -161,22 +167,22 @@ hipError_t FaultRuntime::EventSynchronize(runtime::Event event) {
     (void)base_.EventSynchronize(event);
     return e;
   }
-  return base_.EventSynchronize(event);
+  return Forwarded(GpuOp::kEventSynchronize, base_.EventSynchronize(event));
 }
 
 hipError_t FaultRuntime::EventQuery(runtime::Event event) {
   if (const hipError_t e = Injected(GpuOp::kEventQuery)) return e;
-  return base_.EventQuery(event);
+  return Forwarded(GpuOp::kEventQuery, base_.EventQuery(event));
 }
 
 hipError_t FaultRuntime::EventElapsedTime(float* ms, runtime::Event start, runtime::Event stop) {
   if (const hipError_t e = Injected(GpuOp::kEventElapsedTime)) return e;
-  return base_.EventElapsedTime(ms, start, stop);
+  return Forwarded(GpuOp::kEventElapsedTime, base_.EventElapsedTime(ms, start, stop));
 }
 
 hipError_t FaultRuntime::EventDestroy(runtime::Event event) {
   if (const hipError_t e = Injected(GpuOp::kEventDestroy)) return e;
-  return base_.EventDestroy(event);
+  return Forwarded(GpuOp::kEventDestroy, base_.EventDestroy(event));
 }
 
 bool FaultRuntime::SupportsStreamMemOps(int device) {

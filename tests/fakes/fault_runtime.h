@@ -5,7 +5,9 @@
 //   gpu.FailNth(testing::GpuOp::kMemcpyAsync, 3, hipErrorIllegalAddress);
 //
 // A failed call does not reach the base runtime and leaves its outputs untouched.
-// SupportsStreamMemOps can be overridden with SetStreamMemOps. Thread-safe.
+// SupportsStreamMemOps can be overridden with SetStreamMemOps. Calls the base answered with
+// hipSuccess are counted (Succeeded), so that a test can balance allocations against frees.
+// Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -63,14 +65,23 @@ class FaultRuntime : public runtime::GpuRuntime {
   void FailTimes(GpuOp op, uint64_t count, hipError_t error) {
     plan_.FailTimes(Index(op), count, error);
   }
+  // Every MemcpyAsync whose source or destination range holds `address` fails with `error`, until
+  // Reset: a fault on the copy of one part of a buffer, whichever thread makes it and whenever.
+  void FailMemcpyAsyncTouching(const void* address, hipError_t error) {
+    touching_error_ = error;
+    touching_.store(reinterpret_cast<uintptr_t>(address));
+  }
   // What SupportsStreamMemOps answers: -1 forwards (the default), 0 false, 1 true.
   void SetStreamMemOps(int answer) { stream_mem_ops_ = answer; }
-  // Drops every fault and override and zeroes the counters.
+  // Drops every fault and override and zeroes the call counters (Calls, not Succeeded).
   void Reset() {
     plan_.Reset();
     stream_mem_ops_ = -1;
+    touching_ = 0;
   }
   uint64_t Calls(GpuOp op) const { return plan_.Calls(Index(op)); }
+  // Calls of `op` that reached the base and succeeded, since construction (Reset keeps them).
+  uint64_t Succeeded(GpuOp op) const { return succeeded_[Index(op)].load(); }
 
   const char* Name() const override { return base_.Name(); }
   // False by default, whatever the base says, so that engine tests over the CPU runtime exercise
@@ -116,10 +127,18 @@ class FaultRuntime : public runtime::GpuRuntime {
   static size_t Index(GpuOp op) { return static_cast<size_t>(op); }
   // The injected error for this call of `op`, or hipSuccess to forward it.
   hipError_t Injected(GpuOp op) { return static_cast<hipError_t>(plan_.OnCall(Index(op))); }
+  // The base's answer `e` to a call of `op`, counted when it is hipSuccess.
+  hipError_t Forwarded(GpuOp op, hipError_t e) {
+    if (e == hipSuccess) ++succeeded_[Index(op)];
+    return e;
+  }
 
   runtime::GpuRuntime& base_;
   FaultPlan plan_{Index(GpuOp::kCount)};
   std::atomic<int> stream_mem_ops_{-1};
+  std::atomic<uint64_t> succeeded_[static_cast<size_t>(GpuOp::kCount)] = {};
+  std::atomic<uintptr_t> touching_{0};  // FailMemcpyAsyncTouching's address; 0: none
+  std::atomic<hipError_t> touching_error_{hipSuccess};
   bool host_memory_ = false;
 };
 

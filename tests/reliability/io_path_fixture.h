@@ -1,7 +1,8 @@
 // IoPathTest: a fixture that runs one transfer on any of the three API paths - Driver::Read/Write
 // (sync), Driver::SubmitAsync on a CPU-runtime stream (stream-ordered) and a BatchManager of its
 // own (batch) - and reports it the same way, so one scenario is checked on all three. The Driver
-// sits on a GateSys (a FaultSys that can also hold transfers) and the CPU runtime.
+// sits on a GateSys (a FaultSys that can also hold transfers) and a FaultRuntime over the CPU
+// runtime, so the engine takes the staged path of a GPU (fakes/fault_runtime.h).
 #pragma once
 
 #include <fcntl.h>

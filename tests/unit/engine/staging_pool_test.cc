@@ -90,6 +90,27 @@ TEST_F(StagingPoolTest, AllocationFailureIsReportedAndNotHeldAgainstTheCap) {
   pool.Release(&lease);
 }
 
+// Regression: a transfer failed with hipErrorOutOfMemory while another held the only buffer.
+TEST_F(StagingPoolTest, AllocationFailureWaitsForABufferThatExists) {
+  StagingPool pool(gpu_, kTestChunk, 4);
+  StagingPool::Lease held;
+  ASSERT_TRUE(pool.Acquire(1, &held).ok());
+  gpu_.FailAlways(GpuOp::kHostMalloc, hipErrorOutOfMemory);
+  std::atomic<bool> acquired{false};
+  std::thread waiter([&] {
+    StagingPool::Lease lease;
+    EXPECT_TRUE(pool.Acquire(1, &lease).ok());
+    acquired = true;
+    pool.Release(&lease);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(acquired.load());
+  pool.Release(&held);
+  waiter.join();
+  EXPECT_TRUE(acquired.load());
+  EXPECT_EQ(pool.allocated(), 1u);
+}
+
 TEST_F(StagingPoolTest, SecondBufferFailureLeavesOne) {
   StagingPool pool(gpu_, kTestChunk, 2);
   gpu_.FailNth(GpuOp::kHostMalloc, 2, hipErrorOutOfMemory);

@@ -195,6 +195,19 @@ TEST_F(SyncIoFaultTest, FailedCopyCompletionIsAGpuError) {
   }
 }
 
+// Regression: a failed event record returned while the copy still ran into staging.
+TEST_F(SyncIoFaultTest, AFailedEventRecordWaitsForTheStreamInstead) {
+  ScopedFd in(in_path_, O_RDONLY);
+  mem_.Fill(0);
+  gpu_.FailAlways(GpuOp::kStreamQuery, hipErrorNotReady);
+  gpu_.FailAlways(GpuOp::kEventRecord, hipErrorLaunchFailure);
+  Result<size_t> r = engine_.Read(in.file(), mem_.At(0), kSize, 0);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, kSize);
+  EXPECT_EQ(mem_.Download(), ContentHead(kSize));
+  EXPECT_GT(gpu_.Calls(GpuOp::kStreamSynchronize), 0u);
+}
+
 TEST_F(SyncIoFaultTest, ACopyStillRunningAfterThePollIsWaitedForOnTheLanesEvent) {
   ScopedFd in(in_path_, O_RDONLY);
   mem_.Fill(0);
