@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds the library and its tests with sanitizers and runs the unit, system and stress tests on
+# the CPU runtime:
+#   scripts/sanitize.sh address   ASan + UBSan, in build-asan/
+#   scripts/sanitize.sh thread    TSan, in build-tsan/
+#   scripts/sanitize.sh [all]     both
+# The first sanitizer report ends the test process with a failure, which fails the script. The
+# format check and the installed-package test are left out (nothing for a sanitizer to see; the
+# latter is not defined in sanitizer builds). Extra arguments go to ctest, e.g. -R Batch.
+# HIPFILE_STRESS_SECONDS sets the stress test's length (5 s here by default).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-all}
+(($#)) && shift
+case "$mode" in
+  address | thread | all) ;;
+  *)
+    echo "usage: $0 [address|thread|all] [ctest arguments]" >&2
+    exit 2
+    ;;
+esac
+jobs=$(nproc)
+export HIPFILE_STRESS_SECONDS=${HIPFILE_STRESS_SECONDS:-5}
+export HIPFILE_RUNTIME=${HIPFILE_RUNTIME:-cpu}
+# -fno-sanitize-recover=all (CMakeLists.txt) makes UBSan stop at its first report; these make
+# ASan and TSan stop at theirs, with a non-zero exit.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}halt_on_error=1:detect_leaks=1:strict_init_order=1
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1
+export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}halt_on_error=1:exitcode=66:second_deadlock_stack=1
+
+run() {
+  local dir=$1 sanitizers=$2
+  shift 2
+  local start=$SECONDS
+  # (set -e does not reach into a function called left of ||: each step says how it failed.)
+  summary+=("sanitize $sanitizers: build FAILED")
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPFILE_WERROR=ON \
+    -DHIPFILE_SANITIZE="$sanitizers" >/dev/null || return
+  cmake --build "$dir" -j "$jobs" || return
+  unset 'summary[-1]'
+  local built=$SECONDS status=0
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600 \
+    -L 'unit|system|stress' -E '^(format|compat)\.' "$@" || status=$?
+  local verdict=clean
+  ((status == 0)) || verdict=FAILED
+  summary+=("sanitize $sanitizers: build $((built - start)) s, tests $((SECONDS - built)) s, $verdict")
+  return "$status"
+}
+
+# Both suites run even when the first fails; the script fails if either did.
+summary=()
+failed=0
+if [[ $mode == address || $mode == all ]]; then run build-asan address,undefined "$@" || failed=1; fi
+if [[ $mode == thread || $mode == all ]]; then run build-tsan thread "$@" || failed=1; fi
+printf '%s\n' "${summary[@]}"
+exit "$failed"
