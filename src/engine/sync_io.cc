@@ -32,6 +32,20 @@ bool ResolvePageCache(PageCacheMode mode, const runtime::GpuRuntime& gpu) {
   return mode == PageCacheMode::kOn;
 }
 
+// Staging buffers the pool may hold: the configured pinned bytes, but never more than a quarter
+// of the machine's memory. They are pinned when the engine is built, and a huge (valid)
+// hipFileParamPropertiesMaxDevicePinnedMemSizeKB must not make the next open pin the machine.
+size_t StagingBuffers(const EngineOptions& options, platform::Sys& sys) {
+  uint64_t bytes = options.max_staging_bytes;
+  const uint64_t cap = sys.PhysicalMemoryBytes() / 4;
+  if (cap > 0 && bytes > cap) {
+    HF_LOG(kWarn, "pinned staging memory of %llu bytes asked; using %llu (a quarter of memory)",
+           static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(cap));
+    bytes = cap;
+  }
+  return static_cast<size_t>(bytes / std::max<size_t>(options.chunk_bytes, 1));
+}
+
 PageCachePins::Options PinOptions(const EngineOptions& options, bool page_cache, size_t page,
                                   platform::Sys& sys) {
   PageCachePins::Options o;
@@ -48,8 +62,7 @@ PageCachePins::Options PinOptions(const EngineOptions& options, bool page_cache,
 
 struct SyncEngine::Impl {
   Impl(platform::Sys& sys, runtime::GpuRuntime& gpu, const EngineOptions& options)
-      : staging(gpu, options.chunk_bytes,
-                options.max_staging_bytes / std::max<size_t>(options.chunk_bytes, 1)),
+      : staging(gpu, options.chunk_bytes, StagingBuffers(options, sys)),
         streams(gpu),
         context{sys, gpu, staging, streams},
         io_threads(ResolveIoThreads(options.io_threads)),

@@ -175,6 +175,20 @@ INSTANTIATE_TEST_SUITE_P(
 
 class SyncIoStagingTest : public EngineTestBase {};
 
+// Regression (found by the API fuzzer): a huge but valid pinned-memory parameter made the
+// engine pin all of it when built.
+TEST_F(SyncIoStagingTest, PinnedStagingIsCappedAtAQuarterOfMemory) {
+  class SmallMachine : public testing::FaultSys {
+   public:
+    uint64_t PhysicalMemoryBytes() override { return 64u << 20; }
+  } sys;
+  EngineOptions options = SmallOptions();
+  options.max_staging_bytes = size_t{1} << 40;
+  options.preallocate_staging = true;
+  SyncEngine engine(sys, gpu_, options);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostMalloc), (16u << 20) / kTestChunk);
+}
+
 TEST_F(SyncIoStagingTest, PinnedHostMemoryIsNotStaged) {
   const std::string path = dir_.File("data");
   const std::vector<unsigned char> content = PatternBytes(3 * kTestChunk, 3);
