@@ -126,9 +126,9 @@ constexpr GpuEntry kGpuErrors[] = {
     {hipErrorRuntimeOther, "hipErrorRuntimeOther", "runtime call other than memory returned error"},
 };
 
-const GpuEntry* FindGpu(hipError_t e) {
+const GpuEntry* FindGpu(int e) {
   for (const GpuEntry& entry : kGpuErrors) {
-    if (entry.code == e) return &entry;
+    if (static_cast<int>(entry.code) == e) return &entry;
   }
   return nullptr;
 }
@@ -145,12 +145,16 @@ const char* OpErrorString(int e) {
   return entry ? entry->text : "Unknown hipFile error";
 }
 
-const char* GpuErrorName(hipError_t e) {
+const char* GpuErrorName(hipError_t e) { return GpuErrorNameOf(static_cast<int>(e)); }
+
+const char* GpuErrorString(hipError_t e) { return GpuErrorStringOf(static_cast<int>(e)); }
+
+const char* GpuErrorNameOf(int e) {
   const GpuEntry* entry = FindGpu(e);
   return entry ? entry->name : "hipErrorUnknown";
 }
 
-const char* GpuErrorString(hipError_t e) {
+const char* GpuErrorStringOf(int e) {
   const GpuEntry* entry = FindGpu(e);
   return entry ? entry->text : "unknown error";
 }

@@ -15,5 +15,9 @@ const char* OpErrorString(int e);
 const char* GpuErrorName(hipError_t e);
 // A short English description, as hipGetErrorString gives.
 const char* GpuErrorString(hipError_t e);
+// The same for a value read as an int: what a C caller passes may lie outside the enumerators'
+// range, and loading it as the enum in C++ would be undefined.
+const char* GpuErrorNameOf(int e);
+const char* GpuErrorStringOf(int e);
 
 }  // namespace hipfile
