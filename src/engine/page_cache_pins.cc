@@ -128,7 +128,9 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
   // disk, one page at a time, inside the pin. Such a window is copied through staging instead.
   char* base = file->base_ + begin;
   hipError_t pinned = hipErrorUnknown;
-  const bool resident = WhollyResident(*file, base, length);
+  std::vector<ByteRange> spans;
+  const bool resident = file->Residency(begin, length, &spans).ok() && spans.size() == 1 &&
+                        spans[0].begin == begin && spans[0].end == begin + length;
   if (resident) pinned = gpu_.HostRegister(base, length, hipHostRegisterReadOnly);
 
   std::lock_guard<std::mutex> lock(mu_);
@@ -193,12 +195,6 @@ void PageCachePins::RetireLocked(MappedFile& file) {
     slot.window = nullptr;
     slot.state = MappedFile::Slot::State::kOff;
   }
-}
-
-bool PageCachePins::WhollyResident(const MappedFile& file, char* base, size_t length) const {
-  std::vector<unsigned char> pages(length / file.page_);
-  if (!sys_.Mincore(base, length, pages.data()).ok()) return false;
-  return std::all_of(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; });
 }
 
 void PageCachePins::Unpin(const PinnedWindow& window) {

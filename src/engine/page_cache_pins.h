@@ -154,7 +154,6 @@ class PageCachePins {
 
   // Moves the pinned windows of `file` to retired_ and turns its slots off. mu_ held.
   void RetireLocked(MappedFile& file);
-  bool WhollyResident(const MappedFile& file, char* base, size_t length) const;
   void Unpin(const PinnedWindow& window);
 
   platform::Sys& sys_;

@@ -21,6 +21,22 @@ class StagingPoolTest : public ::testing::Test {
   testing::FaultRuntime gpu_{*cpu_};
 };
 
+// Acquire(1) on another thread must wait while `held` is out, and succeed once it is released.
+void ExpectAcquireWaitsForRelease(StagingPool& pool, StagingPool::Lease* held) {
+  std::atomic<bool> acquired{false};
+  std::thread waiter([&] {
+    StagingPool::Lease lease;
+    EXPECT_TRUE(pool.Acquire(1, &lease).ok());
+    acquired = true;
+    pool.Release(&lease);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(acquired.load());
+  pool.Release(held);
+  waiter.join();
+  EXPECT_TRUE(acquired.load());
+}
+
 TEST_F(StagingPoolTest, MakesBuffersLazilyAndReusesThem) {
   StagingPool pool(gpu_, kTestChunk, 4);
   EXPECT_EQ(pool.allocated(), 0u);
@@ -63,18 +79,7 @@ TEST_F(StagingPoolTest, WaitsWhenTheCapIsReached) {
   StagingPool::Lease held;
   ASSERT_TRUE(pool.Acquire(2, &held).ok());
   ASSERT_EQ(held.count, 1u);
-  std::atomic<bool> acquired{false};
-  std::thread waiter([&] {
-    StagingPool::Lease lease;
-    EXPECT_TRUE(pool.Acquire(1, &lease).ok());
-    acquired = true;
-    pool.Release(&lease);
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_FALSE(acquired.load());
-  pool.Release(&held);
-  waiter.join();
-  EXPECT_TRUE(acquired.load());
+  ExpectAcquireWaitsForRelease(pool, &held);
   EXPECT_EQ(gpu_.Calls(GpuOp::kHostMalloc), 1u);
 }
 
@@ -96,18 +101,7 @@ TEST_F(StagingPoolTest, AllocationFailureWaitsForABufferThatExists) {
   StagingPool::Lease held;
   ASSERT_TRUE(pool.Acquire(1, &held).ok());
   gpu_.FailAlways(GpuOp::kHostMalloc, hipErrorOutOfMemory);
-  std::atomic<bool> acquired{false};
-  std::thread waiter([&] {
-    StagingPool::Lease lease;
-    EXPECT_TRUE(pool.Acquire(1, &lease).ok());
-    acquired = true;
-    pool.Release(&lease);
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_FALSE(acquired.load());
-  pool.Release(&held);
-  waiter.join();
-  EXPECT_TRUE(acquired.load());
+  ExpectAcquireWaitsForRelease(pool, &held);
   EXPECT_EQ(pool.allocated(), 1u);
 }
 
