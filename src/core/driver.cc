@@ -213,23 +213,13 @@ Result<PreparedIo> Driver::Prepare(IoDirection direction, const void* handle,
   return io;
 }
 
-Result<size_t> Driver::Execute(const PreparedIo& io, size_t size, off_t file_offset,
-                               off_t buffer_offset) {
-  const auto start = std::chrono::steady_clock::now();
-  const IoDirection direction = io.direction;
-  const int device = io.buffer.device;
-  auto fail = [&](Status status) -> Result<size_t> {
-    stats_.RecordIo(direction, device, false, 0, 0, false);
-    return status;
-  };
-
+Result<engine::IoRequest> Driver::Check(const PreparedIo& io, size_t size, off_t file_offset,
+                                        off_t buffer_offset) const {
   // Rules 3-5: offsets, range, size clamp.
-  if (file_offset < 0 || buffer_offset < 0) return fail(Status::Errno(EINVAL));
+  if (file_offset < 0 || buffer_offset < 0) return Status::Errno(EINVAL);
   if (!IoRangeValid(io.buffer.length, size, buffer_offset)) {
-    return fail(Status::Op(hipFileInvalidValue));
+    return Status::Op(hipFileInvalidValue);
   }
-  size = std::min(size, max_rw_count_);
-
   // Rule 6: this library has no kernel GPU-direct path, so every transfer takes the
   // compatibility path.
   if (!io.allow_compat) {
@@ -237,25 +227,86 @@ Result<size_t> Driver::Execute(const PreparedIo& io, size_t size, off_t file_off
            "%s refused: the compatibility path is disabled (HIPFILE_ALLOW_COMPAT_MODE / "
            "hipFileParamPropertiesAllowCompatMode is false) and this machine has no GPU-direct "
            "storage path",
-           direction == IoDirection::kRead ? "hipFileRead" : "hipFileWrite");
-    return fail(Status::Op(hipFileInternalError));
+           io.direction == IoDirection::kRead ? "hipFileRead" : "hipFileWrite");
+    return Status::Op(hipFileInternalError);
   }
-  if (size == 0) return size_t{0};
+  engine::IoRequest request;
+  request.write = io.direction == IoDirection::kWrite;
+  request.file = &io.file->io();
+  request.memory.ptr = const_cast<char*>(static_cast<const char*>(io.buffer_base)) + buffer_offset;
+  request.memory.type = io.buffer.type;
+  request.memory.device = io.buffer.device;
+  request.size = std::min(size, max_rw_count_);
+  request.offset = file_offset;
+  return request;
+}
 
-  engine::IoMemory memory;
-  memory.ptr = const_cast<char*>(static_cast<const char*>(io.buffer_base)) + buffer_offset;
-  memory.type = io.buffer.type;
-  memory.device = io.buffer.device;
-  const Result<size_t> moved = direction == IoDirection::kRead
-                                   ? io.engine->Read(io.file->io(), memory, size, file_offset)
-                                   : io.engine->Write(io.file->io(), memory, size, file_offset);
+void Driver::Record(const PreparedIo& io, const engine::IoRequest* request,
+                    const Result<size_t>& moved, std::chrono::steady_clock::time_point start) {
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::steady_clock::now() - start)
                           .count();
-  stats_.RecordIo(direction, device, moved.ok(), moved.ok() ? *moved : 0,
-                  static_cast<uint64_t>(micros),
-                  !MeetsDioAlignment(io.file->io(), memory.ptr, size, file_offset));
+  const bool unaligned =
+      request != nullptr &&
+      !MeetsDioAlignment(*request->file, request->memory.ptr, request->size, request->offset);
+  stats_.RecordIo(io.direction, io.buffer.device, moved.ok(), moved.ok() ? *moved : 0,
+                  request == nullptr ? 0 : static_cast<uint64_t>(micros), unaligned);
+}
+
+Result<size_t> Driver::Execute(const PreparedIo& io, size_t size, off_t file_offset,
+                               off_t buffer_offset) {
+  const auto start = std::chrono::steady_clock::now();
+  const Result<engine::IoRequest> request = Check(io, size, file_offset, buffer_offset);
+  if (!request.ok()) {
+    Record(io, nullptr, request.status(), start);
+    return request.status();
+  }
+  if (request->size == 0) return size_t{0};
+  const Result<size_t> moved =
+      request->write
+          ? io.engine->Write(*request->file, request->memory, request->size, request->offset)
+          : io.engine->Read(*request->file, request->memory, request->size, request->offset);
+  Record(io, &*request, moved, start);
   return moved;
+}
+
+void Driver::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results) {
+  const auto start = std::chrono::steady_clock::now();
+  // The calls that passed the rules, by engine (a batch may hold entries from before a driver
+  // close and reopen): each engine runs its share at once.
+  std::vector<engine::IoRequest> requests;
+  std::vector<size_t> index;  // requests[j] belongs to calls[index[j]]
+  std::vector<Result<size_t>> moved;
+  std::vector<bool> done(n, false);
+  for (size_t first = 0; first < n; ++first) {
+    if (done[first]) continue;
+    engine::SyncEngine* const engine = calls[first].io->engine.get();
+    requests.clear();
+    index.clear();
+    for (size_t i = first; i < n; ++i) {
+      const IoCall& call = calls[i];
+      if (done[i] || call.io->engine.get() != engine) continue;
+      done[i] = true;
+      Result<engine::IoRequest> request =
+          Check(*call.io, call.size, call.file_offset, call.buffer_offset);
+      if (!request.ok()) {
+        results[i] = request.status();
+        Record(*call.io, nullptr, results[i], start);
+      } else if (request->size == 0) {
+        results[i] = size_t{0};
+      } else {
+        requests.push_back(*request);
+        index.push_back(i);
+      }
+    }
+    if (requests.empty()) continue;
+    moved.assign(requests.size(), size_t{0});
+    engine->RunMany(requests.data(), requests.size(), moved.data());
+    for (size_t j = 0; j < requests.size(); ++j) {
+      results[index[j]] = std::move(moved[j]);
+      Record(*calls[index[j]].io, &requests[j], results[index[j]], start);
+    }
+  }
 }
 
 AsyncExecutor& Driver::Async() {

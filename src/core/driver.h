@@ -14,6 +14,7 @@
 #include <hipfile.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -115,6 +116,16 @@ class Driver {
   // must fit the buffer (hipFileInvalidValue); size clamped to MAX_RW_COUNT; hipFileInternalError
   // when the compatibility path is disabled; then the engine moves the bytes. Records stats.
   Result<size_t> Execute(const PreparedIo& io, size_t size, off_t file_offset, off_t buffer_offset);
+  // Execute for n transfers at once (batch entries), writing results[i] for calls[i]: the same
+  // rules and stats per transfer; the engine runs those that passed together
+  // (SyncEngine::RunMany), so small ones share one staging buffer and one copy wait.
+  struct IoCall {
+    const PreparedIo* io = nullptr;
+    size_t size = 0;
+    off_t file_offset = 0;
+    off_t buffer_offset = 0;
+  };
+  void ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results);
 
   // hipFileDriverSet*: as cuFile documents them, they set the value for the next open and are a
   // no-op (success, logged at warn) while the driver is open. Sizes in KiB, validated as the
@@ -143,6 +154,12 @@ class Driver {
   Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                           size_t size, off_t file_offset, off_t buffer_offset);
   AsyncExecutor& Async();
+  // Rules 3-6 of spec §1.8 for one transfer: the engine's request (size clamped), or the error.
+  Result<engine::IoRequest> Check(const PreparedIo& io, size_t size, off_t file_offset,
+                                  off_t buffer_offset) const;
+  // The stats of one transfer: request null when it failed its rules (no time recorded then).
+  void Record(const PreparedIo& io, const engine::IoRequest* request, const Result<size_t>& moved,
+              std::chrono::steady_clock::time_point start);
   // Runs `fn` (a call that waits for every stream, such as unpinning memory) where no
   // stream-ordered operation is in flight, and keeps any from being submitted meanwhile; false,
   // without running it, while some are in flight.

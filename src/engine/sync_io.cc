@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "engine/grouped_io.h"
 #include "engine/page_cache_pins.h"
 #include "engine/plan.h"
 #include "engine/staging_pool.h"
@@ -201,6 +202,36 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
   job->staged = request.staged;
   job->direct_align = request.dio_offset_align;
   return impl_->Execute(std::move(job));
+}
+
+void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results) {
+  // The group: small staged transfers on the device of the first of them.
+  std::vector<IoRequest> group;
+  std::vector<size_t> index;  // group[j] is ios[index[j]]
+  const size_t max_grouped = std::min(kMaxGroupedBytes, options_.chunk_bytes);
+  for (size_t i = 0; i < n; ++i) {
+    const IoRequest& io = ios[i];
+    const bool groupable = io.size > 0 && io.size <= max_grouped && Staged(io.memory) &&
+                           !(io.write && options_.direct_writes) &&
+                           (group.empty() || io.memory.device == group.front().memory.device);
+    if (groupable) {
+      group.push_back(io);
+      index.push_back(i);
+      continue;
+    }
+    results[i] = io.write ? Write(*io.file, io.memory, io.size, io.offset)
+                          : Read(*io.file, io.memory, io.size, io.offset);
+  }
+  if (group.empty()) return;
+  if (group.size() == 1) {  // nothing to share: the plain path (and its page-cache lookup)
+    const IoRequest& io = group.front();
+    results[index.front()] = io.write ? Write(*io.file, io.memory, io.size, io.offset)
+                                      : Read(*io.file, io.memory, io.size, io.offset);
+    return;
+  }
+  std::vector<Result<size_t>> grouped(group.size(), size_t{0});
+  RunGroup(impl_->context, group.data(), group.size(), grouped.data());
+  for (size_t j = 0; j < group.size(); ++j) results[index[j]] = std::move(grouped[j]);
 }
 
 }  // namespace hipfile::engine

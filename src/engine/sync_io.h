@@ -45,6 +45,15 @@ struct IoMemory {
   int device = 0;                            // the device owning ptr
 };
 
+// One transfer of SyncEngine::RunMany.
+struct IoRequest {
+  bool write = false;
+  const IoFile* file = nullptr;
+  IoMemory memory;
+  size_t size = 0;
+  off_t offset = 0;
+};
+
 // When reads of resident data are copied by the GPU straight from pinned page-cache windows.
 //   kAuto: on a GPU; off where device memory is host memory (the CPU runtime reads into it
 //     directly, and its copies from a mapping would raise SIGBUS on a file truncated meanwhile;
@@ -97,6 +106,13 @@ class SyncEngine {
   Result<size_t> Read(const IoFile& file, const IoMemory& memory, size_t size, off_t offset);
   // Writes `size` bytes at `offset` from memory.
   Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset);
+
+  // Runs n transfers at once, writing results[i] for ios[i] as Read / Write would. Small staged
+  // ones (at most kMaxGroupedBytes; not O_DIRECT writes) of one device move as a group (engine/
+  // grouped_io.h): one staging buffer, one lane, one wait for all their copies. The others run
+  // one after another.
+  void RunMany(const IoRequest* ios, size_t n, Result<size_t>* results);
+  static constexpr size_t kMaxGroupedBytes = 256u << 10;
 
   // Forgets the file's mapping and retires its pinned windows (handle deregistration). No GPU
   // call.

@@ -15,39 +15,55 @@ size_t EventRet(const Result<size_t>& moved) {
   return static_cast<size_t>(-code);
 }
 
-Result<uint64_t> BatchContext::Accept(std::vector<Entry> entries) {
+Result<uint64_t> BatchContext::Accept(std::vector<BatchTransfer> entries) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return Status::Op(hipFileInvalidValue);
   const size_t outstanding = ops_.size() + done_.size();
   if (entries.size() > capacity_ - outstanding) return Status::Op(hipFileBatchFull);
   const uint64_t first = next_id_;
-  for (Entry& entry : entries) {
-    Op& op = ops_[next_id_++];
-    op.cookie = entry.cookie;
-    op.work = std::move(entry.work);
-  }
+  for (BatchTransfer& entry : entries) ops_[next_id_++].transfer = std::move(entry);
   return first;
 }
 
-void BatchContext::Run(uint64_t id) {
-  Work work;
+void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run) {
+  std::vector<uint64_t> ids;
+  std::vector<BatchTransfer> transfers;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto it = ops_.find(id);
-    if (it == ops_.end() || it->second.running) return;  // canceled
-    it->second.running = true;
-    ++running_;
-    work = std::move(it->second.work);
+    auto it = ops_.find(id);
+    if (it == ops_.end() || it->second.running) return;  // canceled, or claimed by another Run
+    const size_t pending = ops_.size() - running_;
+    const size_t share =
+        (pending + std::max<size_t>(limits.spread, 1) - 1) / std::max<size_t>(limits.spread, 1);
+    const size_t want = it->second.transfer.size <= limits.max_bytes
+                            ? std::clamp<size_t>(share, 1, std::max<size_t>(limits.max_entries, 1))
+                            : 1;
+    for (; it != ops_.end() && ids.size() < want; ++it) {
+      Op& op = it->second;
+      if (op.running || (!ids.empty() && op.transfer.size > limits.max_bytes)) continue;
+      op.running = true;
+      ids.push_back(it->first);
+      transfers.push_back(std::move(op.transfer));
+    }
+    running_ += ids.size();
   }
-  const Result<size_t> moved = work();
-  work = nullptr;  // releases the transfer's references before anyone can see it finished
+  std::vector<const BatchTransfer*> claimed;
+  claimed.reserve(transfers.size());
+  for (const BatchTransfer& t : transfers) claimed.push_back(&t);
+  std::vector<Result<size_t>> results(transfers.size(), size_t{0});
+  run(claimed, results.data());
+  std::vector<void*> cookies;
+  cookies.reserve(transfers.size());
+  for (const BatchTransfer& t : transfers) cookies.push_back(t.cookie);
+  transfers.clear();  // releases the references before anyone can see the entries finished
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto it = ops_.find(id);
-    PushEventLocked(it->second.cookie, moved.ok() ? hipFileComplete : hipFileFailed,
-                    EventRet(moved));
-    ops_.erase(it);
-    --running_;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      PushEventLocked(cookies[i], results[i].ok() ? hipFileComplete : hipFileFailed,
+                      EventRet(results[i]));
+      ops_.erase(ids[i]);
+    }
+    running_ -= ids.size();
   }
   changed_.notify_all();
 }
@@ -73,7 +89,7 @@ size_t BatchContext::Reap(unsigned min_nr, unsigned max_events, const BatchDeadl
 }
 
 void BatchContext::Cancel() {
-  std::vector<Work> dropped;  // destroyed outside the lock: they may close descriptors
+  std::vector<BatchTransfer> dropped;  // destroyed outside the lock: they may close descriptors
   {
     std::unique_lock<std::mutex> lock(mu_);
     for (auto it = ops_.begin(); it != ops_.end();) {
@@ -81,8 +97,8 @@ void BatchContext::Cancel() {
         ++it;
         continue;
       }
-      dropped.push_back(std::move(it->second.work));
-      PushEventLocked(it->second.cookie, hipFileCanceled, 0);
+      PushEventLocked(it->second.transfer.cookie, hipFileCanceled, 0);
+      dropped.push_back(std::move(it->second.transfer));
       it = ops_.erase(it);
     }
     changed_.notify_all();

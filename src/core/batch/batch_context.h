@@ -1,13 +1,16 @@
 // BatchContext: one batch of hipFileBatchIO* (spec §1.9, §2.5) - the entries accepted and not yet
 // finished, the terminal events not yet returned, and the capacity that bounds both.
 //
-// An entry is Pending from Accept until a worker calls Run for it, Running while its work runs,
+// An entry is Pending from Accept until a worker claims it, Running while its transfer runs,
 // then terminal (Complete or Failed). Cancel makes every Pending entry Canceled at once and waits
 // for the Running ones. Terminal events queue in completion order until Reap returns them; an
 // entry occupies capacity from Accept until its event is returned.
 //
-// The context does not run anything itself: whoever accepts entries hands Run(id) to workers.
-// A Run for an entry canceled meanwhile does nothing. Thread-safe.
+// The context does not move bytes itself: whoever accepts entries hands Run(id) to workers, with
+// a Runner that does the transfers. A Run claims its entry together with other Pending small
+// entries of the batch (GroupLimits) and hands them to the Runner at once, so small transfers
+// share one copy wait (engine/grouped_io.h); a Run whose entry was claimed by another Run or
+// canceled meanwhile does nothing. Thread-safe.
 #pragma once
 
 #include <hipfile.h>
@@ -23,21 +26,39 @@
 #include <optional>
 #include <vector>
 
+#include "core/driver.h"
 #include "util/status.h"
 
 namespace hipfile::core {
+
+// One accepted entry, holding the references its transfer needs (the file, a registered buffer
+// and the engine stay alive until it is destroyed).
+struct BatchTransfer {
+  void* cookie = nullptr;
+  PreparedIo io;
+  size_t size = 0;
+  off_t file_offset = 0;
+  off_t buffer_offset = 0;
+};
 
 // When a wait ends: nullopt waits for as long as it takes; a time in the past polls.
 using BatchDeadline = std::optional<std::chrono::steady_clock::time_point>;
 
 class BatchContext {
  public:
-  // The transfer of one entry. It is destroyed before the entry's event becomes visible, so
-  // whatever it holds (file, buffer references) is released by the time the caller sees it done.
-  using Work = std::function<Result<size_t>()>;
-  struct Entry {
-    void* cookie = nullptr;
-    Work work;
+  // Runs claimed transfers, writing results[i] for transfers[i]. The transfers are destroyed
+  // before their events become visible, so whatever they hold (file, buffer references) is
+  // released by the time the caller sees them done.
+  using Runner = std::function<void(const std::vector<const BatchTransfer*>& transfers,
+                                    Result<size_t>* results)>;
+
+  // How many entries one Run claims: its own and more Pending entries of at most max_bytes each
+  // (an entry larger than that runs alone), up to max_entries, and no more than a share
+  // ceil(pending / spread) of what is pending, so `spread` workers all get work.
+  struct GroupLimits {
+    size_t max_entries = 1;
+    size_t max_bytes = 0;
+    size_t spread = 1;
   };
 
   explicit BatchContext(unsigned capacity) : capacity_(capacity) {}
@@ -49,10 +70,12 @@ class BatchContext {
   // Accepts all entries or none: hipFileBatchFull when they do not fit in what is left of the
   // capacity, hipFileInvalidValue once closed. Returns the id of the first; the others follow
   // consecutively.
-  Result<uint64_t> Accept(std::vector<Entry> entries);
+  Result<uint64_t> Accept(std::vector<BatchTransfer> entries);
 
-  // Runs entry `id` if it is still Pending; called by a worker, once per accepted entry.
-  void Run(uint64_t id);
+  // If entry `id` is still Pending: claims it and, when it is small, more small Pending entries
+  // after it (limits), runs them through `run` and queues their events. Called by a worker once
+  // per accepted entry.
+  void Run(uint64_t id, const GroupLimits& limits, const Runner& run);
 
   // Waits until min(min_nr, outstanding) events are ready or the deadline passes, then moves up to
   // max_events of them (oldest first) to out and returns how many.
@@ -69,8 +92,7 @@ class BatchContext {
 
  private:
   struct Op {
-    void* cookie = nullptr;
-    Work work;
+    BatchTransfer transfer;
     bool running = false;
   };
 

@@ -12,7 +12,18 @@
 namespace hipfile::core {
 
 BatchManager::BatchManager(Driver& driver, unsigned threads)
-    : driver_(driver), requested_threads_(threads) {}
+    : driver_(driver), requested_threads_(threads) {
+  runner_ = [this](const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results) {
+    std::vector<Driver::IoCall> calls(transfers.size());
+    for (size_t i = 0; i < transfers.size(); ++i) {
+      calls[i].io = &transfers[i]->io;
+      calls[i].size = transfers[i]->size;
+      calls[i].file_offset = transfers[i]->file_offset;
+      calls[i].buffer_offset = transfers[i]->buffer_offset;
+    }
+    driver_.ExecuteMany(calls.data(), calls.size(), results);
+  };
+}
 
 BatchManager::~BatchManager() {
   std::map<uintptr_t, std::shared_ptr<BatchContext>> batches;
@@ -53,7 +64,7 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
   if (driver_.UseCount() == 0) return Status::Op(hipFileDriverNotInitialized);
   if (nr > context->capacity()) return Status::Op(hipFileBatchFull);
 
-  std::vector<BatchContext::Entry> entries;
+  std::vector<BatchTransfer> entries;
   entries.reserve(nr);
   for (unsigned i = 0; i < nr; ++i) {
     Result<BatchTransfer> transfer = ValidateBatchEntry(driver_, params[i]);
@@ -62,16 +73,16 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
              transfer.status().ToString().c_str());
       return transfer.status();
     }
-    BatchContext::Entry& entry = entries.emplace_back();
-    entry.cookie = transfer->cookie;
-    entry.work = [driver = &driver_, t = std::move(*transfer)] {
-      return driver->Execute(t.io, t.size, t.file_offset, t.buffer_offset);
-    };
+    entries.push_back(std::move(*transfer));
   }
   HF_ASSIGN_OR_RETURN(const uint64_t first, context->Accept(std::move(entries)));
   WorkerPool& pool = Pool();
+  BatchContext::GroupLimits limits;
+  limits.max_entries = kMaxGroupEntries;
+  limits.max_bytes = engine::SyncEngine::kMaxGroupedBytes;
+  limits.spread = pool.size();
   for (uint64_t id = first; id < first + nr; ++id) {
-    pool.Post([context, id] { context->Run(id); });
+    pool.Post([this, context, id, limits] { context->Run(id, limits, runner_); });
   }
   return Status::Ok();
 }

@@ -13,15 +13,6 @@
 
 namespace hipfile::core {
 
-// One submitted entry after validation, holding the references its transfer needs.
-struct BatchTransfer {
-  void* cookie = nullptr;
-  PreparedIo io;
-  size_t size = 0;
-  off_t file_offset = 0;
-  off_t buffer_offset = 0;
-};
-
 // Checks one hipFileIOParams_t, in this order:
 //   mode != hipFileBatch, opcode neither read nor write          -> hipFileInvalidValue
 //   the driver closed                                            -> hipFileDriverNotInitialized

@@ -1,5 +1,5 @@
-// BatchContext on its own: capacity, events, waiting, cancel and close, with plain functions as
-// the entries' work.
+// BatchContext on its own: capacity, events, waiting, cancel and close, grouping, with plain
+// functions standing in for the entries' transfers (looked up by cookie by the test's Runner).
 #include "core/batch/batch_context.h"
 
 #include <errno.h>
@@ -8,7 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -20,10 +22,70 @@ using Clock = std::chrono::steady_clock;
 
 void* Cookie(uintptr_t n) { return reinterpret_cast<void*>(n); }
 
-std::vector<BatchContext::Entry> Entries(size_t count, size_t bytes = 1) {
-  std::vector<BatchContext::Entry> entries(count);
+// What the test's Runner does for an entry, by cookie.
+using Work = std::function<Result<size_t>()>;
+struct Entry {
+  void* cookie = nullptr;
+  Work work;
+  size_t size = 1;
+};
+
+// Accepts entries into a batch and runs them, recording which transfers each Run got.
+class Harness {
+ public:
+  explicit Harness(BatchContext& batch) : batch_(batch) {}
+
+  Result<uint64_t> Accept(std::vector<Entry> entries) {
+    std::vector<BatchTransfer> transfers(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      transfers[i].cookie = entries[i].cookie;
+      transfers[i].size = entries[i].size;
+      std::lock_guard<std::mutex> lock(mu_);
+      works_[entries[i].cookie] = std::move(entries[i].work);
+    }
+    return batch_.Accept(std::move(transfers));
+  }
+  Result<uint64_t> Accept(std::vector<BatchTransfer> transfers) {
+    return batch_.Accept(std::move(transfers));
+  }
+
+  // Runs entry id alone.
+  void Run(uint64_t id) { Run(id, BatchContext::GroupLimits{}); }
+  void Run(uint64_t id, const BatchContext::GroupLimits& limits) {
+    batch_.Run(id, limits,
+               [this](const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results) {
+                 std::vector<void*> group;
+                 for (size_t i = 0; i < transfers.size(); ++i) {
+                   group.push_back(transfers[i]->cookie);
+                   Work work;
+                   {
+                     std::lock_guard<std::mutex> lock(mu_);
+                     work = works_[transfers[i]->cookie];
+                   }
+                   results[i] = work ? work() : Result<size_t>(transfers[i]->size);
+                 }
+                 std::lock_guard<std::mutex> lock(mu_);
+                 groups_.push_back(group);
+               });
+  }
+  // The cookies of each Run's transfers, in the order Runs happened.
+  std::vector<std::vector<void*>> groups() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return groups_;
+  }
+
+ private:
+  BatchContext& batch_;
+  std::mutex mu_;
+  std::map<void*, Work> works_;
+  std::vector<std::vector<void*>> groups_;
+};
+
+std::vector<Entry> Entries(size_t count, size_t bytes = 1) {
+  std::vector<Entry> entries(count);
   for (size_t i = 0; i < count; ++i) {
     entries[i].cookie = Cookie(i + 1);
+    entries[i].size = bytes;
     entries[i].work = [bytes] { return Result<size_t>(bytes); };
   }
   return entries;
@@ -33,27 +95,29 @@ BatchDeadline Poll() { return BatchDeadline(Clock::now()); }
 
 TEST(BatchContextTest, AcceptsAllOrNothingWithinCapacity) {
   BatchContext batch(4);
-  Result<uint64_t> first = batch.Accept(Entries(3));
+  Harness h(batch);
+  Result<uint64_t> first = h.Accept(Entries(3));
   ASSERT_TRUE(first.ok());
-  EXPECT_TRUE(batch.Accept(Entries(2)).status().IsOp(hipFileBatchFull));
+  EXPECT_TRUE(h.Accept(Entries(2)).status().IsOp(hipFileBatchFull));
   EXPECT_EQ(batch.Outstanding(), 3u);
-  Result<uint64_t> next = batch.Accept(Entries(1));
+  Result<uint64_t> next = h.Accept(Entries(1));
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(*next, *first + 3);  // ids are consecutive
-  EXPECT_TRUE(batch.Accept(Entries(1)).status().IsOp(hipFileBatchFull));
+  EXPECT_TRUE(h.Accept(Entries(1)).status().IsOp(hipFileBatchFull));
 }
 
 TEST(BatchContextTest, EventsCarryCookieStatusAndRet) {
   BatchContext batch(8);
-  std::vector<BatchContext::Entry> entries(4);
+  Harness h(batch);
+  std::vector<Entry> entries(4);
   entries[0].work = [] { return Result<size_t>(4096); };
   entries[1].work = [] { return Result<size_t>(Status::Errno(EIO)); };
   entries[2].work = [] { return Result<size_t>(Status::Op(hipFileInvalidValue)); };
   entries[3].work = [] { return Result<size_t>(Status::Gpu(hipErrorOutOfMemory)); };
   for (size_t i = 0; i < entries.size(); ++i) entries[i].cookie = Cookie(10 + i);
-  const Result<uint64_t> first = batch.Accept(std::move(entries));
+  const Result<uint64_t> first = h.Accept(std::move(entries));
   ASSERT_TRUE(first.ok());
-  for (uint64_t id = *first; id < *first + 4; ++id) batch.Run(id);
+  for (uint64_t id = *first; id < *first + 4; ++id) h.Run(id);
 
   hipFileIOEvents_t events[4] = {};
   ASSERT_EQ(batch.Reap(4, 4, Poll(), events), 4u);
@@ -72,10 +136,11 @@ TEST(BatchContextTest, EventsCarryCookieStatusAndRet) {
 
 TEST(BatchContextTest, ReapReturnsOldestFirstOnceAndAtMostMaxEvents) {
   BatchContext batch(8);
-  const Result<uint64_t> first = batch.Accept(Entries(5));
+  Harness h(batch);
+  const Result<uint64_t> first = h.Accept(Entries(5));
   ASSERT_TRUE(first.ok());
   // Completion order, not submission order.
-  for (uint64_t id : {*first + 4, *first + 1, *first + 3, *first, *first + 2}) batch.Run(id);
+  for (uint64_t id : {*first + 4, *first + 1, *first + 3, *first, *first + 2}) h.Run(id);
   hipFileIOEvents_t events[5] = {};
   ASSERT_EQ(batch.Reap(0, 2, Poll(), events), 2u);
   EXPECT_EQ(events[0].cookie, Cookie(5));
@@ -86,12 +151,13 @@ TEST(BatchContextTest, ReapReturnsOldestFirstOnceAndAtMostMaxEvents) {
   EXPECT_EQ(events[2].cookie, Cookie(3));
   EXPECT_EQ(batch.Reap(0, 5, Poll(), events), 0u);
   // Reaped events free capacity.
-  EXPECT_TRUE(batch.Accept(Entries(8)).ok());
+  EXPECT_TRUE(h.Accept(Entries(8)).ok());
 }
 
 TEST(BatchContextTest, PollAndTimeoutReturnWithFewerEvents) {
   BatchContext batch(4);
-  ASSERT_TRUE(batch.Accept(Entries(2)).ok());  // never run
+  Harness h(batch);
+  ASSERT_TRUE(h.Accept(Entries(2)).ok());  // never run
   hipFileIOEvents_t events[2] = {};
   auto start = Clock::now();
   EXPECT_EQ(batch.Reap(1, 2, Poll(), events), 0u);
@@ -106,10 +172,11 @@ TEST(BatchContextTest, PollAndTimeoutReturnWithFewerEvents) {
 
 TEST(BatchContextTest, MinNrIsCappedAtOutstanding) {
   BatchContext batch(8);
-  const Result<uint64_t> first = batch.Accept(Entries(2));
+  Harness h(batch);
+  const Result<uint64_t> first = h.Accept(Entries(2));
   ASSERT_TRUE(first.ok());
-  batch.Run(*first);
-  batch.Run(*first + 1);
+  h.Run(*first);
+  h.Run(*first + 1);
   hipFileIOEvents_t events[8] = {};
   EXPECT_EQ(batch.Reap(8, 8, BatchDeadline(), events), 2u);  // would wait forever uncapped
   EXPECT_EQ(batch.Reap(8, 8, BatchDeadline(), events), 0u);  // nothing outstanding
@@ -117,11 +184,12 @@ TEST(BatchContextTest, MinNrIsCappedAtOutstanding) {
 
 TEST(BatchContextTest, WaitEndsWhenAnotherThreadCompletesAnEntry) {
   BatchContext batch(4);
-  const Result<uint64_t> first = batch.Accept(Entries(1));
+  Harness h(batch);
+  const Result<uint64_t> first = h.Accept(Entries(1));
   ASSERT_TRUE(first.ok());
   std::thread worker([&] {
     std::this_thread::sleep_for(milliseconds(20));
-    batch.Run(*first);
+    h.Run(*first);
   });
   hipFileIOEvents_t event = {};
   EXPECT_EQ(batch.Reap(1, 1, BatchDeadline(), &event), 1u);
@@ -131,18 +199,19 @@ TEST(BatchContextTest, WaitEndsWhenAnotherThreadCompletesAnEntry) {
 
 TEST(BatchContextTest, CancelCancelsPendingAndWaitsForRunning) {
   BatchContext batch(4);
+  Harness h(batch);
   std::promise<void> started;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  std::vector<BatchContext::Entry> entries = Entries(3, 7);
+  std::vector<Entry> entries = Entries(3, 7);
   entries[0].work = [&started, released] {
     started.set_value();
     released.wait();
     return Result<size_t>(100);
   };
-  const Result<uint64_t> first = batch.Accept(std::move(entries));
+  const Result<uint64_t> first = h.Accept(std::move(entries));
   ASSERT_TRUE(first.ok());
-  std::thread worker([&] { batch.Run(*first); });
+  std::thread worker([&] { h.Run(*first); });
   started.get_future().wait();
 
   std::atomic<bool> cancel_returned{false};
@@ -167,49 +236,131 @@ TEST(BatchContextTest, CancelCancelsPendingAndWaitsForRunning) {
   EXPECT_EQ(events[0].status, hipFileComplete);
   EXPECT_EQ(events[0].ret, 100u);
   // Runs of canceled entries do nothing.
-  batch.Run(*first + 1);
+  h.Run(*first + 1);
   EXPECT_EQ(batch.Reap(0, 3, Poll(), events), 0u);
   // The batch stays usable.
-  EXPECT_TRUE(batch.Accept(Entries(4)).ok());
+  EXPECT_TRUE(h.Accept(Entries(4)).ok());
 }
 
 TEST(BatchContextTest, CloseRefusesNewEntriesAndCancelsPending) {
   BatchContext batch(4);
-  ASSERT_TRUE(batch.Accept(Entries(2)).ok());
+  Harness h(batch);
+  ASSERT_TRUE(h.Accept(Entries(2)).ok());
   batch.Close();
-  EXPECT_TRUE(batch.Accept(Entries(1)).status().IsOp(hipFileInvalidValue));
+  EXPECT_TRUE(h.Accept(Entries(1)).status().IsOp(hipFileInvalidValue));
   hipFileIOEvents_t events[2] = {};
   EXPECT_EQ(batch.Reap(2, 2, Poll(), events), 2u);
   EXPECT_EQ(events[1].status, hipFileCanceled);
 }
 
-TEST(BatchContextTest, WorkIsReleasedBeforeItsEventIsVisible) {
+// A transfer holding a registered buffer's reference, as a submitted entry does.
+std::vector<BatchTransfer> HoldingTransfer(const std::shared_ptr<Buffer>& buffer) {
+  std::vector<BatchTransfer> transfers(1);
+  transfers[0].cookie = Cookie(1);
+  transfers[0].size = 1;
+  transfers[0].io.registered = buffer;
+  return transfers;
+}
+
+TEST(BatchContextTest, TransferIsReleasedBeforeItsEventIsVisible) {
   BatchContext batch(2);
-  auto held = std::make_shared<int>(1);
-  std::weak_ptr<int> watch = held;
-  std::vector<BatchContext::Entry> entries(1);
-  entries[0].work = [held] { return Result<size_t>(1); };
+  Harness h(batch);
+  auto held = std::make_shared<Buffer>();
+  std::weak_ptr<Buffer> watch = held;
+  const Result<uint64_t> first = h.Accept(HoldingTransfer(held));
   held.reset();
-  const Result<uint64_t> first = batch.Accept(std::move(entries));
   ASSERT_TRUE(first.ok());
   EXPECT_FALSE(watch.expired());
-  std::thread worker([&] { batch.Run(*first); });
+  std::thread worker([&] { h.Run(*first); });
   hipFileIOEvents_t event = {};
   ASSERT_EQ(batch.Reap(1, 1, BatchDeadline(), &event), 1u);
   EXPECT_TRUE(watch.expired());  // before the worker is joined
   worker.join();
 }
 
-TEST(BatchContextTest, CancelReleasesTheWorkOfCanceledEntries) {
+TEST(BatchContextTest, CancelReleasesTheTransfersOfCanceledEntries) {
   BatchContext batch(2);
-  auto held = std::make_shared<int>(1);
-  std::weak_ptr<int> watch = held;
-  std::vector<BatchContext::Entry> entries(1);
-  entries[0].work = [held] { return Result<size_t>(1); };
+  Harness h(batch);
+  auto held = std::make_shared<Buffer>();
+  std::weak_ptr<Buffer> watch = held;
+  ASSERT_TRUE(h.Accept(HoldingTransfer(held)).ok());
   held.reset();
-  ASSERT_TRUE(batch.Accept(std::move(entries)).ok());
   batch.Cancel();
   EXPECT_TRUE(watch.expired());
+}
+
+TEST(BatchContextTest, RunClaimsSmallPendingEntriesAfterItsOwn) {
+  BatchContext batch(16);
+  Harness h(batch);
+  std::vector<Entry> entries = Entries(8, 4096);
+  entries[3].size = 1 << 20;  // too large to share a group
+  entries[3].work = nullptr;  // moves its size
+  const Result<uint64_t> first = h.Accept(std::move(entries));
+  ASSERT_TRUE(first.ok());
+  BatchContext::GroupLimits limits;
+  limits.max_entries = 4;
+  limits.max_bytes = 64 << 10;
+  limits.spread = 1;
+  h.Run(*first + 1, limits);  // entries 2, 3, 5, 6: the large 4th is skipped, the 1st is before
+  h.Run(*first + 2, limits);  // claimed already: nothing
+  h.Run(*first + 3, limits);  // the large one, alone
+  h.Run(*first, limits);      // 1, 7, 8
+  const std::vector<std::vector<void*>> groups = h.groups();
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0], (std::vector<void*>{Cookie(2), Cookie(3), Cookie(5), Cookie(6)}));
+  EXPECT_EQ(groups[1], (std::vector<void*>{Cookie(4)}));
+  EXPECT_EQ(groups[2], (std::vector<void*>{Cookie(1), Cookie(7), Cookie(8)}));
+  hipFileIOEvents_t events[8] = {};
+  ASSERT_EQ(batch.Reap(8, 8, Poll(), events), 8u);
+  for (const hipFileIOEvents_t& e : events) {
+    EXPECT_EQ(e.status, hipFileComplete);
+    EXPECT_EQ(e.ret, e.cookie == Cookie(4) ? 1u << 20 : 4096u);
+  }
+}
+
+TEST(BatchContextTest, GroupTakesOnlyItsShareOfWhatIsPending) {
+  BatchContext batch(16);
+  Harness h(batch);
+  const Result<uint64_t> first = h.Accept(Entries(12, 4096));
+  ASSERT_TRUE(first.ok());
+  BatchContext::GroupLimits limits;
+  limits.max_entries = 16;
+  limits.max_bytes = 4096;
+  limits.spread = 4;  // 12 pending over 4 workers: 3 each
+  h.Run(*first, limits);
+  h.Run(*first + 3, limits);  // 9 pending: 3
+  h.Run(*first + 6, limits);  // 6 pending: 2
+  const std::vector<std::vector<void*>> groups = h.groups();
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].size(), 3u);
+  EXPECT_EQ(groups[1].front(), Cookie(4));
+  EXPECT_EQ(groups[1].size(), 3u);
+  EXPECT_EQ(groups[2].size(), 2u);
+  EXPECT_EQ(batch.Outstanding(), 12u);  // 8 events waiting, 4 pending
+}
+
+TEST(BatchContextTest, EachEntryOfAGroupGetsItsOwnResult) {
+  BatchContext batch(4);
+  Harness h(batch);
+  std::vector<Entry> entries = Entries(3, 512);
+  entries[1].work = [] { return Result<size_t>(Status::Errno(EIO)); };
+  entries[2].work = [] { return Result<size_t>(100); };  // short: end of file
+  const Result<uint64_t> first = h.Accept(std::move(entries));
+  ASSERT_TRUE(first.ok());
+  BatchContext::GroupLimits limits;
+  limits.max_entries = 8;
+  limits.max_bytes = 512;
+  h.Run(*first, limits);
+  ASSERT_EQ(h.groups().size(), 1u);
+  hipFileIOEvents_t events[3] = {};
+  ASSERT_EQ(batch.Reap(3, 3, Poll(), events), 3u);
+  EXPECT_EQ(events[0].cookie, Cookie(1));
+  EXPECT_EQ(events[0].ret, 512u);
+  EXPECT_EQ(events[1].cookie, Cookie(2));
+  EXPECT_EQ(events[1].status, hipFileFailed);
+  EXPECT_EQ(static_cast<ssize_t>(events[1].ret), -EIO);
+  EXPECT_EQ(events[2].status, hipFileComplete);
+  EXPECT_EQ(events[2].ret, 100u);
 }
 
 TEST(BatchContextTest, EventRetEncodesErrorsNegatively) {

@@ -400,17 +400,22 @@ TEST_F(BatchTest, EntriesRunConcurrentlyOnTheWorkers) {
 }
 
 TEST_F(BatchTest, CancelWhileBusyCancelsQueuedEntriesAndWaitsForRunningOnes) {
-  const Result<hipFileBatchHandle_t> batch = manager().SetUp(8);
+  // Each worker claims a group of small entries, its share of those pending (at most
+  // kMaxGroupEntries): of 40 over 2 workers, 16 then 12; the other 12 stay queued.
+  static_assert(kWorkers == 2 && BatchManager::kMaxGroupEntries == 16);
+  constexpr int kEntries = 40;
+  constexpr size_t kBytes = size_t{kEntries} * 4096;
+  const Result<hipFileBatchHandle_t> batch = manager().SetUp(kEntries);
   ASSERT_TRUE(batch.ok());
-  hipFileHandle_t fh = OpenFile("f", 1 << 16, O_RDWR);
-  void* buf = DeviceAlloc(1 << 16);
-  ASSERT_TRUE(driver().RegisterBuffer(buf, 1 << 16, 0).ok());
+  hipFileHandle_t fh = OpenFile("f", kBytes, O_RDWR);
+  void* buf = DeviceAlloc(kBytes);
+  ASSERT_TRUE(driver().RegisterBuffer(buf, kBytes, 0).ok());
   std::vector<hipFileIOParams_t> entries;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < kEntries; ++i) {
     entries.push_back(Entry(hipFileBatchRead, fh, buf, 4096, i * 4096, i * 4096, Cookie(i + 1)));
   }
   sys_.CloseGate();
-  ASSERT_TRUE(manager().Submit(*batch, 6, entries.data()).ok());
+  ASSERT_TRUE(manager().Submit(*batch, kEntries, entries.data()).ok());
   ASSERT_TRUE(sys_.WaitHeld(kWorkers));
 
   std::atomic<bool> returned{false};
@@ -419,12 +424,12 @@ TEST_F(BatchTest, CancelWhileBusyCancelsQueuedEntriesAndWaitsForRunningOnes) {
     returned = true;
   });
   std::this_thread::sleep_for(milliseconds(50));
-  EXPECT_FALSE(returned);  // the two running entries hold it
+  EXPECT_FALSE(returned);  // the two running groups hold it
   sys_.OpenGate();
   canceller.join();
 
-  const std::vector<hipFileIOEvents_t> events = Drain(*batch, 6);
-  ASSERT_EQ(events.size(), 6u);
+  const std::vector<hipFileIOEvents_t> events = Drain(*batch, kEntries);
+  ASSERT_EQ(events.size(), static_cast<size_t>(kEntries));
   int complete = 0, canceled = 0;
   for (const hipFileIOEvents_t& e : events) {
     if (e.status == hipFileComplete) {
@@ -436,8 +441,8 @@ TEST_F(BatchTest, CancelWhileBusyCancelsQueuedEntriesAndWaitsForRunningOnes) {
       ++canceled;
     }
   }
-  EXPECT_EQ(complete, static_cast<int>(kWorkers));
-  EXPECT_EQ(canceled, 6 - static_cast<int>(kWorkers));
+  EXPECT_EQ(complete, 28);
+  EXPECT_EQ(canceled, 12);
   // Nothing holds the buffer any more, and the batch takes new work.
   EXPECT_TRUE(driver().DeregisterBuffer(buf).ok());
   hipFileIOParams_t again = Entry(hipFileBatchRead, fh, buf, 4096, 0, 0);
