@@ -6,7 +6,10 @@
 #   bench/run_batch_h200.sh [BUILD_DIR] [FILE] [OUT_DIR]
 #
 # Environment: SIZE (data set, default 4G), REPS (3), LIMIT (seconds per run, 5), THREADS (16),
-# DEV (GPU, 0). FILE is created if missing and read once to warm the page cache. OUT_DIR gets
+# DEV (GPU, 0), CACHE (warm, or cold: the page cache is dropped before every run, which needs
+# root, and the batch is compared with raw O_DIRECT preads into host memory, -x 1, from as many
+# threads as the batch path has workers (2 x cores) and from 128; pages read during a run stay
+# cached, so a 5 s run over 4 GiB ends slightly warm). FILE is created if missing and read once to warm the page cache. OUT_DIR gets
 # results.jsonl (one line per run, with the case, the rep and the CPU time) and table.md.
 # "cores busy" is (user + sys CPU time of the run, all threads) / wall time, from bash's `time`
 # keyword (no extra packages). With the defaults the whole script takes about 1.5 minutes.
@@ -19,6 +22,8 @@ SIZE=${SIZE:-4G}
 REPS=${REPS:-3}
 LIMIT=${LIMIT:-5}
 THREADS=${THREADS:-16}
+CACHE=${CACHE:-warm}
+WORKERS=$((2 * $(nproc)))
 DEV=${DEV:-0}
 
 BENCH=""
@@ -34,8 +39,14 @@ mkdir -p "$OUT"
 JSONL=$OUT/results.jsonl
 : > "$JSONL"
 
-echo "== preparing $FILE ($SIZE), warming the page cache" >&2
+echo "== preparing $FILE ($SIZE), reading it once" >&2
 "$BENCH" -f "$FILE" -s "$SIZE" -i 64M -x 10 -w 4 > /dev/null
+drop() {
+  if [[ $CACHE == cold ]]; then
+    sync
+    echo 3 > /proc/sys/vm/drop_caches || { echo "run_batch_h200.sh: cannot drop the page cache" >&2; exit 1; }
+  fi
+}
 
 # field JSON NAME: the number after "NAME": in one JSON line (empty when absent).
 field() { grep -o "\"$2\": [-0-9.e+]*" <<< "$1" | head -1 | awk '{print $2}'; }
@@ -46,6 +57,7 @@ run() {
   shift
   for ((r = 1; r <= REPS; r++)); do
     local line times_out real user sys
+    drop
     TIMEFORMAT='%R %U %S'
     if times_out=$( { time "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w "$THREADS" -i 4K -I 2 \
                           -T "$LIMIT" --json "$@" > "$OUT/run.json" 2> "$OUT/stderr.txt" ; } 2>&1 ); then
@@ -62,10 +74,18 @@ run() {
   done
 }
 
+CASES=(batch-Q128 pread-copy sync async-Q8)
 run batch-Q128    -x 6 -Q 128
 run pread-copy    -x 2
-run sync          -x 0
-run async-Q8      -x 5 -Q 8
+if [[ $CACHE == cold ]]; then
+  # Later -w options override THREADS: raw O_DIRECT at the batch path's queue depth, and deeper.
+  run "odirect-host-w$WORKERS" -x 1 -w "$WORKERS"
+  run odirect-host-w128 -x 1 -w 128
+  CASES=(batch-Q128 pread-copy "odirect-host-w$WORKERS" odirect-host-w128)
+else
+  run sync          -x 0
+  run async-Q8      -x 5 -Q 8
+fi
 
 # median CASE FIELD: the median of FIELD over the case's successful runs.
 median() {
@@ -74,15 +94,20 @@ median() {
 }
 
 {
-  echo "4 KiB random reads, $THREADS threads, $SIZE warm file, ${LIMIT}s per run, median of $REPS"
+  echo "4 KiB random reads, $THREADS threads, $SIZE $CACHE file, ${LIMIT}s per run, median of $REPS"
   echo
   echo "| case | IOPS | p50 us | p99 us | cores busy |"
   echo "|---|---:|---:|---:|---:|"
-  for c in batch-Q128 pread-copy sync async-Q8; do
+  for c in "${CASES[@]}"; do
     echo "| $c | $(median "$c" iops) | $(median "$c" p50_latency_us) | $(median "$c" p99_latency_us) | $(median "$c" cores_busy) |"
   done
   echo
   b=$(median batch-Q128 iops)
   p=$(median pread-copy iops)
-  echo "IOPS ratio -x 6 / -x 2: $(awk -v b="$b" -v p="$p" 'BEGIN { if (b == "-" || p == "-" || p == 0) print "n/a"; else printf "%.2f", b / p }')"
+  ratio() { awk -v b="$1" -v p="$2" 'BEGIN { if (b == "-" || p == "-" || p == 0) print "n/a"; else printf "%.2f", b / p }'; }
+  echo "IOPS ratio -x 6 / -x 2: $(ratio "$b" "$p")"
+  if [[ $CACHE == cold ]]; then
+    echo "IOPS ratio -x 6 / O_DIRECT at $WORKERS threads: $(ratio "$b" "$(median "odirect-host-w$WORKERS" iops)")"
+    echo "IOPS ratio -x 6 / O_DIRECT at 128 threads: $(ratio "$b" "$(median odirect-host-w128 iops)")"
+  fi
 } | tee "$OUT/table.md"

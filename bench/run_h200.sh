@@ -144,15 +144,18 @@ run_write() {
   for ((r = 1; r <= REPS; r++)); do
     rm -f "$WFILE"
     local line
-    line=$("$BENCH" -f "$WFILE" -d "$DEV" -s "$SIZE" --json --fsync -I 1 "$@" 2>"$OUT/stderr.txt") ||
+    # shellcheck disable=SC2086  # CASE_ENV is a list of words
+    line=$(env ${CASE_ENV:-} "$BENCH" -f "$WFILE" -d "$DEV" -s "$SIZE" --json --fsync -I 1 "$@" 2>"$OUT/stderr.txt") ||
       line=$(json_error "" < "$OUT/stderr.txt")
     emit "$name" write+fsync "$r" "$line"
   done
   rm -f "$WFILE"
 }
 run_write ours-write-16M-8threads  -x 0 -w 8 -i 16M
+CASE_ENV="HIPFILE_DIRECT_WRITES=1" run_write ours-write-16M-8threads-direct -x 0 -w 8 -i 16M
 run_write pread-copy-write-8threads -x 2 -w 8 -i 16M
 run_write pwrite-host-8threads     -x 10 -w 8 -i 16M
+run_write odirect-write-host-8threads -x 1 -w 8 -i 16M
 
 # run_tool CASE CACHE COMMAND...: COMP_REPS runs of a competitor program that prints its own JSON
 # line ("ok": false and "error" when it cannot run), tagged like run()'s. CACHE is warm, cold
@@ -284,12 +287,15 @@ out += ["", "| target | ratio |", "| --- | --- |",
         f"| warm read, ours / mmap+copy 16 threads | {ratio('ours-16M-8threads/warm', 'mmap-copy-16threads/warm')} |",
         f"| cold read, ours / best O_DIRECT (>= 0.95) | {ratio('ours-16M-8threads/cold', 'odirect-host-16x64M/cold')} / {ratio('ours-16M-8threads/cold', 'odirect-host-8threads/cold')} |",
         f"| write+fsync, ours / pwrite host (>= 0.9) | {ratio('ours-write-16M-8threads/write+fsync', 'pwrite-host-8threads/write+fsync')} |",
+        f"| write+fsync, ours with O_DIRECT writes / pwrite host | {ratio('ours-write-16M-8threads-direct/write+fsync', 'pwrite-host-8threads/write+fsync')} |",
+        f"| write+fsync, ours with O_DIRECT writes / O_DIRECT pwrite host | {ratio('ours-write-16M-8threads-direct/write+fsync', 'odirect-write-host-8threads/write+fsync')} |",
         f"| warm read, ours / NVIDIA cuFile | {ratio('ours-16M-8threads/warm', 'cufile-16M-8threads/warm', 'cufile-16M-8threads-compat/warm')} |",
         f"| warm read, ours / RAPIDS KvikIO | {ratio('ours-16M-8threads/warm', 'kvikio-16M-8threads/warm')} |",
         f"| cold read, ours / cuFile (O_DIRECT) | {ratio('ours-16M-8threads/cold', 'cufile-odirect-16M-8threads/cold')} |",
         f"| cold read, ours / KvikIO (one pass) | {ratio('ours-16M-8threads/cold', 'kvikio-16M-8threads-1pass/cold')} |",
         f"| write+fsync, ours / cuFile | {ratio('ours-write-16M-8threads/write+fsync', 'cufile-write-16M-8threads/write+fsync')} |",
-        f"| write+fsync, ours / KvikIO | {ratio('ours-write-16M-8threads/write+fsync', 'kvikio-write-16M-8threads/write+fsync')} |"]
+        f"| write+fsync, ours / KvikIO | {ratio('ours-write-16M-8threads/write+fsync', 'kvikio-write-16M-8threads/write+fsync')} |",
+        f"| write+fsync, ours with O_DIRECT writes / KvikIO | {ratio('ours-write-16M-8threads-direct/write+fsync', 'kvikio-write-16M-8threads/write+fsync')} |"]
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 json.dump(medians, open(sys.argv[3], "w"), indent=1)
 print("\n".join(out))

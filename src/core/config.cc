@@ -111,6 +111,7 @@ Config ParseConfig(platform::Sys& sys) {
               std::to_string(config.copy_spin_us));
     }
   }
+  ReadBool(sys, kEnvDirectWrites, &config.direct_writes, &config);
   if (config.force_compat_mode && !config.allow_compat_mode) {
     // Printed whatever the log level (as AMD's library does): the variables contradict each other.
     Log(LogLevel::kWarn,

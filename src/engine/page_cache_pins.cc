@@ -169,6 +169,20 @@ void PageCachePins::Forget(dev_t dev, ino_t ino) {
   files_.erase(it);
 }
 
+bool PageCachePins::HasPinned(dev_t dev, ino_t ino) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = files_.find(Key{dev, ino});
+  if (it != files_.end()) {
+    for (const MappedFile::Slot& slot : it->second->slots_) {
+      if (slot.window != nullptr || slot.state == MappedFile::Slot::State::kPinning) return true;
+    }
+  }
+  return std::any_of(retired_.begin(), retired_.end(), [&](const auto& window) {
+    const FileIdentity& id = window->file().identity();
+    return id.dev == dev && id.ino == ino;
+  });
+}
+
 size_t PageCachePins::UnpinRetired() {
   std::vector<std::shared_ptr<PinnedWindow>> idle;
   {

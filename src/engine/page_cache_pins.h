@@ -100,6 +100,7 @@ class PinnedWindow {
   uint64_t offset() const { return offset_; }
   size_t length() const { return length_; }
   char* base() const { return base_; }
+  const MappedFile& file() const { return *file_; }
 
  private:
   std::shared_ptr<MappedFile> file_;
@@ -141,6 +142,10 @@ class PageCachePins {
 
   // Forgets the mapping of the file (dev, ino) and retires its windows. Makes no GPU call.
   void Forget(dev_t dev, ino_t ino);
+  // Whether any page of the file (dev, ino) is pinned, in a live or a retired window. An
+  // O_DIRECT write must not cover such pages: the kernel cannot drop a pinned page from the page
+  // cache, which would then keep the bytes from before the write.
+  bool HasPinned(dev_t dev, ino_t ino) const;
 
   // Unpins the retired windows no request is using; returns how many. On CUDA this waits for
   // every stream: call it only where no stream-ordered operation can be in flight.

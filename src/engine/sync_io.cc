@@ -189,7 +189,8 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
   request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
   // Direct pieces never share a page with buffered ones: a buffered write dirtying a page that
   // an O_DIRECT write covers could later be written back over the direct bytes.
-  request.direct_allowed = options_.direct_writes && file.direct_fd >= 0;
+  request.direct_allowed =
+      options_.direct_writes && file.direct_fd >= 0 && !impl_->pins.HasPinned(file.dev, file.ino);
   request.residency_known = request.direct_allowed;  // written data is all "cold"
   request.dio_mem_align = file.dio_mem_align;
   request.dio_offset_align =
@@ -212,7 +213,6 @@ void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results
   for (size_t i = 0; i < n; ++i) {
     const IoRequest& io = ios[i];
     const bool groupable = io.size > 0 && io.size <= max_grouped && Staged(io.memory) &&
-                           !(io.write && options_.direct_writes) &&
                            (group.empty() || io.memory.device == group.front().memory.device);
     if (groupable) {
       group.push_back(io);

@@ -74,9 +74,12 @@ struct EngineOptions {
   PageCacheMode page_cache = PageCacheMode::kAuto;
   // O_DIRECT for the aligned body of cold reads, where the file has a direct descriptor.
   bool direct_reads = true;
-  // O_DIRECT for the aligned body of writes. Off by default: buffered writes keep the page cache
-  // warm for readers, and their durability is the caller's fsync, as with pwrite.
-  bool direct_writes = false;
+  // O_DIRECT for the aligned body of writes, where the file has a direct descriptor and no pinned
+  // page-cache window (an O_DIRECT write cannot drop a pinned page from the cache). The bytes go
+  // from staging to the disk without dirtying the page cache: on the H200 an 8 GiB write + fsync
+  // ran at 2.02 GiB/s and 0.16 cores this way, 1.17 GiB/s and 3.4 cores buffered. The cost: the
+  // written data is not left in the page cache for readers.
+  bool direct_writes = true;
   // Reads smaller than this skip the residency lookup (mmap + mincore) and are read buffered.
   size_t residency_min_bytes = 1u << 20;
   // Largest page-cache window pinned at once; resident spans shorter than the minimum are read
@@ -108,9 +111,9 @@ class SyncEngine {
   Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset);
 
   // Runs n transfers at once, writing results[i] for ios[i] as Read / Write would. Small staged
-  // ones (at most kMaxGroupedBytes; not O_DIRECT writes) of one device move as a group (engine/
-  // grouped_io.h): one staging buffer, one lane, one wait for all their copies. The others run
-  // one after another.
+  // ones (at most kMaxGroupedBytes) of one device move as a group (engine/grouped_io.h): one
+  // staging buffer, one lane, one wait for all their copies; their writes are buffered whatever
+  // direct_writes says. The others run one after another.
   void RunMany(const IoRequest* ios, size_t n, Result<size_t>* results);
   static constexpr size_t kMaxGroupedBytes = 256u << 10;
 

@@ -144,7 +144,10 @@ TEST_P(FaultPathsTest, WriteErrorMidwayGivesBytesThatReachedTheFile) {
     const Outcome out = Run(IoDirection::kWrite, fh, kSize, 0);
     g_faults += 3;
     ASSERT_TRUE(out.ok) << out.error.ToString();
-    EXPECT_EQ(out.bytes, 2000u);
+    // Buffered: two short writes of 1000, then the error. With an O_DIRECT descriptor (direct
+    // writes are the default where the file system takes them) the continuation at the
+    // unaligned offset 1000 is refused, the rest goes buffered, and that write fails: 1000.
+    EXPECT_TRUE(out.bytes == 2000u || out.bytes == 1000u) << out.bytes;
     const std::vector<unsigned char> file = testing::ReadFileOrDie(path_);
     ASSERT_EQ(file.size(), out.bytes) << "the file does not hold exactly the reported bytes";
     EXPECT_TRUE(std::equal(file.begin(), file.end(), data.begin()));

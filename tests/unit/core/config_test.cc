@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/params.h"
 #include "core_test_util.h"
 
 namespace hipfile::core {
@@ -97,6 +98,19 @@ TEST(ConfigTest, CopySpin) {
   sys.Set("HIPFILE_COPY_SPIN_US", "2000000");
   const Config config = ParseConfig(sys);
   EXPECT_EQ(config.copy_spin_us, 20u);
+  EXPECT_EQ(config.problems.size(), 1u);
+}
+
+TEST(ConfigTest, DirectWrites) {
+  EnvSys sys;
+  EXPECT_TRUE(ParseConfig(sys).direct_writes);
+  EXPECT_TRUE(ParamSet(ParseConfig(sys)).ToEngineOptions().direct_writes);
+  sys.Set("HIPFILE_DIRECT_WRITES", "0");
+  EXPECT_FALSE(ParseConfig(sys).direct_writes);
+  EXPECT_FALSE(ParamSet(ParseConfig(sys)).ToEngineOptions().direct_writes);
+  sys.Set("HIPFILE_DIRECT_WRITES", "sometimes");
+  const Config config = ParseConfig(sys);
+  EXPECT_TRUE(config.direct_writes);
   EXPECT_EQ(config.problems.size(), 1u);
 }
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,11 +24,14 @@ using testing::WriteFileOrDie;
 
 constexpr size_t kFileSize = 9 * kTestChunk + 4321;
 
-// Reports every page as not resident, so that the engine takes cold data paths.
+// Reports every page as not resident (unless `cold` is cleared), so that the engine takes cold
+// data paths.
 class ColdSys : public testing::FaultSys {
  public:
+  bool cold = true;
   Status Mincore(void* addr, size_t length, unsigned char* vec) override {
     HF_RETURN_IF_ERROR(FaultSys::Mincore(addr, length, vec));
+    if (!cold) return Status::Ok();
     const size_t page = static_cast<size_t>(PageSize());
     std::memset(vec, 0, (length + page - 1) / page);
     return Status::Ok();
@@ -42,6 +46,11 @@ class ColdSys : public testing::FaultSys {
       if (refuse) return Status::Errno(EINVAL);
     }
     return FaultSys::Pread(fd, buf, size, offset);
+  }
+  std::atomic<int> watched_writes{0};
+  Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) override {
+    if (fd == watched_fd) ++watched_writes;
+    return FaultSys::Pwrite(fd, buf, size, offset);
   }
 };
 
@@ -151,6 +160,45 @@ TEST_F(DirectIoTest, DirectWritesAreByteExact) {
     std::copy(data.begin(), data.end(), model.begin() + static_cast<ptrdiff_t>(offset));
     ASSERT_EQ(ReadFileOrDie(path_), model) << "write " << i;
   }
+}
+
+TEST_F(DirectIoTest, DirectWritesStayBufferedWhileTheFileHasPinnedPages) {
+  // The kernel cannot drop a pinned page from the page cache: an O_DIRECT write under one would
+  // leave the cache holding the bytes from before it, for every later buffered reader.
+  EngineOptions options = SmallOptions(8, 1);
+  options.direct_writes = true;
+  options.page_cache = PageCacheMode::kOn;
+  options.page_cache_pin_after_uses = 1;
+  csys_.cold = false;
+  SyncEngine engine(csys_, gpu_, options);
+  IoFile file = File();
+  struct stat st = {};
+  ASSERT_EQ(::fstat(buffered_fd_, &st), 0);
+  file.dev = st.st_dev;
+  file.ino = st.st_ino;
+  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  ASSERT_TRUE(engine.Read(file, mem.At(0), kFileSize, 0).ok());  // warm: pins windows
+  ASSERT_GT(engine.pinned_page_cache_bytes(), 0u);
+
+  std::vector<unsigned char> data = PatternBytes(2 * kTestChunk, 77);
+  mem.Upload(0, data);
+  ASSERT_TRUE(engine.Write(file, mem.At(0), data.size(), 0).ok());
+  EXPECT_EQ(csys_.watched_writes.load(), 0);
+  std::vector<unsigned char> model = content_;
+  std::copy(data.begin(), data.end(), model.begin());
+  EXPECT_EQ(ReadFileOrDie(path_), model);
+
+  // Retired but still pinned windows count too; once unpinned, writes go direct again.
+  engine.ForgetFile(file);
+  ASSERT_TRUE(engine.Write(file, mem.At(0), data.size(), 0).ok());
+  EXPECT_EQ(csys_.watched_writes.load(), 0);
+  EXPECT_GT(engine.UnpinRetired(), 0u);
+  data = PatternBytes(2 * kTestChunk, 78);
+  mem.Upload(0, data);
+  ASSERT_TRUE(engine.Write(file, mem.At(0), data.size(), 0).ok());
+  EXPECT_GT(csys_.watched_writes.load(), 0);
+  std::copy(data.begin(), data.end(), model.begin());
+  EXPECT_EQ(ReadFileOrDie(path_), model);
 }
 
 }  // namespace
