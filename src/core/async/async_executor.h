@@ -24,9 +24,10 @@
 // the least recently used idle one, preferring a channel whose stream is not registered. A
 // channel is idle when done == the last sequence number submitted on it: every operation on it
 // has released its stream, and the poller has nothing queued on it. The channel moves to the
-// new stream with its words as they are (done == reached == last_seq; reached is stored again,
-// because a host-function stream never writes it), and the new stream continues the slot's
-// sequence: its first operation is last_seq + 1. That is safe with no synchronization:
+// new stream with its words as they are (done == last_seq, and so is reached after stream memory
+// operations; reached is stored again, because a host-function stream never writes it), and the
+// new stream continues the slot's sequence: its first operation is last_seq + 1. That is safe
+// with no synchronization:
 //  - the old stream may not yet have executed its last `wait done >= last_seq`; done only grows
 //    from there, so the wait still passes (waits compare cyclically: see below);
 //  - every `write reached` the old stream enqueued has executed (the poller saw each value
@@ -38,9 +39,9 @@
 // Sequence numbers wrap: `reached` and the waits compare cyclically ((int32_t)(a - b) >= 0, as
 // CUDA's GEQ wait), which is exact while a slot's old waiter is less than 2^31 operations
 // behind. Lazy, not on deregistration: most streams are never registered, and a deregistered
-// stream may still have operations in flight. Below max_channels streams nothing changes: each
-// stream keeps its channel for the executor's life. More than max_channels streams with
-// operations in flight at once are still refused (hipFileInternalError, logged).
+// stream may still have operations in flight. Up to max_channels streams nothing changes: each
+// keeps its channel for the executor's life. A new stream is still refused (hipFileInternalError,
+// logged) while every channel has operations in flight.
 //
 // A finished operation is destroyed only after its stream was released, and on a reaper thread:
 // it may hold the last reference to an engine, whose destructor frees pinned memory - which waits
