@@ -85,7 +85,8 @@ class GpuRuntime {
   virtual hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) = 0;
 
   // Stream memory operations on host memory from HostMalloc: the stream stalls until
-  // *addr >= value (wrap-around not handled), or stores value to *addr when it gets there.
+  // *addr >= value, compared cyclically ((int32_t)(*addr - value) >= 0, as CUDA's GEQ wait), or
+  // stores value to *addr when it gets there.
   // SupportsStreamMemOps says whether the device can do them; without it, callers use host
   // functions instead.
   virtual bool SupportsStreamMemOps(int device) = 0;

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <deque>
+#include <list>
 
 #include "util/errors.h"
 #include "util/log.h"
@@ -40,10 +41,14 @@ struct AsyncExecutor::Channel {
     std::unique_ptr<AsyncOp> op;  // null: enqueued on the stream but abandoned; just release it
   };
   runtime::Stream stream = nullptr;
-  uint32_t* words = nullptr;  // pinned host memory: [kReached], [kDone]
-  bool host_fn = false;       // the device has no stream memory operations
-  uint32_t last_seq = 0;
+  uint32_t* words = nullptr;   // pinned host memory: [kReached], [kDone]; fixed for its life
+  bool host_fn = false;        // the device has no stream memory operations
+  uint32_t last_seq = 0;       // the slot's, continued across the streams that use it
   std::deque<Pending> queued;  // by seq; the stream has not reached them yet
+  std::list<Channel*>::iterator lru;
+
+  // Every operation submitted released its stream; a worker no longer touches the channel.
+  bool Idle() const { return LoadWord(&words[kDone]) == last_seq; }
 };
 
 // What a host-function wait hands over (fallback path only).
@@ -54,12 +59,13 @@ struct AsyncExecutor::Ready {
   AsyncOp* op;
 };
 
-AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers)
+AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers, size_t max_channels)
     : gpu_(gpu),
       workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers))),
-      reaper_(std::make_unique<WorkerPool>(1)) {
+      reaper_(std::make_unique<WorkerPool>(1)),
+      max_channels_(max_channels) {
   void* slab = nullptr;
-  const hipError_t e = gpu_.HostMalloc(&slab, kMaxChannels * kWordsPerChannel * sizeof(uint32_t),
+  const hipError_t e = gpu_.HostMalloc(&slab, max_channels_ * kWordsPerChannel * sizeof(uint32_t),
                                        hipHostMallocPortable | hipHostMallocMapped);
   if (e == hipSuccess) {
     slab_ = static_cast<uint32_t*>(slab);
@@ -109,19 +115,46 @@ unsigned AsyncExecutor::StreamFlags(runtime::Stream stream) {
 
 Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream) {
   auto it = channels_.find(stream);
-  if (it != channels_.end()) return it->second.get();
+  if (it != channels_.end()) {
+    Channel* channel = it->second.get();
+    lru_.splice(lru_.end(), lru_, channel->lru);
+    return channel;
+  }
   int device = 0;
   HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &device)));
-  if (slab_ == nullptr || slab_used_ == kMaxChannels) {
-    HF_LOG(kError, "stream-ordered I/O: no channel words left for another stream (%zu in use)",
-           slab_used_);
-    return Status::Op(hipFileInternalError);
+  if (slab_ == nullptr) return Status::Op(hipFileInternalError);  // logged at construction
+  Channel* channel = nullptr;
+  if (slab_used_ < max_channels_) {
+    auto fresh = std::make_unique<Channel>();
+    fresh->words = slab_ + kWordsPerChannel * slab_used_++;
+    StoreWord(&fresh->words[kReached], 0);
+    StoreWord(&fresh->words[kDone], 0);
+    channel = fresh.get();
+    channel->lru = lru_.insert(lru_.end(), channel);
+    channels_.emplace(stream, std::move(fresh));
+  } else {
+    channel = IdleChannel();
+    if (channel == nullptr) {
+      HF_LOG(kError,
+             "stream-ordered I/O: all %zu channels have operations in flight; refusing another "
+             "stream",
+             max_channels_);
+      return Status::Op(hipFileInternalError);
+    }
+    if (recycled_++ == 0) {
+      HF_LOG(kInfo, "stream-ordered I/O: more than %zu streams; recycling idle channels",
+             max_channels_);
+    }
+    auto node = channels_.extract(channel->stream);
+    node.key() = stream;
+    channels_.insert(std::move(node));
+    // done == reached == last_seq already where the old stream used stream memory operations;
+    // a host-function stream never wrote `reached`, and the poller must not take its stale value
+    // for the new stream's progress. No write of the old stream to it is pending (see header).
+    StoreWord(&channel->words[kReached], channel->last_seq);
+    lru_.splice(lru_.end(), lru_, channel->lru);
   }
-  auto channel = std::make_unique<Channel>();
   channel->stream = stream;
-  channel->words = slab_ + kWordsPerChannel * slab_used_++;
-  StoreWord(&channel->words[kReached], 0);
-  StoreWord(&channel->words[kDone], 0);
   const bool mem_ops = device >= 0 && static_cast<size_t>(device) < mem_ops_.size() &&
                        mem_ops_[static_cast<size_t>(device)] != 0;
   channel->host_fn = !mem_ops;
@@ -132,9 +165,18 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
            "functions, which the driver may serialize across streams",
            device);
   }
-  Channel* raw = channel.get();
-  channels_.emplace(stream, std::move(channel));
-  return raw;
+  return channel;
+}
+
+AsyncExecutor::Channel* AsyncExecutor::IdleChannel() {
+  Channel* registered_idle = nullptr;
+  for (Channel* channel : lru_) {
+    if (!channel->Idle()) continue;
+    if (registered_.count(channel->stream) == 0) return channel;
+    // A registered stream is likely to come back: take its channel only when no other is idle.
+    if (registered_idle == nullptr) registered_idle = channel;
+  }
+  return registered_idle;
 }
 
 Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op) {
@@ -201,6 +243,11 @@ void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<Asy
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (--outstanding_ == 0) idle_.notify_all();
+}
+
+size_t AsyncExecutor::ChannelsRecycled() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return recycled_;
 }
 
 size_t AsyncExecutor::Outstanding() {

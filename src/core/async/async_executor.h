@@ -16,8 +16,32 @@
 //
 // No call that CUDA treats as an implicit synchronization (pinning or freeing memory) is made
 // while operations may be in flight: such a call waits for streams that are waiting for the
-// executor. So the channel words come from one slab pinned at construction (kMaxChannels
-// streams per executor), and stream memory operation support is probed for every device then.
+// executor. So the channel words come from one slab pinned at construction (max_channels
+// channels, kMaxChannels by default), and stream memory operation support is probed for every
+// device then.
+//
+// Channels are recycled, lazily: a stream that needs a channel when the slab is used up takes
+// the least recently used idle one, preferring a channel whose stream is not registered. A
+// channel is idle when done == the last sequence number submitted on it: every operation on it
+// has released its stream, and the poller has nothing queued on it. The channel moves to the
+// new stream with its words as they are (done == last_seq, and so is reached after stream memory
+// operations; reached is stored again, because a host-function stream never writes it), and the
+// new stream continues the slot's sequence: its first operation is last_seq + 1. That is safe
+// with no synchronization:
+//  - the old stream may not yet have executed its last `wait done >= last_seq`; done only grows
+//    from there, so the wait still passes (waits compare cyclically: see below);
+//  - every `write reached` the old stream enqueued has executed (the poller saw each value
+//    before handing out its operation), so no late write of the old stream lands on the slot;
+//  - a worker touches a channel only until it stores done, and an operation still queued or
+//    running keeps done below last_seq, so a channel with work in flight is never taken;
+//  - the old stream, used again later (or a new stream that got its handle), is unknown to the
+//    executor and gets a channel like any other stream.
+// Sequence numbers wrap: `reached` and the waits compare cyclically ((int32_t)(a - b) >= 0, as
+// CUDA's GEQ wait), which is exact while a slot's old waiter is less than 2^31 operations
+// behind. Lazy, not on deregistration: most streams are never registered, and a deregistered
+// stream may still have operations in flight. Up to max_channels streams nothing changes: each
+// keeps its channel for the executor's life. A new stream is still refused (hipFileInternalError,
+// logged) while every channel has operations in flight.
 //
 // A finished operation is destroyed only after its stream was released, and on a reaper thread:
 // it may hold the last reference to an engine, whose destructor frees pinned memory - which waits
@@ -31,6 +55,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,11 +71,11 @@ namespace hipfile::core {
 
 class AsyncExecutor {
  public:
-  // Streams that can carry operations over the executor's life; one more is refused with
-  // hipFileInternalError (logged).
+  // Channels in the slab by default: streams that can have operations in flight at once.
   static constexpr size_t kMaxChannels = 4096;
 
-  AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers);
+  // `workers` 0: one per hardware thread, at least 4.
+  AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers, size_t max_channels = kMaxChannels);
   ~AsyncExecutor();  // waits for submitted operations, then stops its threads
   AsyncExecutor(const AsyncExecutor&) = delete;
   AsyncExecutor& operator=(const AsyncExecutor&) = delete;
@@ -76,12 +101,15 @@ class AsyncExecutor {
   // running it, while operations are outstanding. For calls that wait for every stream
   // (unpinning memory): no stream can then be waiting for this executor.
   bool RunIfIdle(const std::function<void()>& fn);
+  // Channels moved from one stream to another so far.
+  size_t ChannelsRecycled();
 
  private:
   struct Channel;
   struct Ready;
 
   Result<Channel*> ChannelFor(runtime::Stream stream);  // mutex_ held
+  Channel* IdleChannel();                               // mutex_ held; null when none is idle
   void PollLoop();
   void Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op);
   static void HostFnTrampoline(void* arg);
@@ -93,10 +121,13 @@ class AsyncExecutor {
   std::mutex mutex_;
   std::condition_variable wake_poller_;
   std::condition_variable idle_;
-  std::map<runtime::Stream, std::unique_ptr<Channel>> channels_;
+  std::map<runtime::Stream, std::unique_ptr<Channel>> channels_;  // by the stream using it
+  std::list<Channel*> lru_;  // every channel, least recently submitted to first
   std::map<runtime::Stream, unsigned> registered_;
-  uint32_t* slab_ = nullptr;   // kMaxChannels channels of kWordsPerChannel words, pinned
+  const size_t max_channels_;
+  uint32_t* slab_ = nullptr;   // max_channels_ channels of kWordsPerChannel words, pinned
   size_t slab_used_ = 0;       // channels handed out
+  size_t recycled_ = 0;        // channels moved to another stream
   std::vector<char> mem_ops_;  // per device: 1 when stream memory operations work
   size_t queued_ = 0;          // submitted, waiting for their stream to reach them
   size_t outstanding_ = 0;     // submitted, not completed

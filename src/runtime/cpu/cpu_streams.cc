@@ -2,6 +2,7 @@
 // operations.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 
@@ -10,14 +11,15 @@
 namespace hipfile::runtime::cpu {
 namespace {
 
-// Polls *addr until it is >= value, sleeping 1 us doubling up to 100 us between looks: a GPU
-// polls too, and the writer is usually another thread that gets there soon. Gives up when the
-// runtime shuts down, so that its workers can be joined.
+// Polls *addr until it is >= value, compared cyclically as CUDA's GEQ wait does
+// ((int32_t)(*addr - value) >= 0, so 0 is past 0xffffffff), sleeping 1 us doubling up to 100 us
+// between looks: a GPU polls too, and the writer is usually another thread that gets there soon.
+// Gives up when the runtime shuts down, so that its workers can be joined.
 void WaitAtLeast(const uint32_t* addr, uint32_t value, const std::atomic<bool>& shutting_down) {
   constexpr auto kMaxSleep = std::chrono::microseconds(100);
   auto sleep = std::chrono::microseconds(1);
   // Acquire: what the writer stored before releasing the value is visible to later work.
-  while (__atomic_load_n(addr, __ATOMIC_ACQUIRE) < value) {
+  while (static_cast<int32_t>(__atomic_load_n(addr, __ATOMIC_ACQUIRE) - value) < 0) {
     if (shutting_down.load(std::memory_order_relaxed)) return;
     std::this_thread::sleep_for(sleep);
     sleep = std::min(sleep * 2, kMaxSleep);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api_test_util.h"
+#include "core/async/async_executor.h"
 #include "fakes/gate.h"
 
 namespace hipfile::api {
@@ -311,6 +312,32 @@ TEST_F(AsyncApiTest, ManyStreamsManySlices) {
     EXPECT_EQ(hipStreamDestroy(s.stream), hipSuccess);
   }
   EXPECT_EQ(testing::ReadFileOrDie(dir_.File("out")), testing::PatternBytes(kStreams * kSlice));
+}
+
+// Regression: each stream kept its channel for the life of the process, so a program that makes
+// a stream per request got hipFileInternalError from stream 4097 on. Idle channels are recycled.
+TEST_F(AsyncApiTest, MoreStreamsThanTheChannelSlabOneAfterAnother) {
+  constexpr size_t kChunk = 4096;
+  constexpr int kStreams = static_cast<int>(core::AsyncExecutor::kMaxChannels) + 64;
+  constexpr int kChunks = 256;  // file offsets cycle through a 1 MiB file
+  const int fd = OpenFile("in", kChunks * kChunk, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kChunk);
+  const std::vector<unsigned char> want = testing::PatternBytes(kChunks * kChunk);
+  for (int i = 0; i < kStreams; ++i) {
+    hipStream_t stream = nullptr;
+    ASSERT_EQ(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), hipSuccess);
+    size_t size = kChunk;
+    hoff_t fo = static_cast<hoff_t>((i % kChunks) * kChunk), bo = 0;
+    ssize_t bytes = -1;
+    ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream)))
+        << "stream " << i;
+    ASSERT_EQ(hipStreamSynchronize(stream), hipSuccess);
+    ASSERT_EQ(bytes, static_cast<ssize_t>(kChunk)) << "stream " << i;
+    const std::vector<unsigned char> got = DeviceBytes(dev, kChunk);
+    ASSERT_TRUE(std::equal(got.begin(), got.end(), want.begin() + fo)) << "stream " << i;
+    ASSERT_EQ(hipStreamDestroy(stream), hipSuccess);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // AsyncExecutor on the CPU runtime: stream order, binding time of arguments, progress across
-// streams while one is blocked, parallelism, and teardown with work in flight.
+// streams while one is blocked, parallelism, teardown with work in flight, and channels recycled
+// between streams.
 #include "core/async/async_executor.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "fakes/gate.h"
@@ -20,6 +22,15 @@ namespace {
 using namespace std::chrono_literals;
 
 class AsyncExecutorTest : public ::testing::Test {
+ public:
+  // What an operation reads (size, offsets) and where it puts its result.
+  struct Slot {
+    size_t size = 4096;
+    off_t file_offset = 0;
+    off_t buffer_offset = 0;
+    ssize_t bytes = -999;
+  };
+
  protected:
   void SetUp() override {
     gpu_ = runtime::CreateCpuRuntime();
@@ -36,13 +47,11 @@ class AsyncExecutorTest : public ::testing::Test {
     streams_.push_back(s);
     return s;
   }
+  // An executor whose slab holds `channels` channels, in place of the default one.
+  void UseChannels(size_t channels) {
+    executor_ = std::make_unique<AsyncExecutor>(*gpu_, 4, channels);
+  }
   // An operation whose I/O is `body(params)`; it returns what body returns.
-  struct Slot {
-    size_t size = 4096;
-    off_t file_offset = 0;
-    off_t buffer_offset = 0;
-    ssize_t bytes = -999;
-  };
   std::unique_ptr<AsyncOp> MakeOp(Slot* slot, unsigned fixed,
                                   std::function<ssize_t(const AsyncParams&)> body) {
     auto op = std::make_unique<AsyncOp>();
@@ -267,6 +276,271 @@ TEST_F(AsyncExecutorTest, DestroyingTheExecutorWaitsForWorkInFlight) {
   }
   executor_.reset();
   for (const Slot& slot : slots) EXPECT_EQ(slot.bytes, 4096);
+}
+
+// What the recycling tests move: operation `op` of stream `stream` fills its destination with
+// bytes that name both, so a byte landing in another operation's place shows.
+unsigned char PatternByte(int stream, int op, size_t i) {
+  return static_cast<unsigned char>(stream * 31 + op * 7 + i);
+}
+
+// One stream-ordered "read" into `dst`: what the recycling tests submit.
+struct Copy {
+  std::vector<unsigned char> dst = std::vector<unsigned char>(4096, 0);
+};
+
+std::function<ssize_t(const AsyncParams&)> CopyBody(Copy* copy, int stream, int op) {
+  return [copy, stream, op](const AsyncParams& p) {
+    for (size_t i = 0; i < p.size; ++i) copy->dst[i] = PatternByte(stream, op, i);
+    return static_cast<ssize_t>(p.size);
+  };
+}
+
+bool CopyArrived(const Copy& copy, int stream, int op) {
+  for (size_t i = 0; i < copy.dst.size(); ++i) {
+    if (copy.dst[i] != PatternByte(stream, op, i)) return false;
+  }
+  return true;
+}
+
+// An operation counts as completed a moment after its stream was released: waits up to 10 s for
+// the count to settle at `n`.
+bool OutstandingBecomes(AsyncExecutor& executor, size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (executor.Outstanding() != n && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  return executor.Outstanding() == n;
+}
+
+// Creates a stream, runs `ops` copies on it, checks their bytes and destroys it: a program that
+// makes a stream per request.
+void OneStreamPerRequest(runtime::GpuRuntime& gpu, AsyncExecutor& executor, int id, int ops) {
+  runtime::Stream s = nullptr;
+  ASSERT_EQ(gpu.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
+  std::vector<AsyncExecutorTest::Slot> slots(static_cast<size_t>(ops));
+  std::vector<Copy> copies(static_cast<size_t>(ops));
+  for (int op = 0; op < ops; ++op) {
+    auto async_op = std::make_unique<AsyncOp>();
+    AsyncExecutorTest::Slot& slot = slots[static_cast<size_t>(op)];
+    async_op->size_p = &slot.size;
+    async_op->file_offset_p = &slot.file_offset;
+    async_op->buffer_offset_p = &slot.buffer_offset;
+    async_op->bytes_p = &slot.bytes;
+    async_op->submitted = {slot.size, slot.file_offset, slot.buffer_offset};
+    async_op->run = CopyBody(&copies[static_cast<size_t>(op)], id, op);
+    const Status st = executor.Submit(s, std::move(async_op));
+    ASSERT_TRUE(st.ok()) << "stream " << id << " op " << op;
+  }
+  ASSERT_EQ(gpu.StreamSynchronize(s), hipSuccess);
+  for (int op = 0; op < ops; ++op) {
+    EXPECT_EQ(slots[static_cast<size_t>(op)].bytes, 4096) << "stream " << id << " op " << op;
+    EXPECT_TRUE(CopyArrived(copies[static_cast<size_t>(op)], id, op))
+        << "stream " << id << " op " << op;
+  }
+  ASSERT_EQ(gpu.StreamDestroy(s), hipSuccess);
+}
+
+// Regression: channels were handed out once, so stream kMaxChannels + 1 of a program that makes
+// a stream per request got hipFileInternalError, and so did every stream after it.
+TEST_F(AsyncExecutorTest, MoreStreamsThanTheDefaultSlabOneAfterAnother) {
+  const int streams = static_cast<int>(AsyncExecutor::kMaxChannels) + 16;
+  for (int i = 0; i < streams; ++i) {
+    OneStreamPerRequest(*gpu_, *executor_, i, 1);
+    if (HasFatalFailure() || HasFailure()) return;
+  }
+  EXPECT_EQ(executor_->ChannelsRecycled(), 16u);
+}
+
+TEST_F(AsyncExecutorTest, MoreStreamsThanChannelsOneAfterAnother) {
+  UseChannels(8);
+  for (int i = 0; i < 300; ++i) {
+    OneStreamPerRequest(*gpu_, *executor_, i, 3);
+    if (HasFatalFailure() || HasFailure()) return;
+  }
+  EXPECT_EQ(executor_->ChannelsRecycled(), 300u - 8u);  // one per stream past the slab
+  executor_->WaitIdle();
+}
+
+TEST_F(AsyncExecutorTest, StreamsTakeTurnsOnOneChannel) {
+  // The channel moves back and forth; each stream continues the slot's sequence numbers.
+  UseChannels(1);
+  runtime::Stream a = NewStream();
+  runtime::Stream b = NewStream();
+  for (int round = 0; round < 50; ++round) {
+    for (runtime::Stream s : {a, b}) {
+      Slot slot;
+      Copy copy;
+      const int id = s == a ? 0 : 1;
+      ASSERT_TRUE(executor_->Submit(s, MakeOp(&slot, 0, CopyBody(&copy, id, round))).ok());
+      ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
+      EXPECT_EQ(slot.bytes, 4096);
+      EXPECT_TRUE(CopyArrived(copy, id, round));
+    }
+  }
+  EXPECT_EQ(executor_->ChannelsRecycled(), 99u);  // every submission but the first
+}
+
+TEST_F(AsyncExecutorTest, AChannelWithAnOperationInFlightIsNotTaken) {
+  UseChannels(2);
+  // `held` is the least recently used stream, its operation waiting behind a host function.
+  runtime::Stream held = NewStream();
+  testing::StreamGate held_gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(held, testing::StreamGate::Wait, &held_gate), hipSuccess);
+  Slot held_slot;
+  Copy held_copy;
+  ASSERT_TRUE(executor_->Submit(held, MakeOp(&held_slot, 0, CopyBody(&held_copy, 0, 0))).ok());
+  runtime::Stream finished = NewStream();
+  Slot finished_slot;
+  Copy finished_copy;
+  ASSERT_TRUE(
+      executor_->Submit(finished, MakeOp(&finished_slot, 0, CopyBody(&finished_copy, 1, 0))).ok());
+  ASSERT_EQ(gpu_->StreamSynchronize(finished), hipSuccess);
+
+  // The slab is used up: a new stream takes the idle channel, not the older busy one.
+  runtime::Stream next = NewStream();
+  Slot next_slot;
+  Copy next_copy;
+  ASSERT_TRUE(executor_->Submit(next, MakeOp(&next_slot, 0, CopyBody(&next_copy, 2, 0))).ok());
+  ASSERT_EQ(gpu_->StreamSynchronize(next), hipSuccess);
+  EXPECT_EQ(next_slot.bytes, 4096);
+  EXPECT_TRUE(CopyArrived(next_copy, 2, 0));
+  EXPECT_EQ(executor_->ChannelsRecycled(), 1u);
+  EXPECT_EQ(held_slot.bytes, -999) << "its stream has not got there";
+
+  // With both channels busy, another stream is refused, and nothing of it runs.
+  runtime::Stream busy = NewStream();
+  testing::StreamGate busy_gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(busy, testing::StreamGate::Wait, &busy_gate), hipSuccess);
+  Slot busy_slot;
+  Copy busy_copy;
+  ASSERT_TRUE(executor_->Submit(busy, MakeOp(&busy_slot, 0, CopyBody(&busy_copy, 3, 0))).ok());
+  runtime::Stream refused = NewStream();
+  Slot refused_slot;
+  Copy refused_copy;
+  EXPECT_TRUE(executor_->Submit(refused, MakeOp(&refused_slot, 0, CopyBody(&refused_copy, 4, 0)))
+                  .IsOp(hipFileInternalError));
+  EXPECT_TRUE(OutstandingBecomes(*executor_, 2)) << "the held and busy operations only";
+
+  // The held operation finishes on its own channel; then that channel serves the refused stream.
+  held_gate.Open();
+  ASSERT_EQ(gpu_->StreamSynchronize(held), hipSuccess);
+  EXPECT_EQ(held_slot.bytes, 4096);
+  EXPECT_TRUE(CopyArrived(held_copy, 0, 0));
+  ASSERT_TRUE(
+      executor_->Submit(refused, MakeOp(&refused_slot, 0, CopyBody(&refused_copy, 4, 1))).ok());
+  ASSERT_EQ(gpu_->StreamSynchronize(refused), hipSuccess);
+  EXPECT_EQ(refused_slot.bytes, 4096);
+  EXPECT_TRUE(CopyArrived(refused_copy, 4, 1));
+  busy_gate.Open();
+  ASSERT_EQ(gpu_->StreamSynchronize(busy), hipSuccess);
+  EXPECT_EQ(busy_slot.bytes, 4096);
+  EXPECT_TRUE(CopyArrived(busy_copy, 3, 0));
+  EXPECT_EQ(executor_->ChannelsRecycled(), 3u);
+}
+
+TEST_F(AsyncExecutorTest, OperationsQueuedBehindTheOldStreamsLastOneKeepTheirOrder) {
+  // Several operations in flight on the stream whose channel is wanted: none of its channel is
+  // taken until the last one released the stream, and they run in order.
+  UseChannels(1);
+  runtime::Stream old_stream = NewStream();
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(old_stream, testing::StreamGate::Wait, &gate), hipSuccess);
+  Trace trace;
+  std::vector<Slot> slots(5);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(executor_
+                    ->Submit(old_stream, MakeOp(&slots[i], 0,
+                                                [&trace, i](const AsyncParams& p) {
+                                                  trace.Add(i);
+                                                  return ssize_t(p.size);
+                                                }))
+                    .ok());
+  }
+  runtime::Stream new_stream = NewStream();
+  Slot refused;
+  EXPECT_TRUE(
+      executor_
+          ->Submit(new_stream, MakeOp(&refused, 0, [](const AsyncParams&) { return ssize_t{0}; }))
+          .IsOp(hipFileInternalError));
+  gate.Open();
+  ASSERT_EQ(gpu_->StreamSynchronize(old_stream), hipSuccess);
+  EXPECT_EQ(trace.events, (std::vector<int>{0, 1, 2, 3, 4}));
+  for (const Slot& slot : slots) EXPECT_EQ(slot.bytes, 4096);
+  Slot taken;
+  ASSERT_TRUE(executor_
+                  ->Submit(new_stream,
+                           MakeOp(&taken, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
+                  .ok());
+  ASSERT_EQ(gpu_->StreamSynchronize(new_stream), hipSuccess);
+  EXPECT_EQ(taken.bytes, 4096);
+  // The old stream, used again, gets a channel like any new stream.
+  Slot again;
+  ASSERT_TRUE(executor_
+                  ->Submit(old_stream,
+                           MakeOp(&again, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
+                  .ok());
+  ASSERT_EQ(gpu_->StreamSynchronize(old_stream), hipSuccess);
+  EXPECT_EQ(again.bytes, 4096);
+  EXPECT_EQ(executor_->ChannelsRecycled(), 2u);
+}
+
+TEST_F(AsyncExecutorTest, ARegisteredStreamKeepsItsChannelWhileAnotherIsIdle) {
+  UseChannels(2);
+  auto run = [&](runtime::Stream s) {
+    Slot slot;
+    ASSERT_TRUE(
+        executor_->Submit(s, MakeOp(&slot, 0, [](const AsyncParams& p) { return ssize_t(p.size); }))
+            .ok());
+    ASSERT_EQ(gpu_->StreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(slot.bytes, 4096);
+  };
+  runtime::Stream registered = NewStream();
+  ASSERT_TRUE(executor_->RegisterStream(registered, 0).ok());
+  run(registered);  // the least recently used channel from here on
+  runtime::Stream unregistered = NewStream();
+  run(unregistered);
+
+  runtime::Stream held = NewStream();
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(held, testing::StreamGate::Wait, &gate), hipSuccess);
+  Slot held_slot;
+  ASSERT_TRUE(executor_
+                  ->Submit(held, MakeOp(&held_slot, 0,
+                                        [](const AsyncParams& p) { return ssize_t(p.size); }))
+                  .ok());
+  EXPECT_EQ(executor_->ChannelsRecycled(), 1u);
+  run(registered);
+  EXPECT_EQ(executor_->ChannelsRecycled(), 1u) << "the registered stream lost its channel";
+
+  // With no other channel idle, a registered stream's is taken too.
+  run(unregistered);
+  EXPECT_EQ(executor_->ChannelsRecycled(), 2u);
+  run(registered);
+  EXPECT_EQ(executor_->ChannelsRecycled(), 3u);
+  gate.Open();
+  ASSERT_EQ(gpu_->StreamSynchronize(held), hipSuccess);
+  EXPECT_EQ(held_slot.bytes, 4096);
+  EXPECT_TRUE(executor_->DeregisterStream(registered).ok());
+}
+
+TEST_F(AsyncExecutorTest, StreamsFromSeveralThreadsWhileChannelsAreRecycled) {
+  // As many channels as threads: a thread's stream is idle once synchronized, so every new stream
+  // finds an idle channel, though which one depends on how the threads interleave.
+  constexpr int kThreads = 4;
+  constexpr int kStreamsPerThread = 100;
+  UseChannels(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([this, t] {
+      for (int i = 0; i < kStreamsPerThread; ++i) {
+        OneStreamPerRequest(*gpu_, *executor_, t * kStreamsPerThread + i, 3);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(executor_->ChannelsRecycled(), size_t{kThreads * (kStreamsPerThread - 1)});
+  executor_->WaitIdle();
 }
 
 }  // namespace

@@ -315,6 +315,29 @@ TEST_P(RuntimeConformance, StreamWaitValueIsReleasedByAHostWrite) {
   EXPECT_TRUE(StreamDrains(*rt_, s));
 }
 
+// The stream-ordered I/O channels count on it: their sequence numbers wrap (docs/async.md).
+TEST_P(RuntimeConformance, StreamWaitValueComparesCyclically) {
+  if (!rt_->SupportsStreamMemOps(0)) GTEST_SKIP() << "device has no stream memory operations";
+  Stream s = NewStream();
+  auto* word = static_cast<uint32_t*>(PinnedAlloc(sizeof(uint32_t) * 2));
+  word[0] = 5;
+  word[1] = 0;
+  // 5 is past 0xfffffff0 in a ring of 2^32 (21 after it), so this wait passes at once...
+  ASSERT_EQ(rt_->StreamWaitValue32(s, &word[0], 0xfffffff0u), hipSuccess);
+  ASSERT_EQ(rt_->StreamWriteValue32(s, &word[1], 1), hipSuccess);
+  EXPECT_TRUE(WaitUntil([&] { return __atomic_load_n(&word[1], __ATOMIC_ACQUIRE) == 1u; }));
+  // ...and one for 0x10 waits while the word is 0xffffffff (17 before it).
+  ASSERT_EQ(rt_->StreamWaitValue32(s, &word[0], 0x10), hipSuccess);
+  ASSERT_EQ(rt_->StreamWriteValue32(s, &word[1], 2), hipSuccess);
+  __atomic_store_n(&word[0], 0xffffffffu, __ATOMIC_RELEASE);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(rt_->StreamQuery(s), hipErrorNotReady) << "0xffffffff is not past 0x10";
+  EXPECT_EQ(__atomic_load_n(&word[1], __ATOMIC_ACQUIRE), 1u);
+  __atomic_store_n(&word[0], 0x10u, __ATOMIC_RELEASE);
+  EXPECT_TRUE(WaitUntil([&] { return __atomic_load_n(&word[1], __ATOMIC_ACQUIRE) == 2u; }));
+  EXPECT_TRUE(StreamDrains(*rt_, s));
+}
+
 TEST_P(RuntimeConformance, NullPointersAreInvalidValues) {
   PointerInfo info;
   EXPECT_EQ(rt_->PointerGetInfo(nullptr, &info), hipErrorInvalidValue);
