@@ -6,9 +6,6 @@ WorkerPool::WorkerPool(unsigned threads) {
   if (threads == 0) threads = 1;
   threads_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
-  // idle() is exact from the start: every thread is waiting for its first task.
-  std::unique_lock<std::mutex> lock(mutex_);
-  started_.wait(lock, [&] { return idle_.load(std::memory_order_relaxed) == threads; });
 }
 
 WorkerPool::~WorkerPool() {
@@ -33,10 +30,7 @@ void WorkerPool::Run() {
     std::function<void()> task;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      idle_.fetch_add(1, std::memory_order_relaxed);
-      started_.notify_all();
       cv_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
-      idle_.fetch_sub(1, std::memory_order_relaxed);
       if (tasks_.empty()) return;  // stopping, and nothing left to run
       task = std::move(tasks_.front());
       tasks_.pop_front();

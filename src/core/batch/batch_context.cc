@@ -25,29 +25,28 @@ Result<uint64_t> BatchContext::Accept(std::vector<BatchTransfer> entries) {
   return first;
 }
 
-std::vector<uint64_t> BatchContext::ClaimLocked(std::map<uint64_t, Op>::iterator first,
-                                                const GroupLimits& limits,
-                                                std::vector<BatchTransfer>* transfers) {
-  const size_t spread = std::max<size_t>(drainers_, 1);
-  const size_t pending = ops_.size() - running_;
-  const size_t share = (pending + spread - 1) / spread;
-  const size_t want = first->second.transfer.size <= limits.max_bytes
-                          ? std::clamp<size_t>(share, 1, std::max<size_t>(limits.max_entries, 1))
-                          : 1;
+void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run) {
   std::vector<uint64_t> ids;
-  for (auto it = first; it != ops_.end() && ids.size() < want; ++it) {
-    Op& op = it->second;
-    if (op.running || (!ids.empty() && op.transfer.size > limits.max_bytes)) continue;
-    op.running = true;
-    ids.push_back(it->first);
-    transfers->push_back(std::move(op.transfer));
+  std::vector<BatchTransfer> transfers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = ops_.find(id);
+    if (it == ops_.end() || it->second.running) return;  // canceled, or claimed by another Run
+    const size_t pending = ops_.size() - running_;
+    const size_t share =
+        (pending + std::max<size_t>(limits.spread, 1) - 1) / std::max<size_t>(limits.spread, 1);
+    const size_t want = it->second.transfer.size <= limits.max_bytes
+                            ? std::clamp<size_t>(share, 1, std::max<size_t>(limits.max_entries, 1))
+                            : 1;
+    for (; it != ops_.end() && ids.size() < want; ++it) {
+      Op& op = it->second;
+      if (op.running || (!ids.empty() && op.transfer.size > limits.max_bytes)) continue;
+      op.running = true;
+      ids.push_back(it->first);
+      transfers.push_back(std::move(op.transfer));
+    }
+    running_ += ids.size();
   }
-  running_ += ids.size();
-  return ids;
-}
-
-void BatchContext::RunClaimed(const std::vector<uint64_t>& ids,
-                              std::vector<BatchTransfer> transfers, const Runner& run) {
   std::vector<const BatchTransfer*> claimed;
   claimed.reserve(transfers.size());
   for (const BatchTransfer& t : transfers) claimed.push_back(&t);
@@ -67,41 +66,6 @@ void BatchContext::RunClaimed(const std::vector<uint64_t>& ids,
     running_ -= ids.size();
   }
   changed_.notify_all();
-}
-
-void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run) {
-  std::vector<uint64_t> ids;
-  std::vector<BatchTransfer> transfers;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    const auto it = ops_.find(id);
-    if (it == ops_.end() || it->second.running) return;  // canceled, or claimed already
-    ids = ClaimLocked(it, limits, &transfers);
-  }
-  RunClaimed(ids, std::move(transfers), run);
-}
-
-void BatchContext::AddDrainers(size_t n) {
-  std::lock_guard<std::mutex> lock(mu_);
-  drainers_ += n;
-}
-
-void BatchContext::Drain(const GroupLimits& limits, const Runner& run) {
-  for (;;) {
-    std::vector<uint64_t> ids;
-    std::vector<BatchTransfer> transfers;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = ops_.begin();
-      while (it != ops_.end() && it->second.running) ++it;
-      if (it == ops_.end()) {
-        if (drainers_ > 0) --drainers_;
-        return;
-      }
-      ids = ClaimLocked(it, limits, &transfers);
-    }
-    RunClaimed(ids, std::move(transfers), run);
-  }
 }
 
 size_t BatchContext::Reap(unsigned min_nr, unsigned max_events, const BatchDeadline& deadline,

@@ -52,12 +52,13 @@ class BatchContext {
   using Runner = std::function<void(const std::vector<const BatchTransfer*>& transfers,
                                     Result<size_t>* results)>;
 
-  // How many entries one group holds: Pending entries of at most max_bytes each (an entry larger
-  // than that runs alone), up to max_entries, and no more than a share ceil(pending / drainers)
-  // of what is pending, so that the workers draining the batch all get work.
+  // How many entries one Run claims: its own and more Pending entries of at most max_bytes each
+  // (an entry larger than that runs alone), up to max_entries, and no more than a share
+  // ceil(pending / spread) of what is pending, so `spread` workers all get work.
   struct GroupLimits {
     size_t max_entries = 1;
     size_t max_bytes = 0;
+    size_t spread = 1;
   };
 
   explicit BatchContext(unsigned capacity) : capacity_(capacity) {}
@@ -71,14 +72,9 @@ class BatchContext {
   // consecutively.
   Result<uint64_t> Accept(std::vector<BatchTransfer> entries);
 
-  // Announces n calls of Drain about to be handed to workers (before they are).
-  void AddDrainers(size_t n);
-  // Runs groups of Pending entries, oldest first, through `run` until none is Pending; ends one
-  // announced drainer. Whoever accepts entries has a worker call it at least once after each
-  // Accept.
-  void Drain(const GroupLimits& limits, const Runner& run);
   // If entry `id` is still Pending: claims it and, when it is small, more small Pending entries
-  // after it, runs them through `run` and queues their events.
+  // after it (limits), runs them through `run` and queues their events. Called by a worker once
+  // per accepted entry.
   void Run(uint64_t id, const GroupLimits& limits, const Runner& run);
 
   // Waits until min(min_nr, outstanding) events are ready or the deadline passes, then moves up to
@@ -100,14 +96,6 @@ class BatchContext {
     bool running = false;
   };
 
-  // Claims the group starting at Pending entry `first` (limits); returns its ids and moves their
-  // transfers to *transfers. mu_ held.
-  std::vector<uint64_t> ClaimLocked(std::map<uint64_t, Op>::iterator first,
-                                    const GroupLimits& limits,
-                                    std::vector<BatchTransfer>* transfers);
-  // Runs a claimed group and queues its events.
-  void RunClaimed(const std::vector<uint64_t>& ids, std::vector<BatchTransfer> transfers,
-                  const Runner& run);
   void PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret);
 
   const unsigned capacity_;
@@ -117,7 +105,6 @@ class BatchContext {
   uint64_t next_id_ = 1;                // guarded by mu_
   std::map<uint64_t, Op> ops_;          // guarded by mu_; Pending and Running entries
   size_t running_ = 0;                  // guarded by mu_
-  size_t drainers_ = 0;                 // guarded by mu_; announced Drain calls not finished
   std::deque<hipFileIOEvents_t> done_;  // guarded by mu_; terminal events, oldest first
 };
 

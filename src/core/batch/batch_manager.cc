@@ -75,19 +75,14 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
     }
     entries.push_back(std::move(*transfer));
   }
-  HF_RETURN_IF_ERROR(context->Accept(std::move(entries)).status());
-  // Each task runs groups of this batch's pending entries until none is left, each group its
-  // share of what is pending among the batch's tasks. One task per idle worker (at least one):
-  // a batch submitted to an idle pool spreads over it in small groups, while on a busy pool
-  // the entries wait for a worker anyway and go in large groups, one copy wait for many.
+  HF_ASSIGN_OR_RETURN(const uint64_t first, context->Accept(std::move(entries)));
   WorkerPool& pool = Pool();
   BatchContext::GroupLimits limits;
   limits.max_entries = kMaxGroupEntries;
   limits.max_bytes = engine::SyncEngine::kMaxGroupedBytes;
-  const unsigned tasks = std::clamp(pool.idle(), 1u, nr);
-  context->AddDrainers(tasks);
-  for (unsigned i = 0; i < tasks; ++i) {
-    pool.Post([this, context, limits] { context->Drain(limits, runner_); });
+  limits.spread = pool.size();
+  for (uint64_t id = first; id < first + nr; ++id) {
+    pool.Post([this, context, id, limits] { context->Run(id, limits, runner_); });
   }
   return Status::Ok();
 }

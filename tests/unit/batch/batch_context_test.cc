@@ -49,31 +49,24 @@ class Harness {
     return batch_.Accept(std::move(transfers));
   }
 
-  void Drain(const BatchContext::GroupLimits& limits) {
-    batch_.Drain(limits, [this](const std::vector<const BatchTransfer*>& transfers,
-                                Result<size_t>* results) { RunTransfers(transfers, results); });
-  }
   // Runs entry id alone.
   void Run(uint64_t id) { Run(id, BatchContext::GroupLimits{}); }
   void Run(uint64_t id, const BatchContext::GroupLimits& limits) {
     batch_.Run(id, limits,
                [this](const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results) {
-                 RunTransfers(transfers, results);
+                 std::vector<void*> group;
+                 for (size_t i = 0; i < transfers.size(); ++i) {
+                   group.push_back(transfers[i]->cookie);
+                   Work work;
+                   {
+                     std::lock_guard<std::mutex> lock(mu_);
+                     work = works_[transfers[i]->cookie];
+                   }
+                   results[i] = work ? work() : Result<size_t>(transfers[i]->size);
+                 }
+                 std::lock_guard<std::mutex> lock(mu_);
+                 groups_.push_back(group);
                });
-  }
-  void RunTransfers(const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results) {
-    std::vector<void*> group;
-    for (size_t i = 0; i < transfers.size(); ++i) {
-      group.push_back(transfers[i]->cookie);
-      Work work;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        work = works_[transfers[i]->cookie];
-      }
-      results[i] = work ? work() : Result<size_t>(transfers[i]->size);
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    groups_.push_back(group);
   }
   // The cookies of each Run's transfers, in the order Runs happened.
   std::vector<std::vector<void*>> groups() {
@@ -307,6 +300,7 @@ TEST(BatchContextTest, RunClaimsSmallPendingEntriesAfterItsOwn) {
   BatchContext::GroupLimits limits;
   limits.max_entries = 4;
   limits.max_bytes = 64 << 10;
+  limits.spread = 1;
   h.Run(*first + 1, limits);  // entries 2, 3, 5, 6: the large 4th is skipped, the 1st is before
   h.Run(*first + 2, limits);  // claimed already: nothing
   h.Run(*first + 3, limits);  // the large one, alone
@@ -332,7 +326,7 @@ TEST(BatchContextTest, GroupTakesOnlyItsShareOfWhatIsPending) {
   BatchContext::GroupLimits limits;
   limits.max_entries = 16;
   limits.max_bytes = 4096;
-  batch.AddDrainers(4);  // 12 pending over 4 workers: 3 each
+  limits.spread = 4;  // 12 pending over 4 workers: 3 each
   h.Run(*first, limits);
   h.Run(*first + 3, limits);  // 9 pending: 3
   h.Run(*first + 6, limits);  // 6 pending: 2
@@ -343,32 +337,6 @@ TEST(BatchContextTest, GroupTakesOnlyItsShareOfWhatIsPending) {
   EXPECT_EQ(groups[1].size(), 3u);
   EXPECT_EQ(groups[2].size(), 2u);
   EXPECT_EQ(batch.Outstanding(), 12u);  // 8 events waiting, 4 pending
-}
-
-TEST(BatchContextTest, DrainRunsEveryPendingEntryInGroupsOldestFirst) {
-  BatchContext batch(64);
-  Harness h(batch);
-  std::vector<Entry> entries = Entries(20, 4096);
-  entries[5].size = 1 << 20;
-  entries[5].work = nullptr;
-  const Result<uint64_t> first = h.Accept(std::move(entries));
-  ASSERT_TRUE(first.ok());
-  h.Run(*first + 2);  // already done: Drain skips it
-  BatchContext::GroupLimits limits;
-  limits.max_entries = 8;
-  limits.max_bytes = 4096;
-  h.Drain(limits);
-  const std::vector<std::vector<void*>> groups = h.groups();
-  ASSERT_EQ(groups.size(), 5u);
-  EXPECT_EQ(groups[1], (std::vector<void*>{Cookie(1), Cookie(2), Cookie(4), Cookie(5), Cookie(7),
-                                           Cookie(8), Cookie(9), Cookie(10)}));
-  EXPECT_EQ(groups[2], (std::vector<void*>{Cookie(6)}));  // the large one, alone
-  EXPECT_EQ(groups[3].size(), 8u);
-  EXPECT_EQ(groups[4], (std::vector<void*>{Cookie(19), Cookie(20)}));
-  hipFileIOEvents_t events[20] = {};
-  EXPECT_EQ(batch.Reap(20, 20, Poll(), events), 20u);
-  h.Drain(limits);  // nothing pending: returns at once
-  EXPECT_EQ(h.groups().size(), 5u);
 }
 
 TEST(BatchContextTest, EachEntryOfAGroupGetsItsOwnResult) {
