@@ -29,6 +29,9 @@ inline constexpr char kEnvPageCachePinAfter[] = "HIPFILE_PAGE_CACHE_PIN_AFTER";
 inline constexpr char kEnvPageCacheMaxPinnedMb[] = "HIPFILE_PAGE_CACHE_MAX_PINNED_MB";
 // Microseconds a wait for a copy polls its stream before sleeping on an event (default 20).
 inline constexpr char kEnvCopySpinUs[] = "HIPFILE_COPY_SPIN_US";
+// Boolean: run batches of reads and writes through io_uring (engine::RingIo) where the kernel
+// allows it (default true); false: one pread/pwrite after another.
+inline constexpr char kEnvIoUring[] = "HIPFILE_IO_URING";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
@@ -44,6 +47,7 @@ struct Config {
   unsigned page_cache_pin_after = 2;
   uint64_t page_cache_max_pinned_mb = 0;
   unsigned copy_spin_us = 20;
+  bool io_uring = true;
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };
