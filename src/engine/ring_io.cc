@@ -79,8 +79,9 @@ class RingIo::Run {
           healthy = false;
           HF_LOG(kDebug, "io_uring submission took %zu of %zu ops (%s); the rest run serially", k,
                  ops.size(), taken.ok() ? "short" : taken.status().ToString().c_str());
-          for (size_t j = ops.size(); j-- > k;)
+          for (size_t j = ops.size(); j-- > k;) {
             pending_.push_front(static_cast<size_t>(ops[j].tag));
+          }
         }
       }
       if (in_flight == 0) break;
