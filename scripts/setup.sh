@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 # clang and libclang-rt-dev (libFuzzer and the sanitizer runtimes clang links) are for
 # scripts/fuzz.sh. On Debian 12 they bring clang-14 and libclang-rt-14-dev, the package that holds
 # libclang_rt.fuzzer-x86_64.a; clang only recommends it, and recommends are not installed here.
-packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev clang libclang-rt-dev)
+# liburing-dev: io_uring for batched reads and writes (linked statically; the build works without
+# it, on pread/pwrite only).
+packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev liburing-dev clang
+  libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

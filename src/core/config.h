@@ -32,6 +32,9 @@ inline constexpr char kEnvCopySpinUs[] = "HIPFILE_COPY_SPIN_US";
 // Whether writes use O_DIRECT for their aligned body (default true; false: through the page
 // cache).
 inline constexpr char kEnvDirectWrites[] = "HIPFILE_DIRECT_WRITES";
+// Boolean: run batches of reads and writes through io_uring (engine::RingIo) where the kernel
+// allows it (default true); false: one pread/pwrite after another.
+inline constexpr char kEnvIoUring[] = "HIPFILE_IO_URING";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
@@ -48,6 +51,7 @@ struct Config {
   uint64_t page_cache_max_pinned_mb = 0;
   unsigned copy_spin_us = 20;
   bool direct_writes = true;
+  bool io_uring = true;
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };

@@ -18,7 +18,8 @@ ParamSet::ParamSet(const Config& config)
       page_cache_pin_after_(config.page_cache_pin_after),
       page_cache_max_pinned_bytes_(config.page_cache_max_pinned_mb << 20),
       copy_spin_us_(config.copy_spin_us),
-      direct_writes_(config.direct_writes) {
+      direct_writes_(config.direct_writes),
+      io_uring_(config.io_uring) {
   sizes_[hipFileParamProfileStats] = config.stats_level;
   sizes_[hipFileParamExecutionMaxIOQueueDepth] = 128;
   sizes_[hipFileParamExecutionMaxIOThreads] = 4;
@@ -133,6 +134,7 @@ engine::EngineOptions ParamSet::ToEngineOptions() const {
   options.page_cache_max_pinned_bytes = page_cache_max_pinned_bytes_;
   options.copy_spin_us = copy_spin_us_;
   options.direct_writes = direct_writes_;
+  options.io_uring = io_uring_;
   options.max_staging_bytes = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] * 1024;
   options.chunk_bytes = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] * 1024;
   if (options.chunk_bytes > options.max_staging_bytes) {

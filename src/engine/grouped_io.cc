@@ -57,15 +57,25 @@ class Round {
       : cx_(cx), res_(res), ios_(ios), results_(results) {}
 
   void Read(size_t begin, size_t end, const std::vector<size_t>& slice) {
+    // Every entry's pread at once (one io_uring submission where available), then the copies.
+    std::vector<RingTransfer> reads(end - begin);
+    for (size_t i = begin; i < end; ++i) {
+      RingTransfer& t = reads[i - begin];
+      t.kind = platform::RingOp::Kind::kRead;
+      t.fd = ios_[i].file->buffered_fd;
+      t.buf = res_.buffer() + slice[i - begin];
+      t.size = ios_[i].size;
+      t.offset = ios_[i].offset;
+    }
+    std::vector<Transfer> done(reads.size());
+    RunSystemCalls(reads, &done);
     std::vector<size_t> copied;  // entries whose copy is queued, bytes in results_
     for (size_t i = begin; i < end; ++i) {
-      const IoRequest& io = ios_[i];
-      char* staged = res_.buffer() + slice[i - begin];
-      const Transfer t = PreadFull(cx_.sys, io.file->buffered_fd, staged, io.size, io.offset);
+      const Transfer& t = done[i - begin];
       results_[i] = PosixResult(t);
       if (t.bytes == 0) continue;
-      const hipError_t e =
-          cx_.gpu.MemcpyAsync(io.memory.ptr, staged, t.bytes, hipMemcpyHostToDevice, res_.stream());
+      const hipError_t e = cx_.gpu.MemcpyAsync(ios_[i].memory.ptr, reads[i - begin].buf, t.bytes,
+                                               hipMemcpyHostToDevice, res_.stream());
       if (e != hipSuccess) {
         results_[i] = Status::Gpu(e);
         continue;
@@ -88,15 +98,35 @@ class Round {
       copied.push_back(i);
     }
     FinishCopies(copied);
+    std::vector<RingTransfer> writes;
+    std::vector<size_t> entry;  // writes[j] is entry[j]'s
     for (const size_t i : copied) {
       if (!results_[i].ok()) continue;  // the wait failed: nothing to write
-      const IoRequest& io = ios_[i];
-      results_[i] = PosixResult(PwriteFull(cx_.sys, io.file->buffered_fd,
-                                           res_.buffer() + slice[i - begin], io.size, io.offset));
+      RingTransfer& t = writes.emplace_back();
+      t.kind = platform::RingOp::Kind::kWrite;
+      t.fd = ios_[i].file->buffered_fd;
+      t.buf = res_.buffer() + slice[i - begin];
+      t.size = ios_[i].size;
+      t.offset = ios_[i].offset;
+      entry.push_back(i);
     }
+    std::vector<Transfer> done(writes.size());
+    RunSystemCalls(writes, &done);
+    for (size_t j = 0; j < writes.size(); ++j) results_[entry[j]] = PosixResult(done[j]);
   }
 
  private:
+  // The transfers' system calls: through the ring when the engine has one, else in turn.
+  void RunSystemCalls(const std::vector<RingTransfer>& t, std::vector<Transfer>* done) {
+    if (t.empty()) return;
+    if (cx_.ring != nullptr) return cx_.ring->RunAll(t.data(), t.size(), done->data());
+    for (size_t j = 0; j < t.size(); ++j) {
+      (*done)[j] = t[j].kind == platform::RingOp::Kind::kRead
+                       ? PreadFull(cx_.sys, t[j].fd, t[j].buf, t[j].size, t[j].offset)
+                       : PwriteFull(cx_.sys, t[j].fd, t[j].buf, t[j].size, t[j].offset);
+    }
+  }
+
   // One wait for every queued copy; a failure fails each of them.
   void FinishCopies(const std::vector<size_t>& copied) {
     if (copied.empty()) return;

@@ -59,6 +59,12 @@ PageCachePins::Options PinOptions(const EngineOptions& options, bool page_cache,
   return o;
 }
 
+RingIoOptions RingOptions(const EngineOptions& options) {
+  RingIoOptions o;
+  o.enabled = options.io_uring;
+  return o;
+}
+
 }  // namespace
 
 struct SyncEngine::Impl {
@@ -70,8 +76,10 @@ struct SyncEngine::Impl {
         page_cache(ResolvePageCache(options.page_cache, gpu)),
         page_size(static_cast<size_t>(std::max(sys.PageSize(), 512L))),
         pins(sys, gpu, PinOptions(options, page_cache, page_size, sys)),
+        ring(sys, RingOptions(options)),
         workers(io_threads - 1) {
     context.pins = &pins;
+    context.ring = &ring;
     context.copy_spin = std::chrono::microseconds(options.copy_spin_us);
     if (options.preallocate_staging) {
       const Status reserved = staging.Reserve();
@@ -110,6 +118,7 @@ struct SyncEngine::Impl {
   const bool page_cache;
   const size_t page_size;
   PageCachePins pins;
+  RingIo ring;
   TaskPool workers;  // last: joined first, while the pools it uses still exist
 };
 

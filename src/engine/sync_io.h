@@ -89,6 +89,9 @@ struct EngineOptions {
   // How long a wait for a copy polls the stream before sleeping on an event (engine/
   // copy_wait.h): copies shorter than this are waited for at the cost of a spinning core.
   unsigned copy_spin_us = 20;
+  // The system calls of a group of small transfers (RunMany) go to the kernel in one io_uring
+  // submission (engine/ring_io.h) where it is available; false: one after another.
+  bool io_uring = true;
   // Cap on pinned page-cache windows; 0: a quarter of the machine's memory.
   uint64_t page_cache_max_pinned_bytes = 0;
   // A window is pinned on its n-th read (1: the first); earlier reads go through staging.

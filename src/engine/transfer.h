@@ -19,6 +19,7 @@
 
 #include "engine/page_cache_pins.h"
 #include "engine/plan.h"
+#include "engine/ring_io.h"
 #include "engine/staging_pool.h"
 #include "engine/stream_pool.h"
 #include "engine/sync_io.h"
@@ -35,6 +36,8 @@ struct EngineContext {
   StagingPool& staging;
   StreamPool& streams;
   PageCachePins* pins = nullptr;
+  // Runs the system calls of a group at once (engine/grouped_io.h); null: one after another.
+  RingIo* ring = nullptr;
   // How long a wait for a copy polls before it sleeps (engine/copy_wait.h).
   std::chrono::microseconds copy_spin{20};
 };

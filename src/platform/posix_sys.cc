@@ -80,6 +80,9 @@ class PosixSys final : public Sys {
     const long page = ::sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
   }
+  Result<std::unique_ptr<IoRing>> CreateIoRing(unsigned depth) override {
+    return CreateKernelIoRing(depth);
+  }
 };
 
 }  // namespace

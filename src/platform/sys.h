@@ -12,8 +12,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "platform/io_ring.h"
 #include "util/status.h"
 
 namespace hipfile::platform {
@@ -45,6 +47,9 @@ class Sys {
   virtual long PageSize() = 0;
   // Physical memory of the machine in bytes (sysconf), 0 when unknown.
   virtual uint64_t PhysicalMemoryBytes() = 0;
+  // An io_uring with `depth` entries (platform/io_ring.h): ENOSYS when built without liburing or
+  // the kernel has none, EPERM where it is refused (seccomp, /proc/sys/kernel/io_uring_disabled).
+  virtual Result<std::unique_ptr<IoRing>> CreateIoRing(unsigned depth) = 0;
 };
 
 // The real system calls. Stateless; one instance serves the process.

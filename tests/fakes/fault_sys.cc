@@ -6,9 +6,23 @@
 namespace hipfile::testing {
 
 void FaultSys::ShortTransfers(SysOp op, size_t max_bytes) {
-  assert(op == SysOp::kPread || op == SysOp::kPwrite);
   std::lock_guard<std::mutex> lock(mu_);
-  (op == SysOp::kPread ? pread_cap_ : pwrite_cap_) = max_bytes;
+  switch (op) {
+    case SysOp::kPread:
+      pread_cap_ = max_bytes;
+      break;
+    case SysOp::kPwrite:
+      pwrite_cap_ = max_bytes;
+      break;
+    case SysOp::kRingRead:
+      ring_read_cap_ = max_bytes;
+      break;
+    case SysOp::kRingWrite:
+      ring_write_cap_ = max_bytes;
+      break;
+    default:
+      assert(false && "only reads and writes can be short");
+  }
 }
 
 void FaultSys::Reset() {
@@ -16,11 +30,24 @@ void FaultSys::Reset() {
   std::lock_guard<std::mutex> lock(mu_);
   pread_cap_ = kNoCap;
   pwrite_cap_ = kNoCap;
+  ring_read_cap_ = kNoCap;
+  ring_write_cap_ = kNoCap;
 }
 
 size_t FaultSys::Cap(SysOp op) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return op == SysOp::kPread ? pread_cap_ : pwrite_cap_;
+  switch (op) {
+    case SysOp::kPread:
+      return pread_cap_;
+    case SysOp::kPwrite:
+      return pwrite_cap_;
+    case SysOp::kRingRead:
+      return ring_read_cap_;
+    case SysOp::kRingWrite:
+      return ring_write_cap_;
+    default:
+      return kNoCap;
+  }
 }
 
 Result<int> FaultSys::Open(const char* path, int flags, mode_t mode) {
@@ -90,6 +117,73 @@ Status FaultSys::Mincore(void* addr, size_t length, unsigned char* vec) {
 Result<std::string> FaultSys::ReadTextFile(const char* path) {
   if (const int e = plan_.OnCall(Index(SysOp::kReadTextFile))) return Status::Errno(e);
   return base_.ReadTextFile(path);
+}
+
+}  // namespace hipfile::testing
+
+namespace hipfile::testing {
+
+Result<std::unique_ptr<platform::IoRing>> FaultSys::CreateIoRing(unsigned depth) {
+  if (const int e = plan_.OnCall(Index(SysOp::kRingSetup))) return Status::Errno(e);
+  Result<std::unique_ptr<platform::IoRing>> base = base_.CreateIoRing(depth);
+  if (!base.ok()) return base.status();
+  return std::unique_ptr<platform::IoRing>(new FaultRing(*this, std::move(base).value()));
+}
+
+Result<size_t> FaultRing::Submit(const platform::RingOp* ops, size_t n) {
+  if (const int e = sys_.plan_.OnCall(FaultSys::Index(SysOp::kRingSubmit))) {
+    return Status::Errno(e);
+  }
+  // Each op is one call of kRingRead or kRingWrite. Those that pass go to the base ring, capped;
+  // the others complete here.
+  std::vector<platform::RingOp> forwarded;
+  std::vector<size_t> forwarded_index;  // forwarded[i] is ops[forwarded_index[i]]
+  std::vector<std::pair<size_t, platform::RingCompletion>> made;
+  for (size_t i = 0; i < n; ++i) {
+    const SysOp op =
+        ops[i].kind == platform::RingOp::Kind::kRead ? SysOp::kRingRead : SysOp::kRingWrite;
+    if (const int e = sys_.plan_.OnCall(FaultSys::Index(op))) {
+      made.push_back({i, {ops[i].tag, -static_cast<int64_t>(e)}});
+      continue;
+    }
+    const size_t cap = sys_.Cap(op);
+    if (cap == 0 && ops[i].size > 0) {
+      made.push_back({i, {ops[i].tag, 0}});
+      continue;
+    }
+    platform::RingOp capped = ops[i];
+    capped.size = std::min(capped.size, cap);
+    forwarded.push_back(capped);
+    forwarded_index.push_back(i);
+  }
+  // The ops taken are a prefix of ops: all of them, or those before the first forwarded op the
+  // base ring did not take.
+  size_t taken = n;
+  if (!forwarded.empty()) {
+    Result<size_t> base_taken = base_->Submit(forwarded.data(), forwarded.size());
+    const size_t k = base_taken.ok() ? *base_taken : 0;
+    if (k < forwarded.size()) taken = forwarded_index[k];
+    if (taken == 0) return base_taken.ok() ? Status::Errno(EBUSY) : base_taken.status();
+  }
+  for (const auto& [index, completion] : made) {
+    if (index < taken) made_.push_back(completion);
+  }
+  return taken;
+}
+
+Result<size_t> FaultRing::Wait(platform::RingCompletion* out, size_t max, size_t min) {
+  if (const int e = sys_.plan_.OnCall(FaultSys::Index(SysOp::kRingWait))) return Status::Errno(e);
+  const size_t own = std::min(made_.size(), max);
+  std::copy(made_.begin(), made_.begin() + static_cast<ptrdiff_t>(own), out);
+  made_.erase(made_.begin(), made_.begin() + static_cast<ptrdiff_t>(own));
+  if (own >= min && own > 0) return own;
+  Result<size_t> base = base_->Wait(out + own, max - own, min - own);
+  if (!base.ok()) {
+    // Keep the completions already taken for the next Wait.
+    made_.insert(made_.begin(), out, out + own);
+    return base.status();
+  }
+  return own + *base;
 }
 
 }  // namespace hipfile::testing

@@ -5,6 +5,11 @@
 //   sys.FailNth(testing::SysOp::kPwrite, 2, ENOSPC);
 //   sys.ShortTransfers(testing::SysOp::kPread, 4096);
 //
+// Rings from CreateIoRing are wrapped too (FaultRing below): kRingSetup fails the creation,
+// kRingSubmit and kRingWait the ring's Submit and Wait, and kRingRead / kRingWrite count each
+// read or write op submitted, which fails (its completion carries -errno) or is capped like a
+// pread/pwrite. A ring must not outlive the FaultSys that made it.
+//
 // A failed call does not reach the base Sys. Getenv, PageSize and PhysicalMemoryBytes are forwarded
 // untouched.
 // Thread-safe.
@@ -13,8 +18,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fakes/fault_plan.h"
 #include "platform/sys.h"
@@ -35,6 +43,11 @@ enum class SysOp : size_t {
   kMunmap,
   kReadTextFile,
   kMincore,
+  kRingSetup,   // CreateIoRing
+  kRingSubmit,  // IoRing::Submit (the whole call fails; no op is taken)
+  kRingWait,    // IoRing::Wait
+  kRingRead,    // each read op of a Submit: its completion is -errno, or capped
+  kRingWrite,   // each write op of a Submit
   kCount,
 };
 
@@ -47,8 +60,8 @@ class FaultSys : public platform::Sys {
   void FailAlways(SysOp op, int error) { plan_.FailAlways(Index(op), error); }
   // The next `count` calls fail with `error` (e.g. EINTR three times, then success).
   void FailTimes(SysOp op, uint64_t count, int error) { plan_.FailTimes(Index(op), count, error); }
-  // Caps each kPread or kPwrite at `max_bytes`; 0 makes every call return 0 bytes without
-  // reaching the base (end of file for reads, no progress for writes).
+  // Caps each kPread, kPwrite, kRingRead or kRingWrite at `max_bytes`; 0 makes every call (op)
+  // return 0 bytes without reaching the base (end of file for reads, no progress for writes).
   void ShortTransfers(SysOp op, size_t max_bytes);
   // Drops every fault and cap and zeroes the counters.
   void Reset();
@@ -70,8 +83,10 @@ class FaultSys : public platform::Sys {
   const char* Getenv(const char* name) override { return base_.Getenv(name); }
   long PageSize() override { return base_.PageSize(); }
   uint64_t PhysicalMemoryBytes() override { return base_.PhysicalMemoryBytes(); }
+  Result<std::unique_ptr<platform::IoRing>> CreateIoRing(unsigned depth) override;
 
  private:
+  friend class FaultRing;
   static constexpr size_t kNoCap = std::numeric_limits<size_t>::max();
   static size_t Index(SysOp op) { return static_cast<size_t>(op); }
   size_t Cap(SysOp op) const;
@@ -79,8 +94,28 @@ class FaultSys : public platform::Sys {
   platform::Sys& base_;
   FaultPlan plan_{Index(SysOp::kCount)};
   mutable std::mutex mu_;
-  size_t pread_cap_ = kNoCap;   // guarded by mu_
-  size_t pwrite_cap_ = kNoCap;  // guarded by mu_
+  size_t pread_cap_ = kNoCap;       // guarded by mu_
+  size_t pwrite_cap_ = kNoCap;      // guarded by mu_
+  size_t ring_read_cap_ = kNoCap;   // guarded by mu_
+  size_t ring_write_cap_ = kNoCap;  // guarded by mu_
+};
+
+// The ring FaultSys::CreateIoRing returns: forwards to the base Sys's ring, applying the
+// FaultSys's plan. An op that fails, or is capped at 0 bytes, never reaches the base ring: its
+// completion is made here and returned by the next Wait, before the base ring's.
+class FaultRing final : public platform::IoRing {
+ public:
+  FaultRing(FaultSys& sys, std::unique_ptr<platform::IoRing> base)
+      : sys_(sys), base_(std::move(base)) {}
+
+  unsigned depth() const override { return base_->depth(); }
+  Result<size_t> Submit(const platform::RingOp* ops, size_t n) override;
+  Result<size_t> Wait(platform::RingCompletion* out, size_t max, size_t min) override;
+
+ private:
+  FaultSys& sys_;
+  std::unique_ptr<platform::IoRing> base_;
+  std::vector<platform::RingCompletion> made_;  // completions of ops that failed here
 };
 
 }  // namespace hipfile::testing

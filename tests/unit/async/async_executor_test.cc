@@ -539,7 +539,9 @@ TEST_F(AsyncExecutorTest, StreamsFromSeveralThreadsWhileChannelsAreRecycled) {
     });
   }
   for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(executor_->ChannelsRecycled(), size_t{kThreads * (kStreamsPerThread - 1)});
+  // Every stream after the first kThreads takes a recycled channel; a stream idle between its own
+  // requests may lose its channel to another thread's and take one back: more recycling, not less.
+  EXPECT_GE(executor_->ChannelsRecycled(), size_t{kThreads * (kStreamsPerThread - 1)});
   executor_->WaitIdle();
 }
 

@@ -114,6 +114,20 @@ TEST(ConfigTest, DirectWrites) {
   EXPECT_EQ(config.problems.size(), 1u);
 }
 
+TEST(ConfigTest, IoUring) {
+  EnvSys sys;
+  EXPECT_TRUE(ParseConfig(sys).io_uring);
+  sys.Set("HIPFILE_IO_URING", "0");
+  EXPECT_FALSE(ParseConfig(sys).io_uring);
+  sys.Set("HIPFILE_IO_URING", "on");
+  EXPECT_TRUE(ParseConfig(sys).io_uring);
+  sys.Set("HIPFILE_IO_URING", "sometimes");
+  const Config config = ParseConfig(sys);
+  EXPECT_TRUE(config.io_uring);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_IO_URING=\"sometimes\""), std::string::npos);
+}
+
 TEST(ConfigTest, ForceWithoutAllowKeepsTheCompatibilityPath) {
   EnvSys sys;
   sys.Set("HIPFILE_FORCE_COMPAT_MODE", "true");

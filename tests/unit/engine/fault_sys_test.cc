@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -127,6 +129,58 @@ TEST_F(FaultSysTest, CountsCallsFromManyThreads) {
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(sys_.Calls(SysOp::kPread), 1000u);
   EXPECT_EQ(failures[0] + failures[1] + failures[2] + failures[3], 1);
+}
+
+TEST_F(FaultSysTest, RingSetupFaults) {
+  sys_.FailNth(SysOp::kRingSetup, 1, EPERM);
+  EXPECT_TRUE(sys_.CreateIoRing(8).status().IsErrno(EPERM));
+  Result<std::unique_ptr<platform::IoRing>> ring = sys_.CreateIoRing(8);
+  if (!ring.ok()) GTEST_SKIP() << "io_uring refused here: " << ring.status().ToString();
+  EXPECT_EQ((*ring)->depth(), 8u);
+  EXPECT_EQ(sys_.Calls(SysOp::kRingSetup), 2u);
+}
+
+// A ring's ops: one failed (its completion carries -errno), one capped, one forwarded whole;
+// then a failed submission and wait.
+TEST_F(FaultSysTest, RingOpsFailOrAreCappedPerOp) {
+  Result<std::unique_ptr<platform::IoRing>> made = sys_.CreateIoRing(8);
+  if (!made.ok()) GTEST_SKIP() << "io_uring refused here: " << made.status().ToString();
+  platform::IoRing& ring = **made;
+  ScopedFd fd(path_, O_RDONLY);
+  std::vector<unsigned char> buf(3 * 4000);
+  platform::RingOp ops[3];
+  for (uint64_t i = 0; i < 3; ++i) {
+    ops[i].fd = fd.get();
+    ops[i].buf = buf.data() + i * 4000;
+    ops[i].size = 4000;
+    ops[i].offset = static_cast<off_t>(i * 4000);
+    ops[i].tag = i;
+  }
+  sys_.FailNth(SysOp::kRingRead, 1, EIO);
+  sys_.ShortTransfers(SysOp::kRingRead, 1500);
+  sys_.FailNth(SysOp::kRingSubmit, 1, EBUSY);
+  EXPECT_TRUE(ring.Submit(ops, 3).status().IsErrno(EBUSY));
+  EXPECT_EQ(sys_.Calls(SysOp::kRingRead), 0u);  // a failed submission reaches no op
+  Result<size_t> taken = ring.Submit(ops, 3);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_EQ(*taken, 3u);
+  sys_.FailNth(SysOp::kRingWait, 1, EINTR);
+  platform::RingCompletion out[3];
+  EXPECT_TRUE(ring.Wait(out, 3, 3).status().IsErrno(EINTR));
+  int64_t result[3] = {1, 1, 1};
+  size_t got = 0;
+  while (got < 3) {
+    Result<size_t> n = ring.Wait(out, 3, 1);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    for (size_t i = 0; i < *n; ++i) result[out[i].tag] = out[i].result;
+    got += *n;
+  }
+  EXPECT_EQ(result[0], -EIO);
+  EXPECT_EQ(result[1], 1500);
+  EXPECT_EQ(result[2], 1500);
+  EXPECT_TRUE(std::equal(buf.begin() + 4000, buf.begin() + 5500, content_.begin() + 4000));
+  EXPECT_EQ(sys_.Calls(SysOp::kRingRead), 3u);
+  EXPECT_EQ(sys_.Calls(SysOp::kPread), 0u);
 }
 
 class FaultRuntimeTest : public ::testing::Test {
