@@ -71,15 +71,14 @@ struct SyncEngine::Impl {
   Impl(platform::Sys& sys, runtime::GpuRuntime& gpu, const EngineOptions& options)
       : staging(gpu, options.chunk_bytes, StagingBuffers(options, sys)),
         streams(gpu),
-        context{sys, gpu, staging, streams},
+        ring(sys, RingOptions(options)),
+        context{sys, gpu, staging, streams, ring},
         io_threads(ResolveIoThreads(options.io_threads)),
         page_cache(ResolvePageCache(options.page_cache, gpu)),
         page_size(static_cast<size_t>(std::max(sys.PageSize(), 512L))),
         pins(sys, gpu, PinOptions(options, page_cache, page_size, sys)),
-        ring(sys, RingOptions(options)),
         workers(io_threads - 1) {
     context.pins = &pins;
-    context.ring = &ring;
     context.copy_spin = std::chrono::microseconds(options.copy_spin_us);
     if (options.preallocate_staging) {
       const Status reserved = staging.Reserve();
@@ -113,12 +112,12 @@ struct SyncEngine::Impl {
 
   StagingPool staging;
   StreamPool streams;
+  RingIo ring;
   EngineContext context;
   const size_t io_threads;
   const bool page_cache;
   const size_t page_size;
   PageCachePins pins;
-  RingIo ring;
   TaskPool workers;  // last: joined first, while the pools it uses still exist
 };
 
@@ -216,6 +215,10 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
 
 void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results) {
   // The group: small staged transfers on the device of the first of them.
+  const auto alone = [this](const IoRequest& io) {
+    return io.write ? Write(*io.file, io.memory, io.size, io.offset)
+                    : Read(*io.file, io.memory, io.size, io.offset);
+  };
   std::vector<IoRequest> group;
   std::vector<size_t> index;  // group[j] is ios[index[j]]
   const size_t max_grouped = std::min(kMaxGroupedBytes, options_.chunk_bytes);
@@ -228,14 +231,11 @@ void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results
       index.push_back(i);
       continue;
     }
-    results[i] = io.write ? Write(*io.file, io.memory, io.size, io.offset)
-                          : Read(*io.file, io.memory, io.size, io.offset);
+    results[i] = alone(io);
   }
   if (group.empty()) return;
   if (group.size() == 1) {  // nothing to share: the plain path (and its page-cache lookup)
-    const IoRequest& io = group.front();
-    results[index.front()] = io.write ? Write(*io.file, io.memory, io.size, io.offset)
-                                      : Read(*io.file, io.memory, io.size, io.offset);
+    results[index.front()] = alone(group.front());
     return;
   }
   std::vector<Result<size_t>> grouped(group.size(), size_t{0});

@@ -71,43 +71,28 @@ Result<size_t> TransferJob::Assemble() const {
   return error;
 }
 
+Resources::~Resources() {
+  if (lane_.stream != nullptr) context_.streams.Release(device_, lane_);
+  context_.staging.Release(&lease_);
+}
+
+Status Resources::EnsureLease(size_t want) {
+  if (lease_.count > 0) return Status::Ok();
+  return context_.staging.Acquire(want, &lease_);
+}
+
+Status Resources::EnsureStream(int device) {
+  if (lane_.stream != nullptr) return Status::Ok();
+  Result<Lane> lane = context_.streams.Acquire(device);
+  if (!lane.ok()) return lane.status();
+  lane_ = *lane;
+  device_ = device;
+  return Status::Ok();
+}
+
+Status Resources::Wait() const { return WaitForLane(context_.gpu, lane_, context_.copy_spin); }
+
 namespace {
-
-// One participant's staging lease and stream, taken when first needed and given back at the end.
-class Resources {
- public:
-  explicit Resources(EngineContext& context) : context_(context) {}
-  ~Resources() {
-    if (lane_.stream != nullptr) context_.streams.Release(device_, lane_);
-    context_.staging.Release(&lease_);
-  }
-  Resources(const Resources&) = delete;
-  Resources& operator=(const Resources&) = delete;
-
-  Status EnsureLease() {
-    if (lease_.count > 0) return Status::Ok();
-    return context_.staging.Acquire(StagingPool::kMaxPerLease, &lease_);
-  }
-  Status EnsureStream(int device) {
-    if (lane_.stream != nullptr) return Status::Ok();
-    Result<Lane> lane = context_.streams.Acquire(device);
-    if (!lane.ok()) return lane.status();
-    lane_ = *lane;
-    device_ = device;
-    return Status::Ok();
-  }
-  size_t buffers() const { return lease_.count; }
-  char* buffer(size_t i) const { return static_cast<char*>(lease_.buffers[i]); }
-  runtime::Stream stream() const { return lane_.stream; }
-  // Waits for the copies queued on the stream (engine/copy_wait.h).
-  Status Wait() const { return WaitForLane(context_.gpu, lane_, context_.copy_spin); }
-
- private:
-  EngineContext& context_;
-  StagingPool::Lease lease_;
-  Lane lane_;
-  int device_ = 0;
-};
 
 constexpr size_t kNoBuffer = ~size_t{0};
 

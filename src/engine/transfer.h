@@ -35,11 +35,37 @@ struct EngineContext {
   runtime::GpuRuntime& gpu;
   StagingPool& staging;
   StreamPool& streams;
+  // Runs the system calls of a group at once (engine/grouped_io.h); it falls back to one after
+  // another by itself where io_uring is off or refused.
+  RingIo& ring;
   PageCachePins* pins = nullptr;
-  // Runs the system calls of a group at once (engine/grouped_io.h); null: one after another.
-  RingIo* ring = nullptr;
   // How long a wait for a copy polls before it sleeps (engine/copy_wait.h).
   std::chrono::microseconds copy_spin{20};
+};
+
+// One participant's staging lease and copy lane, taken when first needed and given back at the
+// end. Used by the chunk participants here and by the groups of engine/grouped_io.h.
+class Resources {
+ public:
+  explicit Resources(EngineContext& context) : context_(context) {}
+  ~Resources();
+  Resources(const Resources&) = delete;
+  Resources& operator=(const Resources&) = delete;
+
+  // Up to `want` staging buffers (StagingPool::Acquire), unless some are held already.
+  Status EnsureLease(size_t want = StagingPool::kMaxPerLease);
+  Status EnsureStream(int device);
+  size_t buffers() const { return lease_.count; }
+  char* buffer(size_t i) const { return static_cast<char*>(lease_.buffers[i]); }
+  runtime::Stream stream() const { return lane_.stream; }
+  // Waits for the copies queued on the stream (engine/copy_wait.h).
+  Status Wait() const;
+
+ private:
+  EngineContext& context_;
+  StagingPool::Lease lease_;
+  Lane lane_;
+  int device_ = 0;
 };
 
 class TransferJob {
