@@ -27,14 +27,10 @@ class Round {
 
   void Read(size_t begin, size_t end, const std::vector<size_t>& slice) {
     // Every entry's pread at once (one io_uring submission where available), then the copies.
-    std::vector<RingTransfer> reads(end - begin);
+    std::vector<RingTransfer> reads;
     for (size_t i = begin; i < end; ++i) {
-      RingTransfer& t = reads[i - begin];
-      t.kind = platform::RingOp::Kind::kRead;
-      t.fd = ios_[i].file->buffered_fd;
-      t.buf = res_.buffer(0) + slice[i - begin];
-      t.size = ios_[i].size;
-      t.offset = ios_[i].offset;
+      reads.push_back(RingRead(ios_[i].file->buffered_fd, res_.buffer(0) + slice[i - begin],
+                               ios_[i].size, ios_[i].offset));
     }
     std::vector<Transfer> done(reads.size());
     cx_.ring.RunAll(reads.data(), reads.size(), done.data());
@@ -71,12 +67,8 @@ class Round {
     std::vector<size_t> entry;  // writes[j] is entry[j]'s
     for (const size_t i : copied) {
       if (!results_[i].ok()) continue;  // the wait failed: nothing to write
-      RingTransfer& t = writes.emplace_back();
-      t.kind = platform::RingOp::Kind::kWrite;
-      t.fd = ios_[i].file->buffered_fd;
-      t.buf = res_.buffer(0) + slice[i - begin];
-      t.size = ios_[i].size;
-      t.offset = ios_[i].offset;
+      writes.push_back(RingWrite(ios_[i].file->buffered_fd, res_.buffer(0) + slice[i - begin],
+                                 ios_[i].size, ios_[i].offset));
       entry.push_back(i);
     }
     std::vector<Transfer> done(writes.size());

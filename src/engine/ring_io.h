@@ -35,6 +35,22 @@ struct RingTransfer {
   size_t direct_align = 0;
 };
 
+// A whole-range read into (write from) buf of `size` bytes at `offset` of fd.
+inline RingTransfer RingRead(int fd, void* buf, size_t size, off_t offset) {
+  RingTransfer t;
+  t.kind = platform::RingOp::Kind::kRead;
+  t.fd = fd;
+  t.buf = buf;
+  t.size = size;
+  t.offset = offset;
+  return t;
+}
+inline RingTransfer RingWrite(int fd, const void* buf, size_t size, off_t offset) {
+  RingTransfer t = RingRead(fd, const_cast<void*>(buf), size, offset);
+  t.kind = platform::RingOp::Kind::kWrite;
+  return t;
+}
+
 struct RingIoOptions {
   // false: never create a ring; every transfer runs through pread/pwrite (HIPFILE_IO_URING=0).
   bool enabled = true;

@@ -63,11 +63,7 @@ class RingIoFaultTest : public ::testing::Test {
     buf_.assign(kFileBytes, 0);
     std::vector<RingTransfer> t(kPieces);
     for (size_t i = 0; i < kPieces; ++i) {
-      t[i].kind = RingOp::Kind::kRead;
-      t[i].fd = fd_;
-      t[i].buf = buf_.data() + i * kPiece;
-      t[i].size = kPiece;
-      t[i].offset = static_cast<off_t>(i * kPiece);
+      t[i] = RingRead(fd_, buf_.data() + i * kPiece, kPiece, static_cast<off_t>(i * kPiece));
     }
     return t;
   }

@@ -22,29 +22,12 @@
 namespace hipfile::engine {
 namespace {
 
-using platform::RingOp;
 using testing::PatternBytes;
 using testing::ReadFileOrDie;
 using testing::SysOp;
 using testing::WriteFileOrDie;
 
 constexpr size_t kFileBytes = 1 << 20;
-
-RingTransfer Read(int fd, void* buf, size_t size, off_t offset) {
-  RingTransfer t;
-  t.kind = RingOp::Kind::kRead;
-  t.fd = fd;
-  t.buf = buf;
-  t.size = size;
-  t.offset = offset;
-  return t;
-}
-
-RingTransfer Write(int fd, const void* buf, size_t size, off_t offset) {
-  RingTransfer t = Read(fd, const_cast<void*>(buf), size, offset);
-  t.kind = RingOp::Kind::kWrite;
-  return t;
-}
 
 class RingIoTest : public ::testing::Test {
  protected:
@@ -69,7 +52,7 @@ class RingIoTest : public ::testing::Test {
     for (size_t i = 0; i < count; ++i) {
       const size_t size = 1 + rng() % 8192;
       const off_t offset = static_cast<off_t>(rng() % (kFileBytes + 4096));
-      t.push_back(Read(fd_, buf->data() + i * 8192, size, offset));
+      t.push_back(RingRead(fd_, buf->data() + i * 8192, size, offset));
     }
     return t;
   }
@@ -144,7 +127,7 @@ TEST_F(RingIoTest, WritesThenReadsBack) {
   std::mt19937 rng(3);
   while (at < data.size()) {
     const size_t size = std::min<size_t>(4096 + rng() % (252 << 10), data.size() - at);
-    w.push_back(Write(fd_, data.data() + at, size, static_cast<off_t>(at)));
+    w.push_back(RingWrite(fd_, data.data() + at, size, static_cast<off_t>(at)));
     at += size;
   }
   std::vector<Transfer> r(w.size());
@@ -158,7 +141,7 @@ TEST_F(RingIoTest, WritesThenReadsBack) {
   std::vector<unsigned char> back(data.size());
   std::vector<RingTransfer> rd;
   for (const RingTransfer& x : w) {
-    rd.push_back(Read(fd_, back.data() + x.offset, x.size, x.offset));
+    rd.push_back(RingRead(fd_, back.data() + x.offset, x.size, x.offset));
   }
   io.RunAll(rd.data(), rd.size(), r.data());
   for (size_t i = 0; i < rd.size(); ++i) ASSERT_EQ(r[i].bytes, rd[i].size);
@@ -172,10 +155,10 @@ TEST_F(RingIoTest, EndOfFileShortFileAndEmptyTransfers) {
   WriteFileOrDie(small, PatternBytes(1000, 4));
   ScopedFd small_fd(small, O_RDONLY);
   const RingTransfer t[] = {
-      Read(fd_, buf.data(), 65536, kFileBytes - 100),            // straddles the end
-      Read(fd_, buf.data() + 65536, 65536, kFileBytes + 12345),  // past the end
-      Read(small_fd.get(), buf.data() + 131072, 65536, 0),       // a short file
-      Read(fd_, buf.data(), 0, 0),                               // nothing
+      RingRead(fd_, buf.data(), 65536, kFileBytes - 100),            // straddles the end
+      RingRead(fd_, buf.data() + 65536, 65536, kFileBytes + 12345),  // past the end
+      RingRead(small_fd.get(), buf.data() + 131072, 65536, 0),       // a short file
+      RingRead(fd_, buf.data(), 0, 0),                               // nothing
   };
   Transfer r[4];
   io.RunAll(t, 4, r);
@@ -204,7 +187,7 @@ TEST_F(RingIoTest, ODirectReadsWithAlignedBuffersStopAtTheEnd) {
   auto* buf = static_cast<unsigned char*>(mem);
   std::vector<RingTransfer> t;
   for (size_t i = 0; i < 12; ++i) {
-    t.push_back(Read(direct, buf + i * 65536, 65536, static_cast<off_t>(i * 65536)));
+    t.push_back(RingRead(direct, buf + i * 65536, 65536, static_cast<off_t>(i * 65536)));
     t.back().direct_align = 4096;
   }
   RingIoOptions options;
@@ -224,15 +207,15 @@ TEST_F(RingIoTest, AClosedDescriptorFailsItsTransferOnly) {
   RingIo io(sys_);
   std::vector<unsigned char> buf(3 * 4096);
   // A first call makes the ring, whose descriptor would otherwise take the closed number.
-  const RingTransfer warm = Read(fd_, buf.data(), 4096, 0);
+  const RingTransfer warm = RingRead(fd_, buf.data(), 4096, 0);
   Transfer warm_result;
   io.RunAll(&warm, 1, &warm_result);
   const int closed = ::dup(fd_);
   ASSERT_GE(closed, 0);
   ::close(closed);
-  const RingTransfer t[] = {Read(fd_, buf.data(), 4096, 0),
-                            Read(closed, buf.data() + 4096, 4096, 0),
-                            Write(closed, buf.data() + 8192, 4096, 0)};
+  const RingTransfer t[] = {RingRead(fd_, buf.data(), 4096, 0),
+                            RingRead(closed, buf.data() + 4096, 4096, 0),
+                            RingWrite(closed, buf.data() + 8192, 4096, 0)};
   Transfer r[3];
   io.RunAll(t, 3, r);
   EXPECT_EQ(r[0].bytes, 4096u);
