@@ -489,7 +489,8 @@ void CheckTransfer(Session& s, bool write, int handle_index, const char* memory,
   const int ref = g_process->reference_fd[opened.file];
   struct stat st;
   FUZZ_CHECK(fstat(ref, &st) == 0, "fstat: %s", std::strerror(errno));
-  if (file_offset + static_cast<int64_t>(std::min(size, kMaxRw)) < kExactCountLimit) {
+  // Written as a difference: file_offset may be near INT64_MAX (a valid offset past any end).
+  if (file_offset < kExactCountLimit - static_cast<int64_t>(std::min(size, kMaxRw))) {
     size_t expected = std::min(size, kMaxRw);
     if (!write) {
       expected = file_offset >= st.st_size
