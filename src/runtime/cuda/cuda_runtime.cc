@@ -46,8 +46,17 @@ class CudaRuntime final : public GpuRuntime {
     }
   }
 
-  // Balances the retains; a context others still hold stays alive.
+  // Frees the probes' words and balances the retains; a context others still hold stays alive.
   ~CudaRuntime() override {
+    if (!probe_words_.empty()) {
+      CUcontext saved = nullptr;
+      d_.cuCtxGetCurrent(&saved);
+      for (const auto& [device, word] : probe_words_) {
+        d_.cuCtxSetCurrent(contexts_[device].load());
+        d_.cuMemFreeHost(word);
+      }
+      d_.cuCtxSetCurrent(saved);
+    }
     for (size_t i = 0; i < devices_.size(); ++i) {
       if (contexts_[i].load() != nullptr) d_.cuDevicePrimaryCtxRelease(devices_[i]);
     }
@@ -366,6 +375,7 @@ class CudaRuntime final : public GpuRuntime {
   const std::vector<CUdevice> devices_;                 // by ordinal
   std::unique_ptr<std::atomic<CUcontext>[]> contexts_;  // retained primary contexts, or null
   std::unique_ptr<std::atomic<int>[]> mem_ops_;         // SupportsStreamMemOps: -1 unknown, 0, 1
+  std::vector<std::pair<int, void*>> probe_words_;      // (device, pinned word), under mutex_
   std::mutex mutex_;                                    // serializes retains and probes
 };
 
@@ -476,7 +486,10 @@ bool CudaRuntime::SupportsStreamMemOps(int device) {
   return mem_ops_[device].load(std::memory_order_relaxed) == 1;
 }
 
-// Called with mutex_ held; restores the thread's current context.
+// Called with mutex_ held; restores the thread's current context. The probe's pinned word is kept
+// until the runtime is destroyed: cuMemFreeHost synchronizes the device, and the probe runs when
+// the first stream-ordered operation arrives - possibly while the caller's streams are blocked
+// behind host functions or long kernels, which would block that call (seen on the H200).
 bool CudaRuntime::ProbeStreamMemOps(int device) {
   CUcontext saved = nullptr;
   d_.cuCtxGetCurrent(&saved);
@@ -492,9 +505,13 @@ bool CudaRuntime::ProbeStreamMemOps(int device) {
   CUstream stream = nullptr;
   CUdeviceptr word = 0;
   if (d_.cuMemHostAlloc(&host, sizeof(uint32_t),
-                        cu::CU_MEMHOSTALLOC_PORTABLE | cu::CU_MEMHOSTALLOC_DEVICEMAP) ==
-          CUDA_SUCCESS &&
-      d_.cuMemHostGetDevicePointer(&word, host, 0) == CUDA_SUCCESS &&
+                        cu::CU_MEMHOSTALLOC_PORTABLE | cu::CU_MEMHOSTALLOC_DEVICEMAP) !=
+      CUDA_SUCCESS) {
+    host = nullptr;
+  } else {
+    probe_words_.emplace_back(device, host);
+  }
+  if (host != nullptr && d_.cuMemHostGetDevicePointer(&word, host, 0) == CUDA_SUCCESS &&
       d_.cuStreamCreate(&stream, cu::CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
     auto* value = static_cast<volatile uint32_t*>(host);
     *value = 0;
@@ -503,8 +520,7 @@ bool CudaRuntime::ProbeStreamMemOps(int device) {
          d_.cuStreamWaitValue32(stream, word, 1, cu::CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS &&
          d_.cuStreamSynchronize(stream) == CUDA_SUCCESS && *value == 1;
   }
-  if (stream != nullptr) d_.cuStreamDestroy(stream);
-  if (host != nullptr) d_.cuMemFreeHost(host);
+  if (stream != nullptr) d_.cuStreamDestroy(stream);  // does not wait for other streams
   d_.cuCtxSetCurrent(saved);
   return ok;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -345,6 +346,72 @@ TEST_F(CudaRuntimeFake, StreamMemOpsNeedTheV2EntryPoints) {
   EXPECT_EQ(rt->StreamWriteValue32(nullptr, &word, 1), hipErrorNotSupported);
   EXPECT_EQ(rt->StreamWaitValue32(nullptr, nullptr, 1), hipErrorInvalidValue);
   EXPECT_FALSE(rt->SupportsStreamMemOps(5));
+}
+
+// A fake device whose stream memory operations work: a write stores into the pinned word at
+// once, so the probe's wait and synchronize succeed.
+struct ProbeState {
+  int host_allocs = 0;
+  int host_frees = 0;
+  int streams_created = 0;
+  int streams_destroyed = 0;
+};
+ProbeState g_probe;
+
+void AddStreamMemOps(CudaDriver& d) {
+  d.cuMemHostAlloc = [](void** p, size_t size, unsigned) -> CUresult {
+    ++g_probe.host_allocs;
+    *p = std::calloc(1, size);
+    return 0;
+  };
+  d.cuMemFreeHost = [](void* p) -> CUresult {
+    ++g_probe.host_frees;
+    std::free(p);
+    return 0;
+  };
+  d.cuMemHostGetDevicePointer = [](CUdeviceptr* dptr, void* p, unsigned) -> CUresult {
+    *dptr = reinterpret_cast<CUdeviceptr>(p);
+    return 0;
+  };
+  d.cuStreamCreate = [](cu::CUstream* s, unsigned) -> CUresult {
+    ++g_probe.streams_created;
+    *s = reinterpret_cast<cu::CUstream>(0x77);
+    return 0;
+  };
+  d.cuStreamDestroy = [](cu::CUstream) -> CUresult {
+    ++g_probe.streams_destroyed;
+    return 0;
+  };
+  d.cuStreamSynchronize = [](cu::CUstream) -> CUresult { return 0; };
+  d.cuStreamWriteValue32 = [](cu::CUstream, CUdeviceptr addr, uint32_t value,
+                              unsigned) -> CUresult {
+    *reinterpret_cast<uint32_t*>(addr) = value;
+    return 0;
+  };
+  d.cuStreamWaitValue32 = [](cu::CUstream, CUdeviceptr addr, uint32_t value, unsigned) -> CUresult {
+    return *reinterpret_cast<uint32_t*>(addr) >= value ? 0 : 999;
+  };
+}
+
+// The probe runs when the first stream-ordered operation arrives, maybe while the caller's
+// streams are blocked; freeing pinned memory synchronizes the device, so the probe must not free
+// its word until the runtime goes (on the H200 the first hipFileReadAsync behind a blocked host
+// function hung in cuMemFreeHost).
+TEST_F(CudaRuntimeFake, StreamMemOpsProbeFreesNothingUntilTheRuntimeGoes) {
+  g_probe = ProbeState{};
+  AddStreamMemOps(driver_);
+  auto rt = Create();
+  EXPECT_TRUE(rt->SupportsStreamMemOps(1));
+  EXPECT_TRUE(rt->SupportsStreamMemOps(1));  // probed once, remembered
+  EXPECT_EQ(g_probe.host_allocs, 1);
+  EXPECT_EQ(g_probe.streams_created, 1);
+  EXPECT_EQ(g_probe.streams_destroyed, 1);
+  EXPECT_EQ(g_probe.host_frees, 0);
+  EXPECT_EQ(g_current, nullptr) << "the caller's context is restored";
+  rt.reset();
+  EXPECT_EQ(g_probe.host_frees, 1);
+  EXPECT_EQ(g_fake.releases, g_fake.retains);
+  EXPECT_EQ(g_current, nullptr);
 }
 
 TEST_F(CudaRuntimeFake, FlagsOutsideTheContractAreInvalid) {
