@@ -34,55 +34,60 @@ class Round {
     }
     std::vector<Transfer> done(reads.size());
     cx_.ring.RunAll(reads.data(), reads.size(), done.data());
-    std::vector<size_t> copied;  // entries whose copy is queued, bytes in results_
+    std::vector<size_t> entry;  // entries with bytes to copy, bytes in results_
+    std::vector<runtime::CopyOp> copies;
     for (size_t i = begin; i < end; ++i) {
       const Transfer& t = done[i - begin];
       results_[i] = PosixResult(t);
       if (t.bytes == 0) continue;
-      const hipError_t e = cx_.gpu.MemcpyAsync(ios_[i].memory.ptr, reads[i - begin].buf, t.bytes,
-                                               hipMemcpyHostToDevice, res_.stream());
-      if (e != hipSuccess) {
-        results_[i] = Status::Gpu(e);
-        continue;
-      }
-      copied.push_back(i);
+      entry.push_back(i);
+      copies.push_back({ios_[i].memory.ptr, reads[i - begin].buf, t.bytes});
     }
-    FinishCopies(copied);
+    CopyAndWait(entry, copies, hipMemcpyHostToDevice);
   }
 
   void Write(size_t begin, size_t end, const std::vector<size_t>& slice) {
-    std::vector<size_t> copied;
+    std::vector<size_t> entry;
+    std::vector<runtime::CopyOp> copies;
     for (size_t i = begin; i < end; ++i) {
-      const IoRequest& io = ios_[i];
-      const hipError_t e = cx_.gpu.MemcpyAsync(res_.buffer(0) + slice[i - begin], io.memory.ptr,
-                                               io.size, hipMemcpyDeviceToHost, res_.stream());
-      if (e != hipSuccess) {
-        results_[i] = Status::Gpu(e);
-        continue;
-      }
-      copied.push_back(i);
+      entry.push_back(i);
+      copies.push_back({res_.buffer(0) + slice[i - begin], ios_[i].memory.ptr, ios_[i].size});
     }
-    FinishCopies(copied);
     std::vector<RingTransfer> writes;
-    std::vector<size_t> entry;  // writes[j] is entry[j]'s
-    for (const size_t i : copied) {
-      if (!results_[i].ok()) continue;  // the wait failed: nothing to write
+    std::vector<size_t> written;  // writes[j] is written[j]'s
+    for (const size_t i : CopyAndWait(entry, copies, hipMemcpyDeviceToHost)) {
       writes.push_back(RingWrite(ios_[i].file->buffered_fd, res_.buffer(0) + slice[i - begin],
                                  ios_[i].size, ios_[i].offset));
-      entry.push_back(i);
+      written.push_back(i);
     }
     std::vector<Transfer> done(writes.size());
     cx_.ring.RunAll(writes.data(), writes.size(), done.data());
-    for (size_t j = 0; j < writes.size(); ++j) results_[entry[j]] = PosixResult(done[j]);
+    for (size_t j = 0; j < writes.size(); ++j) results_[written[j]] = PosixResult(done[j]);
   }
 
  private:
-  // One wait for every queued copy; a failure fails each of them.
-  void FinishCopies(const std::vector<size_t>& copied) {
-    if (copied.empty()) return;
+  // Queues the entries' copies in one call (one driver call where the runtime has a batch copy)
+  // and waits once. A copy that was not queued fails its entry, a failed wait every queued one.
+  // Returns the entries whose copy completed.
+  std::vector<size_t> CopyAndWait(const std::vector<size_t>& entry,
+                                  const std::vector<runtime::CopyOp>& copies, hipMemcpyKind kind) {
+    std::vector<size_t> queued;
+    if (copies.empty()) return queued;
+    std::vector<hipError_t> errors(copies.size(), hipSuccess);
+    (void)cx_.gpu.MemcpyBatchAsync(copies.data(), copies.size(), kind, res_.stream(),
+                                   errors.data());
+    for (size_t j = 0; j < entry.size(); ++j) {
+      if (errors[j] == hipSuccess) {
+        queued.push_back(entry[j]);
+      } else {
+        results_[entry[j]] = Status::Gpu(errors[j]);
+      }
+    }
+    if (queued.empty()) return queued;
     const Status waited = res_.Wait();
-    if (waited.ok()) return;
-    for (const size_t i : copied) results_[i] = waited;
+    if (waited.ok()) return queued;
+    for (const size_t i : queued) results_[i] = waited;
+    return {};
   }
 
   EngineContext& cx_;

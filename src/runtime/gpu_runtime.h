@@ -32,6 +32,13 @@ struct PointerInfo {
   unsigned flags = 0;  // allocation / registration flags
 };
 
+// One copy of a MemcpyBatchAsync.
+struct CopyOp {
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t size = 0;
+};
+
 class GpuRuntime {
  public:
   virtual ~GpuRuntime() = default;
@@ -69,6 +76,22 @@ class GpuRuntime {
   virtual hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) = 0;
   virtual hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                                  Stream stream) = 0;
+  // Queues `count` copies of one kind on the stream: in stream order as a whole, in no order
+  // among themselves (no copy may read or write another's destination). Returns hipSuccess when
+  // every copy was queued; otherwise the first error, and errors[i] (when errors is not null)
+  // says whether copy i was queued. One driver call where the runtime has one (CUDA 12.8+), which
+  // many threads queueing small copies need: each cuMemcpyAsync takes a context-wide lock. This
+  // default queues them one by one.
+  virtual hipError_t MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind,
+                                      Stream stream, hipError_t* errors) {
+    hipError_t first = hipSuccess;
+    for (size_t i = 0; i < count; ++i) {
+      const hipError_t e = MemcpyAsync(copies[i].dst, copies[i].src, copies[i].size, kind, stream);
+      if (errors != nullptr) errors[i] = e;
+      if (first == hipSuccess) first = e;
+    }
+    return first;
+  }
   virtual hipError_t Memset(void* dst, int value, size_t size) = 0;
   virtual hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) = 0;
 

@@ -22,6 +22,7 @@ Result<uint64_t> BatchContext::Accept(std::vector<BatchTransfer> entries) {
   if (entries.size() > capacity_ - outstanding) return Status::Op(hipFileBatchFull);
   const uint64_t first = next_id_;
   for (BatchTransfer& entry : entries) ops_[next_id_++].transfer = std::move(entry);
+  AddPending(entries.size(), true);
   return first;
 }
 
@@ -32,7 +33,10 @@ void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run
     std::lock_guard<std::mutex> lock(mu_);
     auto it = ops_.find(id);
     if (it == ops_.end() || it->second.running) return;  // canceled, or claimed by another Run
-    const size_t pending = ops_.size() - running_;
+    size_t pending = ops_.size() - running_;
+    if (pending_everywhere_ != nullptr) {
+      pending = std::max(pending, pending_everywhere_->load(std::memory_order_relaxed));
+    }
     const size_t share =
         (pending + std::max<size_t>(limits.spread, 1) - 1) / std::max<size_t>(limits.spread, 1);
     const size_t want = it->second.transfer.size <= limits.max_bytes
@@ -46,6 +50,7 @@ void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run
       transfers.push_back(std::move(op.transfer));
     }
     running_ += ids.size();
+    AddPending(ids.size(), false);
   }
   std::vector<const BatchTransfer*> claimed;
   claimed.reserve(transfers.size());
@@ -101,6 +106,7 @@ void BatchContext::Cancel() {
       dropped.push_back(std::move(it->second.transfer));
       it = ops_.erase(it);
     }
+    AddPending(dropped.size(), false);
     changed_.notify_all();
     changed_.wait(lock, [this] { return running_ == 0; });
   }
@@ -117,6 +123,15 @@ void BatchContext::Close() {
 size_t BatchContext::Outstanding() const {
   std::lock_guard<std::mutex> lock(mu_);
   return ops_.size() + done_.size();
+}
+
+void BatchContext::AddPending(size_t n, bool add) {
+  if (pending_everywhere_ == nullptr || n == 0) return;
+  if (add) {
+    pending_everywhere_->fetch_add(n, std::memory_order_relaxed);
+  } else {
+    pending_everywhere_->fetch_sub(n, std::memory_order_relaxed);
+  }
 }
 
 void BatchContext::PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret) {

@@ -15,6 +15,7 @@
 
 #include <hipfile.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -54,14 +55,20 @@ class BatchContext {
 
   // How many entries one Run claims: its own and more Pending entries of at most max_bytes each
   // (an entry larger than that runs alone), up to max_entries, and no more than a share
-  // ceil(pending / spread) of what is pending, so `spread` workers all get work.
+  // ceil(pending / spread) of what is pending, so `spread` workers all get work. `pending` is the
+  // larger of this batch's Pending entries and the shared count given to the constructor (every
+  // batch's): with many batches busy, each worker takes full groups even from a batch that alone
+  // would be spread thin.
   struct GroupLimits {
     size_t max_entries = 1;
     size_t max_bytes = 0;
     size_t spread = 1;
   };
 
-  explicit BatchContext(unsigned capacity) : capacity_(capacity) {}
+  // pending_everywhere, when given, counts Pending entries over all batches sharing it: this one
+  // adds what it accepts and subtracts what it claims or cancels. It must outlive the context.
+  explicit BatchContext(unsigned capacity, std::atomic<size_t>* pending_everywhere = nullptr)
+      : capacity_(capacity), pending_everywhere_(pending_everywhere) {}
   BatchContext(const BatchContext&) = delete;
   BatchContext& operator=(const BatchContext&) = delete;
 
@@ -97,8 +104,10 @@ class BatchContext {
   };
 
   void PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret);
+  void AddPending(size_t n, bool add);
 
   const unsigned capacity_;
+  std::atomic<size_t>* const pending_everywhere_;  // may be null
   mutable std::mutex mu_;
   std::condition_variable changed_;     // an event was queued, or a Running entry finished
   bool closed_ = false;                 // guarded by mu_

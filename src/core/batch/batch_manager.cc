@@ -53,7 +53,7 @@ Result<hipFileBatchHandle_t> BatchManager::SetUp(unsigned max_nr) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   const uintptr_t id = next_handle_++;
-  batches_.emplace(id, std::make_shared<BatchContext>(max_nr));
+  batches_.emplace(id, std::make_shared<BatchContext>(max_nr, &pending_));
   return reinterpret_cast<hipFileBatchHandle_t>(id);
 }
 

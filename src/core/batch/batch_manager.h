@@ -12,6 +12,7 @@
 #include <hipfile.h>
 #include <time.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -74,6 +75,7 @@ class BatchManager {
   const unsigned requested_threads_;
   BatchContext::Runner runner_;  // Driver::ExecuteMany
 
+  std::atomic<size_t> pending_{0};  // Pending entries of all batches (BatchContext's grouping)
   mutable std::mutex mu_;
   uintptr_t next_handle_ = 1;                                   // guarded by mu_
   std::map<uintptr_t, std::shared_ptr<BatchContext>> batches_;  // guarded by mu_

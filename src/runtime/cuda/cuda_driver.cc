@@ -62,6 +62,8 @@ void ResolveAll(Resolver& r, CudaDriver* d) {
   r.Required(&d->cuPointerGetAttributes, "cuPointerGetAttributes");
   r.Required(&d->cuMemcpy, "cuMemcpy");
   r.Required(&d->cuMemcpyAsync, "cuMemcpyAsync");
+  r.Optional(&d->cuMemcpyBatchAsync, "cuMemcpyBatchAsync_v2");
+  r.Optional(&d->cuMemcpyBatchAsyncV1, "cuMemcpyBatchAsync");
   r.Required(&d->cuMemsetD8, "cuMemsetD8_v2");
   r.Required(&d->cuMemsetD8Async, "cuMemsetD8Async");
   r.Required(&d->cuStreamCreate, "cuStreamCreate");

@@ -37,6 +37,8 @@ struct CudaDriver {
   cu::PFN_cuPointerGetAttributes cuPointerGetAttributes = nullptr;
   cu::PFN_cuMemcpy cuMemcpy = nullptr;
   cu::PFN_cuMemcpyAsync cuMemcpyAsync = nullptr;
+  cu::PFN_cuMemcpyBatchAsync cuMemcpyBatchAsync = nullptr;      // optional: CUDA 13+
+  cu::PFN_cuMemcpyBatchAsyncV1 cuMemcpyBatchAsyncV1 = nullptr;  // optional: CUDA 12.8+
   cu::PFN_cuMemsetD8 cuMemsetD8 = nullptr;
   cu::PFN_cuMemsetD8Async cuMemsetD8Async = nullptr;
   cu::PFN_cuStreamCreate cuStreamCreate = nullptr;

@@ -93,6 +93,26 @@ using PFN_cuPointerGetAttributes = CUresult (*)(unsigned count, CUpointer_attrib
 using PFN_cuMemcpy = CUresult (*)(CUdeviceptr dst, CUdeviceptr src, size_t size);
 using PFN_cuMemcpyAsync = CUresult (*)(CUdeviceptr dst, CUdeviceptr src, size_t size,
                                        CUstream stream);
+// cuMemcpyBatchAsync's per-copy attributes (CUmemcpyAttributes_v1, CUDA 12.8+).
+constexpr int CU_MEMCPY_SRC_ACCESS_ORDER_STREAM = 1;  // CUmemcpySrcAccessOrder
+struct CUmemLocation {
+  int type;  // CUmemLocationType; 0 (invalid) where no hint is given
+  int id;
+};
+struct CUmemcpyAttributes {
+  int srcAccessOrder;  // CUmemcpySrcAccessOrder
+  CUmemLocation srcLocHint;
+  CUmemLocation dstLocHint;
+  unsigned flags;  // CUmemcpyFlags
+};
+// cuMemcpyBatchAsync_v2 (CUDA 13); PFN_cuMemcpyBatchAsyncV1 is CUDA 12.8's, with failIdx.
+using PFN_cuMemcpyBatchAsync = CUresult (*)(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes,
+                                            size_t count, CUmemcpyAttributes* attrs,
+                                            size_t* attrs_idxs, size_t num_attrs, CUstream stream);
+using PFN_cuMemcpyBatchAsyncV1 = CUresult (*)(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes,
+                                              size_t count, CUmemcpyAttributes* attrs,
+                                              size_t* attrs_idxs, size_t num_attrs,
+                                              size_t* fail_idx, CUstream stream);
 using PFN_cuMemsetD8 = CUresult (*)(CUdeviceptr dst, unsigned char value, size_t count);
 using PFN_cuMemsetD8Async = CUresult (*)(CUdeviceptr dst, unsigned char value, size_t count,
                                          CUstream stream);

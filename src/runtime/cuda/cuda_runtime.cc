@@ -186,6 +186,9 @@ class CudaRuntime final : public GpuRuntime {
     return Map(d_.cuMemcpyAsync(Dptr(dst), Dptr(src), size, Cu(stream)));
   }
 
+  hipError_t MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind, Stream stream,
+                              hipError_t* errors) override;
+
   hipError_t Memset(void* dst, int value, size_t size) override {
     if (size == 0) return hipSuccess;
     if (dst == nullptr) return hipErrorInvalidValue;
@@ -469,6 +472,67 @@ hipError_t CudaRuntime::StreamGetDevice(Stream stream, int* device) {
   if (ordinal < 0) return hipErrorInvalidDevice;
   *device = ordinal;
   return hipSuccess;
+}
+
+// One cuMemcpyBatchAsync for the copies that need one (not empty, not null); where the driver
+// has none, for the legacy default stream (which the call refuses) and for a single copy, one
+// cuMemcpyAsync each. A refused batch says nothing about which copies were queued, so they are
+// queued again one by one: queueing a copy twice writes the same bytes twice.
+hipError_t CudaRuntime::MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind,
+                                         Stream stream, hipError_t* errors) {
+  const bool batch = d_.cuMemcpyBatchAsync != nullptr || d_.cuMemcpyBatchAsyncV1 != nullptr;
+  if (!batch || stream == nullptr || count < 2 || !ValidKind(kind)) {
+    return GpuRuntime::MemcpyBatchAsync(copies, count, kind, stream, errors);
+  }
+  std::vector<hipError_t> result(count, hipSuccess);
+  std::vector<size_t> index;  // copies in the batch
+  std::vector<CUdeviceptr> dsts, srcs;
+  std::vector<size_t> sizes;
+  index.reserve(count);
+  dsts.reserve(count);
+  srcs.reserve(count);
+  sizes.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (copies[i].size == 0) continue;
+    if (copies[i].dst == nullptr || copies[i].src == nullptr) {
+      result[i] = hipErrorInvalidValue;
+      continue;
+    }
+    index.push_back(i);
+    dsts.push_back(Dptr(copies[i].dst));
+    srcs.push_back(Dptr(copies[i].src));
+    sizes.push_back(copies[i].size);
+  }
+  if (!index.empty()) {
+    hipError_t entered = Enter();
+    CUresult r = CUDA_SUCCESS;
+    if (entered == hipSuccess) {
+      cu::CUmemcpyAttributes attrs{};
+      attrs.srcAccessOrder = cu::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+      size_t first_copy = 0;
+      if (d_.cuMemcpyBatchAsync != nullptr) {
+        r = d_.cuMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), index.size(), &attrs,
+                                  &first_copy, 1, Cu(stream));
+      } else {
+        size_t failed = 0;
+        r = d_.cuMemcpyBatchAsyncV1(dsts.data(), srcs.data(), sizes.data(), index.size(), &attrs,
+                                    &first_copy, 1, &failed, Cu(stream));
+      }
+    }
+    for (size_t j = 0; j < index.size(); ++j) {
+      if (entered != hipSuccess) {
+        result[index[j]] = entered;
+      } else if (r != CUDA_SUCCESS) {
+        result[index[j]] = Map(d_.cuMemcpyAsync(dsts[j], srcs[j], sizes[j], Cu(stream)));
+      }
+    }
+  }
+  hipError_t first = hipSuccess;
+  for (size_t i = 0; i < count; ++i) {
+    if (errors != nullptr) errors[i] = result[i];
+    if (first == hipSuccess) first = result[i];
+  }
+  return first;
 }
 
 // Stream memory operations have no capability attribute since CUDA 12 (the _V1 attributes

@@ -339,6 +339,37 @@ TEST(BatchContextTest, GroupTakesOnlyItsShareOfWhatIsPending) {
   EXPECT_EQ(batch.Outstanding(), 12u);  // 8 events waiting, 4 pending
 }
 
+// Many batches busy at once: a batch's share is of what is pending in all of them, so a batch
+// holding few entries is not spread one entry per worker while others wait. The shared count
+// follows accepts, claims and cancels.
+TEST(BatchContextTest, GroupShareCountsWhatIsPendingInEveryBatch) {
+  std::atomic<size_t> pending{0};
+  BatchContext busy(128, &pending), small(16, &pending);
+  Harness hb(busy), hs(small);
+  ASSERT_TRUE(hb.Accept(Entries(60, 4096)).ok());
+  const Result<uint64_t> first = hs.Accept(Entries(6, 4096));
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(pending.load(), 66u);
+  BatchContext::GroupLimits limits;
+  limits.max_entries = 4;
+  limits.max_bytes = 4096;
+  limits.spread = 8;  // alone, 6 pending over 8 workers would be 1 each
+  hs.Run(*first, limits);
+  EXPECT_EQ(hs.groups().back().size(), 4u) << "66 pending over 8 workers: a full group";
+  EXPECT_EQ(pending.load(), 62u);
+  small.Cancel();  // the 2 left
+  EXPECT_EQ(pending.load(), 60u);
+  busy.Close();
+  EXPECT_EQ(pending.load(), 0u);
+  // Without the shared count the same batch is spread thin.
+  BatchContext alone(16);
+  Harness ha(alone);
+  const Result<uint64_t> id = ha.Accept(Entries(6, 4096));
+  ASSERT_TRUE(id.ok());
+  ha.Run(*id, limits);
+  EXPECT_EQ(ha.groups().back().size(), 1u);
+}
+
 TEST(BatchContextTest, EachEntryOfAGroupGetsItsOwnResult) {
   BatchContext batch(4);
   Harness h(batch);

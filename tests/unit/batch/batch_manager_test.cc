@@ -401,9 +401,11 @@ TEST_F(BatchTest, EntriesRunConcurrentlyOnTheWorkers) {
 
 TEST_F(BatchTest, CancelWhileBusyCancelsQueuedEntriesAndWaitsForRunningOnes) {
   // Each worker claims a group of small entries, its share of those pending (at most
-  // kMaxGroupEntries): of 40 over 2 workers, 16 then 12; the other 12 stay queued.
-  static_assert(kWorkers == 2 && BatchManager::kMaxGroupEntries == 16);
-  constexpr int kEntries = 40;
+  // kMaxGroupEntries, K): of 2K + 8 over 2 workers, K then K/2 + 4; the rest stay queued.
+  constexpr int kGroup = static_cast<int>(BatchManager::kMaxGroupEntries);
+  static_assert(kWorkers == 2 && kGroup % 2 == 0);
+  constexpr int kEntries = 2 * kGroup + 8;
+  constexpr int kRun = kGroup + kGroup / 2 + 4;
   constexpr size_t kBytes = size_t{kEntries} * 4096;
   const Result<hipFileBatchHandle_t> batch = manager().SetUp(kEntries);
   ASSERT_TRUE(batch.ok());
@@ -441,8 +443,8 @@ TEST_F(BatchTest, CancelWhileBusyCancelsQueuedEntriesAndWaitsForRunningOnes) {
       ++canceled;
     }
   }
-  EXPECT_EQ(complete, 28);
-  EXPECT_EQ(canceled, 12);
+  EXPECT_EQ(complete, kRun);
+  EXPECT_EQ(canceled, kEntries - kRun);
   // Nothing holds the buffer any more, and the batch takes new work.
   EXPECT_TRUE(driver().DeregisterBuffer(buf).ok());
   hipFileIOParams_t again = Entry(hipFileBatchRead, fh, buf, 4096, 0, 0);

@@ -186,6 +186,56 @@ TEST_P(RuntimeConformance, AsyncFillAndCopyOnAStream) {
   EXPECT_EQ(device, 0);
 }
 
+// Scattered slices both ways in one call each: every copy lands, in stream order after earlier
+// work; an invalid copy is reported in its own slot while the others are still queued.
+TEST_P(RuntimeConformance, BatchCopiesLandAndReportEachCopy) {
+  constexpr size_t kSlice = 4096, kCopies = 16;
+  Stream s = NewStream();
+  auto* dev = static_cast<unsigned char*>(DeviceAlloc(kSlice * kCopies * 2));
+  auto* up = static_cast<unsigned char*>(PinnedAlloc(kSlice * kCopies));
+  auto* down = static_cast<unsigned char*>(PinnedAlloc(kSlice * kCopies * 2));
+  const std::vector<unsigned char> pattern = PatternBytes(kSlice * kCopies);
+  memcpy(up, pattern.data(), pattern.size());
+  memset(down, 0, kSlice * kCopies * 2);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 0x5a, kSlice * kCopies * 2, s), hipSuccess);
+  // Host slice i goes to device slot 2 * (kCopies - 1 - i): reversed, with gaps.
+  std::vector<CopyOp> h2d(kCopies);
+  for (size_t i = 0; i < kCopies; ++i) {
+    h2d[i] = {dev + 2 * (kCopies - 1 - i) * kSlice, up + i * kSlice, kSlice};
+  }
+  h2d[3].size = 0;  // nothing to copy: succeeds
+  std::vector<hipError_t> errors(kCopies, hipErrorUnknown);
+  ASSERT_EQ(rt_->MemcpyBatchAsync(h2d.data(), kCopies, hipMemcpyHostToDevice, s, errors.data()),
+            hipSuccess);
+  for (size_t i = 0; i < kCopies; ++i) EXPECT_EQ(errors[i], hipSuccess) << i;
+  CopyOp whole{down, dev, kSlice * kCopies * 2};
+  ASSERT_EQ(rt_->MemcpyBatchAsync(&whole, 1, hipMemcpyDeviceToHost, s, nullptr), hipSuccess);
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  for (size_t i = 0; i < kCopies; ++i) {
+    const unsigned char* slot = down + 2 * (kCopies - 1 - i) * kSlice;
+    for (size_t k = 0; k < kSlice; ++k) {
+      ASSERT_EQ(slot[k], i == 3 ? 0x5a : pattern[i * kSlice + k]) << "copy " << i << " byte " << k;
+      ASSERT_EQ(slot[kSlice + k], 0x5a) << "gap after copy " << i;
+    }
+  }
+  // Back to the host in one call, one copy invalid.
+  std::vector<CopyOp> d2h(kCopies);
+  memset(down, 0, kSlice * kCopies);
+  for (size_t i = 0; i < kCopies; ++i) d2h[i] = {down + i * kSlice, dev + 2 * i * kSlice, kSlice};
+  d2h[5].dst = nullptr;
+  EXPECT_EQ(rt_->MemcpyBatchAsync(d2h.data(), kCopies, hipMemcpyDeviceToHost, s, errors.data()),
+            hipErrorInvalidValue);
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  for (size_t i = 0; i < kCopies; ++i) {
+    EXPECT_EQ(errors[i], i == 5 ? hipErrorInvalidValue : hipSuccess) << i;
+    if (i == 5) continue;
+    const size_t from = kCopies - 1 - i;  // the host slice that went to device slot 2 * i
+    for (size_t k = 0; k < kSlice; ++k) {
+      ASSERT_EQ(down[i * kSlice + k], from == 3 ? 0x5a : pattern[from * kSlice + k]) << i;
+    }
+  }
+}
+
 struct HostFnLog {
   std::mutex mu;
   std::vector<int> order;

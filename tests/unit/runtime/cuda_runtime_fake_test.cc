@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_runtime.h"
@@ -412,6 +413,139 @@ TEST_F(CudaRuntimeFake, StreamMemOpsProbeFreesNothingUntilTheRuntimeGoes) {
   EXPECT_EQ(g_probe.host_frees, 1);
   EXPECT_EQ(g_fake.releases, g_fake.retains);
   EXPECT_EQ(g_current, nullptr);
+}
+
+// What the fake batch and single copies saw.
+struct CopyCalls {
+  int batches = 0;
+  int batches_v1 = 0;
+  size_t batch_count = 0;
+  int attrs_order = 0;
+  size_t num_attrs = 0;
+  int singles = 0;
+  CUresult batch_result = 0;
+  std::vector<CUdeviceptr> single_dsts;
+};
+CopyCalls g_copies;
+
+CUresult FakeBatch(CUdeviceptr* dsts, CUdeviceptr*, size_t*, size_t count,
+                   cu::CUmemcpyAttributes* attrs, size_t* idxs, size_t num_attrs) {
+  g_copies.batch_count = count;
+  g_copies.attrs_order = attrs[0].srcAccessOrder;
+  g_copies.num_attrs = num_attrs;
+  EXPECT_EQ(idxs[0], 0u);
+  EXPECT_NE(dsts[0], 0u);
+  return g_copies.batch_result;
+}
+
+void AddCopies(CudaDriver& d, bool v2, bool v1) {
+  g_copies = CopyCalls{};
+  d.cuMemcpyAsync = [](CUdeviceptr dst, CUdeviceptr, size_t, cu::CUstream) -> CUresult {
+    ++g_copies.singles;
+    g_copies.single_dsts.push_back(dst);
+    return 0;
+  };
+  if (v2) {
+    d.cuMemcpyBatchAsync = [](CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t count,
+                              cu::CUmemcpyAttributes* attrs, size_t* idxs, size_t num_attrs,
+                              cu::CUstream) -> CUresult {
+      ++g_copies.batches;
+      return FakeBatch(dsts, srcs, sizes, count, attrs, idxs, num_attrs);
+    };
+  }
+  if (v1) {
+    d.cuMemcpyBatchAsyncV1 = [](CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t count,
+                                cu::CUmemcpyAttributes* attrs, size_t* idxs, size_t num_attrs,
+                                size_t* fail_idx, cu::CUstream) -> CUresult {
+      ++g_copies.batches_v1;
+      EXPECT_NE(fail_idx, nullptr);
+      return FakeBatch(dsts, srcs, sizes, count, attrs, idxs, num_attrs);
+    };
+  }
+}
+
+std::vector<CopyOp> FourCopies(char* base) {
+  return {{base, base + 100, 8},
+          {base + 8, base + 200, 8},
+          {base + 16, base + 300, 0},
+          {base + 24, base + 400, 8}};
+}
+
+TEST_F(CudaRuntimeFake, BatchCopiesAreOneDriverCall) {
+  AddCopies(driver_, true, true);
+  auto rt = Create();
+  char buf[512];
+  std::vector<CopyOp> copies = FourCopies(buf);
+  copies[1].src = nullptr;
+  hipError_t errors[4] = {hipErrorUnknown, hipErrorUnknown, hipErrorUnknown, hipErrorUnknown};
+  const Stream s = reinterpret_cast<Stream>(0x55);
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 4, hipMemcpyHostToDevice, s, errors),
+            hipErrorInvalidValue);
+  EXPECT_EQ(g_copies.batches, 1);
+  EXPECT_EQ(g_copies.batches_v1, 0) << "CUDA 13's entry point first";
+  EXPECT_EQ(g_copies.batch_count, 2u) << "the empty and the invalid copy stay out";
+  EXPECT_EQ(g_copies.attrs_order, cu::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM);
+  EXPECT_EQ(g_copies.num_attrs, 1u);
+  EXPECT_EQ(g_copies.singles, 0);
+  EXPECT_EQ(errors[0], hipSuccess);
+  EXPECT_EQ(errors[1], hipErrorInvalidValue);
+  EXPECT_EQ(errors[2], hipSuccess);
+  EXPECT_EQ(errors[3], hipSuccess);
+}
+
+TEST_F(CudaRuntimeFake, BatchCopiesUseCuda12EntryPointWhenAlone) {
+  AddCopies(driver_, false, true);
+  auto rt = Create();
+  char buf[512];
+  const std::vector<CopyOp> copies = FourCopies(buf);
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 4, hipMemcpyHostToDevice,
+                                 reinterpret_cast<Stream>(0x55), nullptr),
+            hipSuccess);
+  EXPECT_EQ(g_copies.batches_v1, 1);
+  EXPECT_EQ(g_copies.batch_count, 3u);
+  EXPECT_EQ(g_copies.singles, 0);
+}
+
+// A refused batch does not say which copies were queued: each is queued again on its own.
+TEST_F(CudaRuntimeFake, RefusedBatchIsQueuedCopyByCopy) {
+  AddCopies(driver_, true, false);
+  g_copies.batch_result = 1;  // CUDA_ERROR_INVALID_VALUE
+  auto rt = Create();
+  char buf[512];
+  const std::vector<CopyOp> copies = FourCopies(buf);
+  hipError_t errors[4];
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 4, hipMemcpyDeviceToHost,
+                                 reinterpret_cast<Stream>(0x55), errors),
+            hipSuccess);
+  EXPECT_EQ(g_copies.batches, 1);
+  EXPECT_EQ(g_copies.singles, 3);
+  for (hipError_t e : errors) EXPECT_EQ(e, hipSuccess);
+}
+
+// Without a batch entry point, on the legacy default stream (which the batch call refuses) and
+// for one copy, copies go one by one.
+TEST_F(CudaRuntimeFake, BatchCopiesFallBackToSingleCopies) {
+  char buf[512];
+  const std::vector<CopyOp> copies = FourCopies(buf);
+  {
+    AddCopies(driver_, false, false);
+    auto rt = Create();
+    EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 4, hipMemcpyHostToDevice,
+                                   reinterpret_cast<Stream>(0x55), nullptr),
+              hipSuccess);
+    EXPECT_EQ(g_copies.singles, 3);
+  }
+  {
+    AddCopies(driver_, true, true);
+    auto rt = Create();
+    EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 4, hipMemcpyHostToDevice, nullptr, nullptr),
+              hipSuccess);
+    EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 1, hipMemcpyHostToDevice,
+                                   reinterpret_cast<Stream>(0x55), nullptr),
+              hipSuccess);
+    EXPECT_EQ(g_copies.batches + g_copies.batches_v1, 0);
+    EXPECT_EQ(g_copies.singles, 4);
+  }
 }
 
 TEST_F(CudaRuntimeFake, FlagsOutsideTheContractAreInvalid) {
