@@ -453,7 +453,10 @@ TEST_F(BatchTest, CancelWhileBusyCancelsQueuedEntriesAndWaitsForRunningOnes) {
 }
 
 TEST_F(BatchTest, DestroyWhileBusyIsSafeAndForgetsTheHandle) {
-  const Result<hipFileBatchHandle_t> busy = manager().SetUp(16);
+  // Each worker claims a full group (kMaxGroupEntries) of the busy batch, whose entries are
+  // queued first: both are held inside it and nothing of the other batch starts.
+  constexpr int kBusy = static_cast<int>(kWorkers * BatchManager::kMaxGroupEntries);
+  const Result<hipFileBatchHandle_t> busy = manager().SetUp(kBusy);
   const Result<hipFileBatchHandle_t> queued = manager().SetUp(16);
   ASSERT_TRUE(busy.ok());
   ASSERT_TRUE(queued.ok());
@@ -461,11 +464,11 @@ TEST_F(BatchTest, DestroyWhileBusyIsSafeAndForgetsTheHandle) {
   void* buf = DeviceAlloc(1 << 16);
   ASSERT_TRUE(driver().RegisterBuffer(buf, 1 << 16, 0).ok());
   std::vector<hipFileIOParams_t> entries;
-  for (int i = 0; i < 16; ++i) {
-    entries.push_back(Entry(hipFileBatchWrite, fh, buf, 4096, i * 4096, i * 4096));
+  for (int i = 0; i < kBusy; ++i) {
+    entries.push_back(Entry(hipFileBatchWrite, fh, buf, 4096, i * 4096, (i % 16) * 4096));
   }
   sys_.CloseGate();
-  ASSERT_TRUE(manager().Submit(*busy, 16, entries.data()).ok());
+  ASSERT_TRUE(manager().Submit(*busy, kBusy, entries.data()).ok());
   ASSERT_TRUE(manager().Submit(*queued, 16, entries.data()).ok());  // all behind the first
   ASSERT_TRUE(sys_.WaitHeld(kWorkers));
   manager().Destroy(*queued);  // nothing of it runs: returns at once
