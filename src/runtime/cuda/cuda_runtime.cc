@@ -474,10 +474,10 @@ hipError_t CudaRuntime::StreamGetDevice(Stream stream, int* device) {
   return hipSuccess;
 }
 
-// One cuMemcpyBatchAsync for the copies that need one (not empty, not null); where the driver
-// has none, for the legacy default stream (which the call refuses) and for a single copy, one
-// cuMemcpyAsync each. A refused batch says nothing about which copies were queued, so they are
-// queued again one by one: queueing a copy twice writes the same bytes twice.
+// One cuMemcpyBatchAsync for the copies that need one (not empty, not null). Where the driver has
+// none, for the legacy default stream (which the call refuses), for a single copy, and when the
+// call fails, the copies go one by one through MemcpyAsync (GpuRuntime's loop): a refused batch
+// says nothing about which copies were queued, and queueing one twice writes the same bytes twice.
 hipError_t CudaRuntime::MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind,
                                          Stream stream, hipError_t* errors) {
   const bool batch = d_.cuMemcpyBatchAsync != nullptr || d_.cuMemcpyBatchAsyncV1 != nullptr;
@@ -485,10 +485,8 @@ hipError_t CudaRuntime::MemcpyBatchAsync(const CopyOp* copies, size_t count, hip
     return GpuRuntime::MemcpyBatchAsync(copies, count, kind, stream, errors);
   }
   std::vector<hipError_t> result(count, hipSuccess);
-  std::vector<size_t> index;  // copies in the batch
   std::vector<CUdeviceptr> dsts, srcs;
   std::vector<size_t> sizes;
-  index.reserve(count);
   dsts.reserve(count);
   srcs.reserve(count);
   sizes.reserve(count);
@@ -498,34 +496,24 @@ hipError_t CudaRuntime::MemcpyBatchAsync(const CopyOp* copies, size_t count, hip
       result[i] = hipErrorInvalidValue;
       continue;
     }
-    index.push_back(i);
     dsts.push_back(Dptr(copies[i].dst));
     srcs.push_back(Dptr(copies[i].src));
     sizes.push_back(copies[i].size);
   }
-  if (!index.empty()) {
-    hipError_t entered = Enter();
-    CUresult r = CUDA_SUCCESS;
-    if (entered == hipSuccess) {
-      cu::CUmemcpyAttributes attrs{};
-      attrs.srcAccessOrder = cu::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
-      size_t first_copy = 0;
-      if (d_.cuMemcpyBatchAsync != nullptr) {
-        r = d_.cuMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), index.size(), &attrs,
-                                  &first_copy, 1, Cu(stream));
-      } else {
-        size_t failed = 0;
-        r = d_.cuMemcpyBatchAsyncV1(dsts.data(), srcs.data(), sizes.data(), index.size(), &attrs,
-                                    &first_copy, 1, &failed, Cu(stream));
-      }
-    }
-    for (size_t j = 0; j < index.size(); ++j) {
-      if (entered != hipSuccess) {
-        result[index[j]] = entered;
-      } else if (r != CUDA_SUCCESS) {
-        result[index[j]] = Map(d_.cuMemcpyAsync(dsts[j], srcs[j], sizes[j], Cu(stream)));
-      }
-    }
+  if (!dsts.empty()) {
+    if (Enter() != hipSuccess)
+      return GpuRuntime::MemcpyBatchAsync(copies, count, kind, stream, errors);
+    cu::CUmemcpyAttributes attrs{};
+    attrs.srcAccessOrder = cu::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+    size_t first_copy = 0;
+    size_t failed = 0;
+    const CUresult r =
+        d_.cuMemcpyBatchAsync != nullptr
+            ? d_.cuMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), dsts.size(), &attrs,
+                                    &first_copy, 1, Cu(stream))
+            : d_.cuMemcpyBatchAsyncV1(dsts.data(), srcs.data(), sizes.data(), dsts.size(), &attrs,
+                                      &first_copy, 1, &failed, Cu(stream));
+    if (r != CUDA_SUCCESS) return GpuRuntime::MemcpyBatchAsync(copies, count, kind, stream, errors);
   }
   hipError_t first = hipSuccess;
   for (size_t i = 0; i < count; ++i) {
