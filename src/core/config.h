@@ -35,6 +35,9 @@ inline constexpr char kEnvDirectWrites[] = "HIPFILE_DIRECT_WRITES";
 // Boolean: run batches of reads and writes through io_uring (engine::RingIo) where the kernel
 // allows it (default true); false: one pread/pwrite after another.
 inline constexpr char kEnvIoUring[] = "HIPFILE_IO_URING";
+// Boolean: the CUDA runtime copies a group of small transfers with one gather-kernel launch
+// (default true); false: cuMemcpyBatchAsync or one copy each.
+inline constexpr char kEnvCopyKernel[] = "HIPFILE_COPY_KERNEL";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
@@ -52,6 +55,7 @@ struct Config {
   unsigned copy_spin_us = 20;
   bool direct_writes = true;
   bool io_uring = true;
+  bool copy_kernel = true;
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };

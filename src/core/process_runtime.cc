@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "core/config.h"
 #include "platform/sys.h"
 #include "runtime/cpu/cpu_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
@@ -36,7 +37,9 @@ Chosen Choose() {
     return chosen;
   }
   std::string why_not;
-  std::unique_ptr<runtime::GpuRuntime> cuda = runtime::CreateCudaRuntime(&why_not);
+  runtime::CudaRuntimeOptions options;
+  options.copy_kernel = core::ProcessConfig().copy_kernel;
+  std::unique_ptr<runtime::GpuRuntime> cuda = runtime::CreateCudaRuntime(&why_not, options);
   if (cuda) {
     chosen.runtime = cuda.release();
     chosen.reason = strcasecmp(choice.c_str(), "cuda") == 0 ? "cuda: forced by HIPFILE_RUNTIME"

@@ -77,11 +77,13 @@ class GpuRuntime {
   virtual hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                                  Stream stream) = 0;
   // Queues `count` copies of one kind on the stream: in stream order as a whole, in no order
-  // among themselves (no copy may read or write another's destination). Returns hipSuccess when
-  // every copy was queued; otherwise the first error, and errors[i] (when errors is not null)
-  // says whether copy i was queued. One driver call where the runtime has one (CUDA 12.8+), which
-  // many threads queueing small copies need: each cuMemcpyAsync takes a context-wide lock. This
-  // default queues them one by one.
+  // among themselves (no copy may read or write another's destination). Host memory in the
+  // copies must be pinned (HostMalloc, HostRegister): a runtime may have the device read or
+  // write it directly. Returns hipSuccess when every copy was queued; otherwise the first error,
+  // and errors[i] (when errors is not null) says whether copy i was queued. Few driver calls where
+  // the runtime can (CUDA: gather kernels, cuMemcpyBatchAsync), which many threads queueing small
+  // copies need: each cuMemcpyAsync takes a context-wide lock. This default queues them one by
+  // one.
   virtual hipError_t MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind,
                                       Stream stream, hipError_t* errors) {
     hipError_t first = hipSuccess;

@@ -26,51 +26,81 @@ Result<uint64_t> BatchContext::Accept(std::vector<BatchTransfer> entries) {
   return first;
 }
 
+size_t BatchContext::GroupShareLocked(const GroupLimits& limits) const {
+  size_t pending = ops_.size() - running_;
+  if (pending_everywhere_ != nullptr) {
+    pending = std::max(pending, pending_everywhere_->load(std::memory_order_relaxed));
+  }
+  const size_t spread = std::max<size_t>(limits.spread, 1);
+  return std::clamp<size_t>((pending + spread - 1) / spread, 1,
+                            std::max<size_t>(limits.max_entries, 1));
+}
+
+size_t BatchContext::GroupShare(const GroupLimits& limits) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return GroupShareLocked(limits);
+}
+
+void BatchContext::ClaimLocked(std::map<uint64_t, Op>::iterator it, const GroupLimits& limits,
+                               Claimed* claimed) {
+  const size_t want = it->second.transfer.size <= limits.max_bytes ? GroupShareLocked(limits) : 1;
+  for (; it != ops_.end() && claimed->ids.size() < want; ++it) {
+    Op& op = it->second;
+    if (op.running || (!claimed->ids.empty() && op.transfer.size > limits.max_bytes)) continue;
+    op.running = true;
+    claimed->ids.push_back(it->first);
+    claimed->transfers.push_back(std::move(op.transfer));
+  }
+  running_ += claimed->ids.size();
+  AddPending(claimed->ids.size(), false);
+}
+
 void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run) {
-  std::vector<uint64_t> ids;
-  std::vector<BatchTransfer> transfers;
+  Claimed claimed;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = ops_.find(id);
     if (it == ops_.end() || it->second.running) return;  // canceled, or claimed by another Run
-    size_t pending = ops_.size() - running_;
-    if (pending_everywhere_ != nullptr) {
-      pending = std::max(pending, pending_everywhere_->load(std::memory_order_relaxed));
-    }
-    const size_t share =
-        (pending + std::max<size_t>(limits.spread, 1) - 1) / std::max<size_t>(limits.spread, 1);
-    const size_t want = it->second.transfer.size <= limits.max_bytes
-                            ? std::clamp<size_t>(share, 1, std::max<size_t>(limits.max_entries, 1))
-                            : 1;
-    for (; it != ops_.end() && ids.size() < want; ++it) {
-      Op& op = it->second;
-      if (op.running || (!ids.empty() && op.transfer.size > limits.max_bytes)) continue;
-      op.running = true;
-      ids.push_back(it->first);
-      transfers.push_back(std::move(op.transfer));
-    }
-    running_ += ids.size();
-    AddPending(ids.size(), false);
+    ClaimLocked(it, limits, &claimed);
   }
-  std::vector<const BatchTransfer*> claimed;
-  claimed.reserve(transfers.size());
-  for (const BatchTransfer& t : transfers) claimed.push_back(&t);
-  std::vector<Result<size_t>> results(transfers.size(), size_t{0});
-  run(claimed, results.data());
-  std::vector<void*> cookies;
-  cookies.reserve(transfers.size());
-  for (const BatchTransfer& t : transfers) cookies.push_back(t.cookie);
-  transfers.clear();  // releases the references before anyone can see the entries finished
+  Execute(claimed, run);
+}
+
+bool BatchContext::RunNext(const GroupLimits& limits, const Runner& run) {
+  Claimed claimed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (size_t i = 0; i < ids.size(); ++i) {
+    auto it =
+        std::find_if(ops_.begin(), ops_.end(), [](const auto& op) { return !op.second.running; });
+    if (it == ops_.end()) return false;
+    ClaimLocked(it, limits, &claimed);
+  }
+  return Execute(claimed, run);
+}
+
+bool BatchContext::Execute(Claimed& claimed, const Runner& run) {
+  std::vector<const BatchTransfer*> transfers;
+  transfers.reserve(claimed.transfers.size());
+  for (const BatchTransfer& t : claimed.transfers) transfers.push_back(&t);
+  std::vector<Result<size_t>> results(transfers.size(), size_t{0});
+  run(transfers, results.data());
+  std::vector<void*> cookies;
+  cookies.reserve(transfers.size());
+  for (const BatchTransfer& t : claimed.transfers) cookies.push_back(t.cookie);
+  claimed.transfers.clear();  // releases the references before anyone can see the entries finished
+  bool pending_left = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < claimed.ids.size(); ++i) {
       PushEventLocked(cookies[i], results[i].ok() ? hipFileComplete : hipFileFailed,
                       EventRet(results[i]));
-      ops_.erase(ids[i]);
+      ops_.erase(claimed.ids[i]);
     }
-    running_ -= ids.size();
+    running_ -= claimed.ids.size();
+    pending_left = ops_.size() > running_;
   }
   changed_.notify_all();
+  return pending_left;
 }
 
 size_t BatchContext::Reap(unsigned min_nr, unsigned max_events, const BatchDeadline& deadline,

@@ -6,11 +6,11 @@
 // for the Running ones. Terminal events queue in completion order until Reap returns them; an
 // entry occupies capacity from Accept until its event is returned.
 //
-// The context does not move bytes itself: whoever accepts entries hands Run(id) to workers, with
-// a Runner that does the transfers. A Run claims its entry together with other Pending small
-// entries of the batch (GroupLimits) and hands them to the Runner at once, so small transfers
-// share one copy wait (engine/grouped_io.h); a Run whose entry was claimed by another Run or
-// canceled meanwhile does nothing. Thread-safe.
+// The context does not move bytes itself: whoever accepts entries hands RunNext (or Run(id)) to
+// workers, with a Runner that does the transfers. A run claims one entry together with other
+// Pending small entries of the batch (GroupLimits) and hands them to the Runner at once, so small
+// transfers share one copy (engine/grouped_io.h); a Run(id) whose entry was claimed by another
+// run or canceled meanwhile does nothing. Thread-safe.
 #pragma once
 
 #include <hipfile.h>
@@ -80,9 +80,14 @@ class BatchContext {
   Result<uint64_t> Accept(std::vector<BatchTransfer> entries);
 
   // If entry `id` is still Pending: claims it and, when it is small, more small Pending entries
-  // after it (limits), runs them through `run` and queues their events. Called by a worker once
-  // per accepted entry.
+  // after it (limits), runs them through `run` and queues their events.
   void Run(uint64_t id, const GroupLimits& limits, const Runner& run);
+  // The same from the oldest Pending entry, if any. Returns whether Pending entries are left
+  // once the claimed ones finished, so a worker pool can hand one run per group rather than per
+  // entry: each run that leaves work schedules the next.
+  bool RunNext(const GroupLimits& limits, const Runner& run);
+  // How many small entries a run would claim now: ceil(pending / spread), within 1..max_entries.
+  size_t GroupShare(const GroupLimits& limits) const;
 
   // Waits until min(min_nr, outstanding) events are ready or the deadline passes, then moves up to
   // max_events of them (oldest first) to out and returns how many.
@@ -103,6 +108,17 @@ class BatchContext {
     bool running = false;
   };
 
+  struct Claimed {
+    std::vector<uint64_t> ids;
+    std::vector<BatchTransfer> transfers;
+  };
+
+  size_t GroupShareLocked(const GroupLimits& limits) const;
+  // Claims the entry at `it` (Pending) and, when small, more small Pending entries after it.
+  void ClaimLocked(std::map<uint64_t, Op>::iterator it, const GroupLimits& limits,
+                   Claimed* claimed);
+  // Runs the claimed entries and queues their events; returns whether Pending entries are left.
+  bool Execute(Claimed& claimed, const Runner& run);
   void PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret);
   void AddPending(size_t n, bool add);
 

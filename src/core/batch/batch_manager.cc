@@ -75,16 +75,30 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
     }
     entries.push_back(std::move(*transfer));
   }
-  HF_ASSIGN_OR_RETURN(const uint64_t first, context->Accept(std::move(entries)));
+  if (const Result<uint64_t> accepted = context->Accept(std::move(entries)); !accepted.ok()) {
+    return accepted.status();
+  }
   WorkerPool& pool = Pool();
   BatchContext::GroupLimits limits;
   limits.max_entries = kMaxGroupEntries;
   limits.max_bytes = engine::SyncEngine::kMaxGroupedBytes;
   limits.spread = pool.size();
-  for (uint64_t id = first; id < first + nr; ++id) {
-    pool.Post([this, context, id, limits] { context->Run(id, limits, runner_); });
-  }
+  // One run per group the entries will make, not one per entry: a run with nothing left to claim
+  // still costs a worker's wake-up, and at hundreds of thousands of entries a second the wake-ups
+  // cost more than the transfers (H200). Each run that leaves Pending entries schedules another,
+  // so no entry waits for a later Submit.
+  const size_t share = context->GroupShare(limits);
+  const size_t runs = (nr + share - 1) / share;
+  for (size_t i = 0; i < runs; ++i) Schedule(pool, context, limits);
   return Status::Ok();
+}
+
+void BatchManager::Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,
+                            const BatchContext::GroupLimits& limits) {
+  // The pool outlives its tasks: its destructor runs every queued task (and those they queue).
+  pool.Post([this, &pool, context, limits] {
+    if (context->RunNext(limits, runner_)) Schedule(pool, context, limits);
+  });
 }
 
 Status BatchManager::GetStatus(hipFileBatchHandle_t batch, unsigned min_nr, unsigned* nr,

@@ -68,6 +68,9 @@ class BatchManager {
  private:
   std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const;
   WorkerPool& Pool();
+  // Queues one RunNext of the batch on the pool; it queues the next while entries are left.
+  void Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,
+                const BatchContext::GroupLimits& limits);
   // max(2 x hardware threads, ExecutionMaxIOThreads in use), at most kMaxBatchIoCount.
   unsigned AutoBatchThreads() const;
 

@@ -42,6 +42,7 @@ void ResolveAll(Resolver& r, CudaDriver* d) {
   r.Required(&d->cuDeviceGetCount, "cuDeviceGetCount");
   r.Required(&d->cuDeviceGet, "cuDeviceGet");
   r.Preferred(&d->cuDeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid");
+  r.Required(&d->cuDeviceGetAttribute, "cuDeviceGetAttribute");
   r.Required(&d->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   r.Required(&d->cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   r.Required(&d->cuCtxSetCurrent, "cuCtxSetCurrent");
@@ -76,6 +77,10 @@ void ResolveAll(Resolver& r, CudaDriver* d) {
   r.Required(&d->cuLaunchHostFunc, "cuLaunchHostFunc");
   r.Optional(&d->cuStreamWaitValue32, "cuStreamWaitValue32_v2");
   r.Optional(&d->cuStreamWriteValue32, "cuStreamWriteValue32_v2");
+  r.Required(&d->cuModuleLoadData, "cuModuleLoadData");
+  r.Required(&d->cuModuleUnload, "cuModuleUnload");
+  r.Required(&d->cuModuleGetFunction, "cuModuleGetFunction");
+  r.Required(&d->cuLaunchKernel, "cuLaunchKernel");
   r.Required(&d->cuEventCreate, "cuEventCreate");
   r.Required(&d->cuEventRecord, "cuEventRecord");
   r.Required(&d->cuEventSynchronize, "cuEventSynchronize");

@@ -17,6 +17,7 @@ struct CudaDriver {
   cu::PFN_cuDeviceGetCount cuDeviceGetCount = nullptr;
   cu::PFN_cuDeviceGet cuDeviceGet = nullptr;
   cu::PFN_cuDeviceGetUuid cuDeviceGetUuid = nullptr;  // _v2 where the driver has it
+  cu::PFN_cuDeviceGetAttribute cuDeviceGetAttribute = nullptr;
   cu::PFN_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain = nullptr;
   cu::PFN_cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease = nullptr;
   cu::PFN_cuCtxSetCurrent cuCtxSetCurrent = nullptr;
@@ -51,6 +52,10 @@ struct CudaDriver {
   cu::PFN_cuLaunchHostFunc cuLaunchHostFunc = nullptr;
   cu::PFN_cuStreamWaitValue32 cuStreamWaitValue32 = nullptr;    // optional: CUDA 11.7+
   cu::PFN_cuStreamWriteValue32 cuStreamWriteValue32 = nullptr;  // optional: CUDA 11.7+
+  cu::PFN_cuModuleLoadData cuModuleLoadData = nullptr;
+  cu::PFN_cuModuleUnload cuModuleUnload = nullptr;
+  cu::PFN_cuModuleGetFunction cuModuleGetFunction = nullptr;
+  cu::PFN_cuLaunchKernel cuLaunchKernel = nullptr;
   cu::PFN_cuEventCreate cuEventCreate = nullptr;
   cu::PFN_cuEventRecord cuEventRecord = nullptr;
   cu::PFN_cuEventSynchronize cuEventSynchronize = nullptr;

@@ -19,6 +19,8 @@ using CUcontext = struct CUctx_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
 using CUhostFn = void (*)(void* user_data);
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
 struct CUuuid {
   char bytes[16];
 };
@@ -56,6 +58,10 @@ constexpr unsigned CU_MEMHOSTREGISTER_DEVICEMAP = 0x02;
 constexpr unsigned CU_MEMHOSTREGISTER_IOMEMORY = 0x04;
 constexpr unsigned CU_MEMHOSTREGISTER_READ_ONLY = 0x08;
 
+// CUdevice_attribute values the runtime asks for.
+constexpr int CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41;
+constexpr int CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91;
+
 // CUstream_flags, CUevent_flags.
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 constexpr unsigned CU_EVENT_BLOCKING_SYNC = 0x1;
@@ -71,6 +77,7 @@ using PFN_cuGetErrorName = CUresult (*)(CUresult error, const char** name);
 using PFN_cuDeviceGetCount = CUresult (*)(int* count);
 using PFN_cuDeviceGet = CUresult (*)(CUdevice* device, int ordinal);
 using PFN_cuDeviceGetUuid = CUresult (*)(CUuuid* uuid, CUdevice device);
+using PFN_cuDeviceGetAttribute = CUresult (*)(int* value, int attribute, CUdevice device);
 using PFN_cuDevicePrimaryCtxRetain = CUresult (*)(CUcontext* ctx, CUdevice device);
 using PFN_cuDevicePrimaryCtxRelease = CUresult (*)(CUdevice device);
 using PFN_cuCtxSetCurrent = CUresult (*)(CUcontext ctx);
@@ -128,6 +135,14 @@ using PFN_cuStreamWaitValue32 = CUresult (*)(CUstream stream, CUdeviceptr addr, 
                                              unsigned flags);
 using PFN_cuStreamWriteValue32 = CUresult (*)(CUstream stream, CUdeviceptr addr, uint32_t value,
                                               unsigned flags);
+using PFN_cuModuleLoadData = CUresult (*)(CUmodule* module, const void* image);
+using PFN_cuModuleUnload = CUresult (*)(CUmodule module);
+using PFN_cuModuleGetFunction = CUresult (*)(CUfunction* function, CUmodule module,
+                                             const char* name);
+using PFN_cuLaunchKernel = CUresult (*)(CUfunction function, unsigned grid_x, unsigned grid_y,
+                                        unsigned grid_z, unsigned block_x, unsigned block_y,
+                                        unsigned block_z, unsigned shared_bytes, CUstream stream,
+                                        void** params, void** extra);
 using PFN_cuEventCreate = CUresult (*)(CUevent* event, unsigned flags);
 using PFN_cuEventRecord = CUresult (*)(CUevent event, CUstream stream);
 using PFN_cuEventSynchronize = CUresult (*)(CUevent event);

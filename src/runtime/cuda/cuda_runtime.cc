@@ -1,5 +1,6 @@
 #include "runtime/cuda/cuda_runtime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -9,6 +10,8 @@
 
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_errors.h"
+#include "runtime/cuda/gather_kernel.h"
+#include "util/log.h"
 
 namespace hipfile::runtime {
 namespace {
@@ -35,25 +38,35 @@ bool ValidKind(hipMemcpyKind kind) {
 
 class CudaRuntime final : public GpuRuntime {
  public:
-  CudaRuntime(const CudaDriver& driver, std::vector<CUdevice> devices)
+  CudaRuntime(const CudaDriver& driver, std::vector<CUdevice> devices,
+              const CudaRuntimeOptions& options)
       : d_(driver),
         devices_(std::move(devices)),
         contexts_(new std::atomic<CUcontext>[devices_.size()]),
-        mem_ops_(new std::atomic<int>[devices_.size()]) {
+        mem_ops_(new std::atomic<int>[devices_.size()]),
+        options_(options),
+        gather_state_(new std::atomic<int>[devices_.size()]),
+        gather_(new cu::CUfunction[devices_.size()]()) {
     for (size_t i = 0; i < devices_.size(); ++i) {
       contexts_[i].store(nullptr, std::memory_order_relaxed);
       mem_ops_[i].store(-1, std::memory_order_relaxed);
+      gather_state_[i].store(-1, std::memory_order_relaxed);
     }
   }
 
-  // Frees the probes' words and balances the retains; a context others still hold stays alive.
+  // Frees the probes' words, unloads the gather kernels and balances the retains; a context
+  // others still hold stays alive.
   ~CudaRuntime() override {
-    if (!probe_words_.empty()) {
+    if (!probe_words_.empty() || !modules_.empty()) {
       CUcontext saved = nullptr;
       d_.cuCtxGetCurrent(&saved);
       for (const auto& [device, word] : probe_words_) {
         d_.cuCtxSetCurrent(contexts_[device].load());
         d_.cuMemFreeHost(word);
+      }
+      for (const auto& [device, module] : modules_) {
+        d_.cuCtxSetCurrent(contexts_[device].load());
+        d_.cuModuleUnload(module);
       }
       d_.cuCtxSetCurrent(saved);
     }
@@ -373,13 +386,23 @@ class CudaRuntime final : public GpuRuntime {
   }
 
   bool ProbeStreamMemOps(int device);
+  size_t GatherCopies(const CopyOp* copies, const std::vector<size_t>& todo, hipMemcpyKind kind,
+                      Stream stream);
+  size_t BatchCopies(const CopyOp* copies, const std::vector<size_t>& todo, size_t from,
+                     Stream stream);
+  cu::CUfunction GatherFunction(int device);
+  cu::CUfunction LoadGather(int device, std::string* why_not);
 
   const CudaDriver& d_;
   const std::vector<CUdevice> devices_;                 // by ordinal
   std::unique_ptr<std::atomic<CUcontext>[]> contexts_;  // retained primary contexts, or null
   std::unique_ptr<std::atomic<int>[]> mem_ops_;         // SupportsStreamMemOps: -1 unknown, 0, 1
   std::vector<std::pair<int, void*>> probe_words_;      // (device, pinned word), under mutex_
-  std::mutex mutex_;                                    // serializes retains and probes
+  const CudaRuntimeOptions options_;
+  std::unique_ptr<std::atomic<int>[]> gather_state_;   // GatherFunction: -1 unknown, 0 none, 1
+  std::unique_ptr<cu::CUfunction[]> gather_;           // written before gather_state_ says 1
+  std::vector<std::pair<int, cu::CUmodule>> modules_;  // (device, loaded module), under mutex_
+  std::mutex mutex_;                                   // serializes retains and probes
 };
 
 hipError_t CudaRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
@@ -474,46 +497,33 @@ hipError_t CudaRuntime::StreamGetDevice(Stream stream, int* device) {
   return hipSuccess;
 }
 
-// One cuMemcpyBatchAsync for the copies that need one (not empty, not null). Where the driver has
-// none, for the legacy default stream (which the call refuses), for a single copy, and when the
-// call fails, the copies go one by one through MemcpyAsync (GpuRuntime's loop): a refused batch
-// says nothing about which copies were queued, and queueing one twice writes the same bytes twice.
+// Queues the copies that need queueing (not empty, not null) with as few driver calls as it can:
+// gather kernels where every copy is small (GatherCopies), else one cuMemcpyBatchAsync
+// (BatchCopies), else one cuMemcpyAsync each (GpuRuntime's loop). Each way either queues a copy or
+// leaves it to the next, so no copy is queued twice: a refused call says nothing about which of
+// its copies were queued, and queueing one again writes the same bytes twice.
 hipError_t CudaRuntime::MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind,
                                          Stream stream, hipError_t* errors) {
-  const bool batch = d_.cuMemcpyBatchAsync != nullptr || d_.cuMemcpyBatchAsyncV1 != nullptr;
-  if (!batch || stream == nullptr || count < 2 || !ValidKind(kind)) {
-    return GpuRuntime::MemcpyBatchAsync(copies, count, kind, stream, errors);
-  }
+  if (!ValidKind(kind)) return GpuRuntime::MemcpyBatchAsync(copies, count, kind, stream, errors);
   std::vector<hipError_t> result(count, hipSuccess);
-  std::vector<CUdeviceptr> dsts, srcs;
-  std::vector<size_t> sizes;
-  dsts.reserve(count);
-  srcs.reserve(count);
-  sizes.reserve(count);
+  std::vector<size_t> todo;
+  todo.reserve(count);
   for (size_t i = 0; i < count; ++i) {
     if (copies[i].size == 0) continue;
     if (copies[i].dst == nullptr || copies[i].src == nullptr) {
       result[i] = hipErrorInvalidValue;
       continue;
     }
-    dsts.push_back(Dptr(copies[i].dst));
-    srcs.push_back(Dptr(copies[i].src));
-    sizes.push_back(copies[i].size);
+    todo.push_back(i);
   }
-  if (!dsts.empty()) {
-    if (Enter() != hipSuccess)
-      return GpuRuntime::MemcpyBatchAsync(copies, count, kind, stream, errors);
-    cu::CUmemcpyAttributes attrs{};
-    attrs.srcAccessOrder = cu::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
-    size_t first_copy = 0;
-    size_t failed = 0;
-    const CUresult r =
-        d_.cuMemcpyBatchAsync != nullptr
-            ? d_.cuMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), dsts.size(), &attrs,
-                                    &first_copy, 1, Cu(stream))
-            : d_.cuMemcpyBatchAsyncV1(dsts.data(), srcs.data(), sizes.data(), dsts.size(), &attrs,
-                                      &first_copy, 1, &failed, Cu(stream));
-    if (r != CUDA_SUCCESS) return GpuRuntime::MemcpyBatchAsync(copies, count, kind, stream, errors);
+  size_t queued = 0;  // todo[0, queued) are queued
+  if (!todo.empty() && Enter() == hipSuccess) {
+    queued = GatherCopies(copies, todo, kind, stream);
+    if (queued < todo.size()) queued += BatchCopies(copies, todo, queued, stream);
+  }
+  for (size_t j = queued; j < todo.size(); ++j) {
+    const CopyOp& c = copies[todo[j]];
+    result[todo[j]] = MemcpyAsync(c.dst, c.src, c.size, kind, stream);
   }
   hipError_t first = hipSuccess;
   for (size_t i = 0; i < count; ++i) {
@@ -521,6 +531,119 @@ hipError_t CudaRuntime::MemcpyBatchAsync(const CopyOp* copies, size_t count, hip
     if (first == hipSuccess) first = result[i];
   }
   return first;
+}
+
+// Kernels need addresses the device can use for both ends: device memory, and pinned host memory
+// under unified addressing (the caller's contract: host memory of a batch is pinned). Host to host
+// copies are left to the copy engines. Returns how many of todo were queued, a prefix: a refused
+// launch queues nothing, and the copies from it on are left to the other ways.
+size_t CudaRuntime::GatherCopies(const CopyOp* copies, const std::vector<size_t>& todo,
+                                 hipMemcpyKind kind, Stream stream) {
+  if (!options_.copy_kernel || kind == hipMemcpyHostToHost) return 0;
+  for (const size_t i : todo) {
+    if (copies[i].size > kGatherMaxCopyBytes) return 0;
+  }
+  const cu::CUfunction gather = GatherFunction(CurrentDevice());
+  if (gather == nullptr) return 0;
+  size_t queued = 0;
+  GatherArgs args;
+  while (queued < todo.size()) {
+    const size_t n = std::min(todo.size() - queued, kGatherMaxCopies);
+    args.count = n;
+    for (size_t j = 0; j < n; ++j) {
+      const CopyOp& c = copies[todo[queued + j]];
+      args.op[j] = {Dptr(c.dst), Dptr(c.src), c.size};
+    }
+    void* params[] = {&args};
+    if (d_.cuLaunchKernel(gather, static_cast<unsigned>(n), 1, 1, kGatherThreadsPerBlock, 1, 1, 0,
+                          Cu(stream), params, nullptr) != CUDA_SUCCESS) {
+      break;
+    }
+    queued += n;
+  }
+  return queued;
+}
+
+// One cuMemcpyBatchAsync for todo[from, end), where the driver has one (CUDA 12.8+) and it pays:
+// not for a single copy, not on the legacy default stream (which the call refuses). Returns how
+// many were queued: all or none.
+size_t CudaRuntime::BatchCopies(const CopyOp* copies, const std::vector<size_t>& todo, size_t from,
+                                Stream stream) {
+  const bool batch = d_.cuMemcpyBatchAsync != nullptr || d_.cuMemcpyBatchAsyncV1 != nullptr;
+  const size_t n = todo.size() - from;
+  if (!batch || stream == nullptr || n < 2) return 0;
+  std::vector<CUdeviceptr> dsts, srcs;
+  std::vector<size_t> sizes;
+  dsts.reserve(n);
+  srcs.reserve(n);
+  sizes.reserve(n);
+  for (size_t j = from; j < todo.size(); ++j) {
+    dsts.push_back(Dptr(copies[todo[j]].dst));
+    srcs.push_back(Dptr(copies[todo[j]].src));
+    sizes.push_back(copies[todo[j]].size);
+  }
+  cu::CUmemcpyAttributes attrs{};
+  attrs.srcAccessOrder = cu::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  size_t first_copy = 0;
+  size_t failed = 0;
+  const CUresult r = d_.cuMemcpyBatchAsync != nullptr
+                         ? d_.cuMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), n, &attrs,
+                                                 &first_copy, 1, Cu(stream))
+                         : d_.cuMemcpyBatchAsyncV1(dsts.data(), srcs.data(), sizes.data(), n,
+                                                   &attrs, &first_copy, 1, &failed, Cu(stream));
+  return r == CUDA_SUCCESS ? n : 0;
+}
+
+// The gather kernel of the device's primary context, loaded on first use; null where it cannot
+// be (no unified addressing, a driver that cannot compile the PTX), which is logged once and
+// remembered. Called with that context current.
+cu::CUfunction CudaRuntime::GatherFunction(int device) {
+  if (device < 0 || device >= DeviceCount()) return nullptr;
+  const int known = gather_state_[device].load(std::memory_order_acquire);
+  if (known >= 0) return known == 1 ? gather_[device] : nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (gather_state_[device].load(std::memory_order_relaxed) < 0) {
+    std::string why_not;
+    gather_[device] = LoadGather(device, &why_not);
+    if (gather_[device] == nullptr) {
+      HF_LOG(kInfo, "device %d: no gather-copy kernel (%s); small copies are queued one by one",
+             device, why_not.c_str());
+    }
+    gather_state_[device].store(gather_[device] != nullptr ? 1 : 0, std::memory_order_release);
+  }
+  return gather_[device];
+}
+
+// Called with mutex_ held and the device's primary context current.
+cu::CUfunction CudaRuntime::LoadGather(int device, std::string* why_not) {
+  if (d_.cuDeviceGetAttribute == nullptr || d_.cuModuleLoadData == nullptr ||
+      d_.cuModuleGetFunction == nullptr || d_.cuLaunchKernel == nullptr) {
+    *why_not = "the driver lacks the module API";
+    return nullptr;
+  }
+  for (const int attribute : {cu::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
+                              cu::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM}) {
+    int value = 0;
+    if (d_.cuDeviceGetAttribute(&value, attribute, devices_[device]) != CUDA_SUCCESS ||
+        value == 0) {
+      *why_not =
+          "the device cannot use host pointers (attribute " + std::to_string(attribute) + ")";
+      return nullptr;
+    }
+  }
+  cu::CUmodule module = nullptr;
+  if (const CUresult r = d_.cuModuleLoadData(&module, kGatherKernelPtx); r != CUDA_SUCCESS) {
+    *why_not = "cuModuleLoadData: " + CudaErrorString(d_, r);
+    return nullptr;
+  }
+  modules_.emplace_back(device, module);
+  cu::CUfunction function = nullptr;
+  if (const CUresult r = d_.cuModuleGetFunction(&function, module, kGatherKernelName);
+      r != CUDA_SUCCESS) {
+    *why_not = "cuModuleGetFunction: " + CudaErrorString(d_, r);
+    return nullptr;
+  }
+  return function;
 }
 
 // Stream memory operations have no capability attribute since CUDA 12 (the _V1 attributes
@@ -580,7 +703,8 @@ bool CudaRuntime::ProbeStreamMemOps(int device) {
 }  // namespace
 
 std::unique_ptr<GpuRuntime> CreateCudaRuntimeWithDriver(const CudaDriver& driver,
-                                                        std::string* why_not) {
+                                                        std::string* why_not,
+                                                        const CudaRuntimeOptions& options) {
   std::string ignored;
   if (why_not == nullptr) why_not = &ignored;
   if (const CUresult r = driver.cuInit(0); r != CUDA_SUCCESS) {
@@ -603,13 +727,14 @@ std::unique_ptr<GpuRuntime> CreateCudaRuntimeWithDriver(const CudaDriver& driver
       return nullptr;
     }
   }
-  return std::make_unique<CudaRuntime>(driver, std::move(devices));
+  return std::make_unique<CudaRuntime>(driver, std::move(devices), options);
 }
 
-std::unique_ptr<GpuRuntime> CreateCudaRuntime(std::string* why_not) {
+std::unique_ptr<GpuRuntime> CreateCudaRuntime(std::string* why_not,
+                                              const CudaRuntimeOptions& options) {
   const CudaDriver* driver = SharedCudaDriver(why_not);
   if (driver == nullptr) return nullptr;
-  return CreateCudaRuntimeWithDriver(*driver, why_not);
+  return CreateCudaRuntimeWithDriver(*driver, why_not, options);
 }
 
 }  // namespace hipfile::runtime

@@ -12,6 +12,10 @@
 //
 // The synchronous Memcpy and Memset run on the legacy default stream and return once the work is
 // done. A null Stream is the legacy default stream.
+//
+// MemcpyBatchAsync queues small copies (up to 64 KiB each) with a gather kernel, one launch per
+// 128 copies (gather_kernel.h says why), loaded into each device's primary context on first use;
+// larger copies with one cuMemcpyBatchAsync where the driver has it.
 #pragma once
 
 #include <memory>
@@ -23,12 +27,19 @@ namespace hipfile::runtime {
 
 struct CudaDriver;
 
+struct CudaRuntimeOptions {
+  // Whether MemcpyBatchAsync may use the gather kernel (HIPFILE_COPY_KERNEL).
+  bool copy_kernel = true;
+};
+
 // Null when CUDA cannot be used here; *why_not then says why ("libcuda.so.1 not found: ...",
 // "cuInit failed: CUDA_ERROR_NO_DEVICE (100)", "no CUDA devices").
-std::unique_ptr<GpuRuntime> CreateCudaRuntime(std::string* why_not);
+std::unique_ptr<GpuRuntime> CreateCudaRuntime(std::string* why_not,
+                                              const CudaRuntimeOptions& options = {});
 
 // The same over a given driver table (tests pass fakes); `driver` must outlive the runtime.
 std::unique_ptr<GpuRuntime> CreateCudaRuntimeWithDriver(const CudaDriver& driver,
-                                                        std::string* why_not);
+                                                        std::string* why_not,
+                                                        const CudaRuntimeOptions& options = {});
 
 }  // namespace hipfile::runtime

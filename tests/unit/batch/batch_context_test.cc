@@ -52,21 +52,24 @@ class Harness {
   // Runs entry id alone.
   void Run(uint64_t id) { Run(id, BatchContext::GroupLimits{}); }
   void Run(uint64_t id, const BatchContext::GroupLimits& limits) {
-    batch_.Run(id, limits,
-               [this](const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results) {
-                 std::vector<void*> group;
-                 for (size_t i = 0; i < transfers.size(); ++i) {
-                   group.push_back(transfers[i]->cookie);
-                   Work work;
-                   {
-                     std::lock_guard<std::mutex> lock(mu_);
-                     work = works_[transfers[i]->cookie];
-                   }
-                   results[i] = work ? work() : Result<size_t>(transfers[i]->size);
-                 }
-                 std::lock_guard<std::mutex> lock(mu_);
-                 groups_.push_back(group);
-               });
+    batch_.Run(id, limits, Runner());
+  }
+  bool RunNext(const BatchContext::GroupLimits& limits) { return batch_.RunNext(limits, Runner()); }
+  BatchContext::Runner Runner() {
+    return [this](const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results) {
+      std::vector<void*> group;
+      for (size_t i = 0; i < transfers.size(); ++i) {
+        group.push_back(transfers[i]->cookie);
+        Work work;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          work = works_[transfers[i]->cookie];
+        }
+        results[i] = work ? work() : Result<size_t>(transfers[i]->size);
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      groups_.push_back(group);
+    };
   }
   // The cookies of each Run's transfers, in the order Runs happened.
   std::vector<std::vector<void*>> groups() {
@@ -368,6 +371,34 @@ TEST(BatchContextTest, GroupShareCountsWhatIsPendingInEveryBatch) {
   ASSERT_TRUE(id.ok());
   ha.Run(*id, limits);
   EXPECT_EQ(ha.groups().back().size(), 1u);
+}
+
+// The worker pool hands out one RunNext per group: each takes the oldest Pending entries and
+// says whether any are left for the next run.
+TEST(BatchContextTest, RunNextTakesTheOldestPendingAndSaysWhatIsLeft) {
+  BatchContext batch(16);
+  Harness h(batch);
+  const Result<uint64_t> first = h.Accept(Entries(11, 4096));
+  ASSERT_TRUE(first.ok());
+  h.Run(*first + 1);  // entry 2 alone
+  BatchContext::GroupLimits limits;
+  limits.max_entries = 4;
+  limits.max_bytes = 4096;
+  limits.spread = 1;
+  EXPECT_EQ(batch.GroupShare(limits), 4u);
+  EXPECT_TRUE(h.RunNext(limits));
+  EXPECT_TRUE(h.RunNext(limits));
+  limits.spread = 3;  // 2 pending over 3 workers: 1 each
+  EXPECT_EQ(batch.GroupShare(limits), 1u);
+  EXPECT_TRUE(h.RunNext(limits));
+  EXPECT_FALSE(h.RunNext(limits)) << "the last pending entry";
+  EXPECT_FALSE(h.RunNext(limits)) << "nothing to run";
+  const std::vector<std::vector<void*>> groups = h.groups();
+  ASSERT_EQ(groups.size(), 5u);
+  EXPECT_EQ(groups[1], (std::vector<void*>{Cookie(1), Cookie(3), Cookie(4), Cookie(5)}));
+  EXPECT_EQ(groups[2], (std::vector<void*>{Cookie(6), Cookie(7), Cookie(8), Cookie(9)}));
+  EXPECT_EQ(groups[3], std::vector<void*>{Cookie(10)});
+  EXPECT_EQ(groups[4], std::vector<void*>{Cookie(11)});
 }
 
 TEST(BatchContextTest, EachEntryOfAGroupGetsItsOwnResult) {

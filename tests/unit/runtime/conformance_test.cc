@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -232,6 +233,64 @@ TEST_P(RuntimeConformance, BatchCopiesLandAndReportEachCopy) {
     const size_t from = kCopies - 1 - i;  // the host slice that went to device slot 2 * i
     for (size_t k = 0; k < kSlice; ++k) {
       ASSERT_EQ(down[i * kSlice + k], from == 3 ? 0x5a : pattern[from * kSlice + k]) << i;
+    }
+  }
+}
+
+// Copies of every size up to the gather kernel's limit and past it, at every alignment, more
+// than one launch holds, in all three directions a batch takes; every byte checked, and the bytes
+// around each destination untouched.
+TEST_P(RuntimeConformance, BatchCopiesOfAnySizeAndAlignmentLand) {
+  static constexpr size_t kSizes[] = {1, 3, 15, 16, 17, 255, 4095, 4096, 4097, 65535, 65536};
+  for (const bool with_large : {false, true}) {  // a copy past 64 KiB changes how CUDA queues them
+    SCOPED_TRACE(with_large ? "with a copy past 64 KiB" : "all copies up to 64 KiB");
+    constexpr size_t kCopies = 300;
+    constexpr size_t kSlot = 70 * 1024;  // room for the largest copy at any offset below 64
+    const size_t total = kSlot * kCopies;
+    Stream s = NewStream();
+    auto* host = static_cast<unsigned char*>(PinnedAlloc(total));
+    auto* dev = static_cast<unsigned char*>(DeviceAlloc(total));
+    auto* dev2 = static_cast<unsigned char*>(DeviceAlloc(total));
+    auto* back = static_cast<unsigned char*>(PinnedAlloc(total));
+    const std::vector<unsigned char> pattern = PatternBytes(total, 7);
+    memcpy(host, pattern.data(), total);
+    ASSERT_EQ(rt_->MemsetAsync(dev, 0xa5, total, s), hipSuccess);
+    ASSERT_EQ(rt_->MemsetAsync(dev2, 0x3c, total, s), hipSuccess);
+    std::vector<CopyOp> h2d(kCopies), d2d(kCopies), d2h(kCopies);
+    for (size_t i = 0; i < kCopies; ++i) {
+      const size_t size = with_large && i == 7 ? 69 * 1024 : kSizes[i % std::size(kSizes)];
+      const size_t src_off = i % 17, dst_off = (i * 5) % 64;
+      h2d[i] = {dev + i * kSlot + dst_off, host + i * kSlot + src_off, size};
+      d2d[i] = {dev2 + i * kSlot, dev + i * kSlot + dst_off, size};
+      d2h[i] = {back + i * kSlot + 1, dev2 + i * kSlot, size};
+    }
+    std::vector<hipError_t> errors(kCopies, hipErrorUnknown);
+    ASSERT_EQ(rt_->MemcpyBatchAsync(h2d.data(), kCopies, hipMemcpyHostToDevice, s, errors.data()),
+              hipSuccess);
+    ASSERT_EQ(rt_->MemcpyBatchAsync(d2d.data(), kCopies, hipMemcpyDeviceToDevice, s, nullptr),
+              hipSuccess);
+    memset(back, 0, total);
+    ASSERT_EQ(rt_->MemcpyBatchAsync(d2h.data(), kCopies, hipMemcpyDeviceToHost, s, errors.data()),
+              hipSuccess);
+    ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+    for (size_t i = 0; i < kCopies; ++i) {
+      EXPECT_EQ(errors[i], hipSuccess) << i;
+      const unsigned char* got = back + i * kSlot;
+      const unsigned char* want = host + i * kSlot + i % 17;
+      ASSERT_EQ(got[0], 0) << "copy " << i << ": byte before its destination";
+      ASSERT_EQ(memcmp(got + 1, want, h2d[i].size), 0)
+          << "copy " << i << ", " << h2d[i].size << " bytes";
+      ASSERT_EQ(got[1 + h2d[i].size], 0) << "copy " << i << ": byte after its destination";
+    }
+    // Around the device destinations of the first step: untouched.
+    std::vector<unsigned char> image(total);
+    ASSERT_EQ(rt_->Memcpy(image.data(), dev, total, hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < kCopies; ++i) {
+      const size_t begin = i * kSlot + (i * 5) % 64;
+      if (begin > i * kSlot) {
+        ASSERT_EQ(image[begin - 1], 0xa5) << "copy " << i;
+      }
+      ASSERT_EQ(image[begin + h2d[i].size], 0xa5) << "copy " << i;
     }
   }
 }

@@ -12,6 +12,7 @@
 
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_runtime.h"
+#include "runtime/cuda/gather_kernel.h"
 
 namespace hipfile::runtime {
 namespace {
@@ -546,6 +547,216 @@ TEST_F(CudaRuntimeFake, BatchCopiesFallBackToSingleCopies) {
     EXPECT_EQ(g_copies.batches + g_copies.batches_v1, 0);
     EXPECT_EQ(g_copies.singles, 4);
   }
+}
+
+// What the fake module API saw.
+struct KernelCalls {
+  int host_pointer_attribute = 1;  // CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
+  CUresult load_result = 0;
+  int loads = 0;
+  int unloads = 0;
+  const char* ptx = nullptr;
+  std::string function_name;
+  std::vector<CUresult> launch_results;  // per launch, 0 past the end
+  std::vector<unsigned> grids;           // grid x of each accepted launch
+  std::vector<GatherArgs> args;          // its parameter
+  unsigned block = 0;
+  std::vector<cu::CUstream> streams;
+};
+KernelCalls g_kernel;
+
+cu::CUmodule FakeModule() { return reinterpret_cast<cu::CUmodule>(0x600); }
+cu::CUfunction FakeFunction() { return reinterpret_cast<cu::CUfunction>(0x700); }
+
+void AddKernels(CudaDriver& d) {
+  g_kernel = KernelCalls{};
+  d.cuDeviceGetAttribute = [](int* value, int attribute, CUdevice) -> CUresult {
+    *value = attribute == cu::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
+                 ? g_kernel.host_pointer_attribute
+                 : 1;
+    return 0;
+  };
+  d.cuModuleLoadData = [](cu::CUmodule* module, const void* image) -> CUresult {
+    ++g_kernel.loads;
+    g_kernel.ptx = static_cast<const char*>(image);
+    if (g_kernel.load_result != 0) return g_kernel.load_result;
+    *module = FakeModule();
+    return 0;
+  };
+  d.cuModuleUnload = [](cu::CUmodule module) -> CUresult {
+    EXPECT_EQ(module, FakeModule());
+    ++g_kernel.unloads;
+    return 0;
+  };
+  d.cuModuleGetFunction = [](cu::CUfunction* function, cu::CUmodule module,
+                             const char* name) -> CUresult {
+    EXPECT_EQ(module, FakeModule());
+    g_kernel.function_name = name;
+    *function = FakeFunction();
+    return 0;
+  };
+  d.cuLaunchKernel = [](cu::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                        unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared,
+                        cu::CUstream stream, void** params, void** extra) -> CUresult {
+    EXPECT_EQ(function, FakeFunction());
+    EXPECT_EQ(grid_y * grid_z * block_y * block_z, 1u);
+    EXPECT_EQ(shared, 0u);
+    EXPECT_EQ(extra, nullptr);
+    const size_t launch = g_kernel.grids.size();
+    const CUresult r =
+        launch < g_kernel.launch_results.size() ? g_kernel.launch_results[launch] : 0;
+    if (r != 0) {
+      g_kernel.launch_results.erase(g_kernel.launch_results.begin() + launch);
+      return r;
+    }
+    g_kernel.grids.push_back(grid_x);
+    g_kernel.block = block_x;
+    g_kernel.args.push_back(*static_cast<const GatherArgs*>(params[0]));
+    g_kernel.streams.push_back(stream);
+    return 0;
+  };
+}
+
+// n copies of `size` bytes, copy i from src + 100000 * i to dst + 100000 * i.
+std::vector<CopyOp> ManyCopies(size_t n, size_t size) {
+  std::vector<CopyOp> copies(n);
+  for (size_t i = 0; i < n; ++i) {
+    copies[i] = {reinterpret_cast<void*>(0xd0000000 + 100000 * i),
+                 reinterpret_cast<const void*>(0x70000000 + 100000 * i), size};
+  }
+  return copies;
+}
+
+TEST_F(CudaRuntimeFake, SmallCopiesAreOneGatherLaunch) {
+  AddCopies(driver_, true, true);
+  AddKernels(driver_);
+  auto rt = Create();
+  char buf[512];
+  std::vector<CopyOp> copies = FourCopies(buf);
+  copies[1].src = nullptr;
+  hipError_t errors[4] = {hipErrorUnknown, hipErrorUnknown, hipErrorUnknown, hipErrorUnknown};
+  const Stream s = reinterpret_cast<Stream>(0x55);
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 4, hipMemcpyHostToDevice, s, errors),
+            hipErrorInvalidValue);
+  ASSERT_EQ(g_kernel.grids, std::vector<unsigned>{2}) << "one block per copy to queue";
+  EXPECT_EQ(g_kernel.block, kGatherThreadsPerBlock);
+  EXPECT_EQ(g_kernel.streams[0], reinterpret_cast<cu::CUstream>(0x55));
+  const GatherArgs& args = g_kernel.args[0];
+  EXPECT_EQ(args.count, 2u);
+  EXPECT_EQ(args.op[0].dst, reinterpret_cast<uintptr_t>(buf));
+  EXPECT_EQ(args.op[0].src, reinterpret_cast<uintptr_t>(buf + 100));
+  EXPECT_EQ(args.op[0].bytes, 8u);
+  EXPECT_EQ(args.op[1].dst, reinterpret_cast<uintptr_t>(buf + 24));
+  EXPECT_EQ(args.op[1].src, reinterpret_cast<uintptr_t>(buf + 400));
+  EXPECT_EQ(g_copies.batches + g_copies.singles, 0);
+  EXPECT_EQ(errors[0], hipSuccess);
+  EXPECT_EQ(errors[1], hipErrorInvalidValue);
+  EXPECT_EQ(errors[2], hipSuccess);
+  EXPECT_EQ(errors[3], hipSuccess);
+  // The module is loaded once, from our PTX, and unloaded with the runtime.
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 1, hipMemcpyDeviceToHost, nullptr, nullptr),
+            hipSuccess);
+  EXPECT_EQ(g_kernel.grids.size(), 2u) << "a single copy, on the legacy stream too";
+  EXPECT_EQ(g_kernel.loads, 1);
+  EXPECT_STREQ(g_kernel.ptx, kGatherKernelPtx);
+  EXPECT_EQ(g_kernel.function_name, kGatherKernelName);
+  rt.reset();
+  EXPECT_EQ(g_kernel.unloads, 1);
+}
+
+TEST_F(CudaRuntimeFake, GatherLaunchesTakeAtMost128Copies) {
+  AddCopies(driver_, true, true);
+  AddKernels(driver_);
+  auto rt = Create();
+  const std::vector<CopyOp> copies = ManyCopies(300, kGatherMaxCopyBytes);
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), copies.size(), hipMemcpyDeviceToHost,
+                                 reinterpret_cast<Stream>(0x55), nullptr),
+            hipSuccess);
+  EXPECT_EQ(g_kernel.grids, (std::vector<unsigned>{128, 128, 44}));
+  ASSERT_EQ(g_kernel.args.size(), 3u);
+  EXPECT_EQ(g_kernel.args[2].count, 44u);
+  EXPECT_EQ(g_kernel.args[2].op[43].dst, 0xd0000000 + 100000 * 299);
+  EXPECT_EQ(g_kernel.args[1].op[0].src, 0x70000000 + 100000 * 128);
+  EXPECT_EQ(g_copies.batches + g_copies.singles, 0);
+}
+
+// Past 64 KiB a copy engine moves bytes as fast: the batch call takes them all; host-to-host
+// copies are never the kernel's; nor are any copies when the option is off.
+TEST_F(CudaRuntimeFake, LargeHostToHostOrOptedOutCopiesTakeTheBatchCall) {
+  AddCopies(driver_, true, true);
+  AddKernels(driver_);
+  const Stream s = reinterpret_cast<Stream>(0x55);
+  {
+    auto rt = Create();
+    std::vector<CopyOp> copies = ManyCopies(3, 4096);
+    copies[2].size = kGatherMaxCopyBytes + 1;
+    EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 3, hipMemcpyHostToDevice, s, nullptr),
+              hipSuccess);
+    EXPECT_EQ(g_copies.batches, 1);
+    EXPECT_EQ(g_copies.batch_count, 3u);
+    EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 2, hipMemcpyHostToHost, s, nullptr), hipSuccess);
+    EXPECT_EQ(g_copies.batches, 2);
+    EXPECT_TRUE(g_kernel.grids.empty());
+  }
+  {
+    CudaRuntimeOptions options;
+    options.copy_kernel = false;
+    std::string why_not;
+    auto rt = CreateCudaRuntimeWithDriver(driver_, &why_not, options);
+    ASSERT_NE(rt, nullptr) << why_not;
+    const std::vector<CopyOp> copies = ManyCopies(3, 4096);
+    EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 3, hipMemcpyHostToDevice, s, nullptr),
+              hipSuccess);
+    EXPECT_EQ(g_copies.batches, 3);
+    EXPECT_TRUE(g_kernel.grids.empty());
+    EXPECT_EQ(g_kernel.loads, 0);
+  }
+}
+
+// A device that cannot use host pointers, or a driver that cannot load the PTX: the batch call,
+// and the reason is remembered rather than asked again on every copy.
+TEST_F(CudaRuntimeFake, WithoutTheKernelSmallCopiesTakeTheBatchCall) {
+  const Stream s = reinterpret_cast<Stream>(0x55);
+  const std::vector<CopyOp> copies = ManyCopies(4, 4096);
+  for (const bool load_fails : {false, true}) {
+    AddCopies(driver_, true, true);
+    AddKernels(driver_);
+    if (load_fails) {
+      g_kernel.load_result = 218;  // CUDA_ERROR_INVALID_PTX
+    } else {
+      g_kernel.host_pointer_attribute = 0;
+    }
+    auto rt = Create();
+    for (int round = 0; round < 3; ++round) {
+      EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 4, hipMemcpyHostToDevice, s, nullptr),
+                hipSuccess);
+    }
+    EXPECT_EQ(g_copies.batches, 3);
+    EXPECT_TRUE(g_kernel.grids.empty());
+    EXPECT_EQ(g_kernel.loads, load_fails ? 1 : 0);
+    rt.reset();
+    EXPECT_EQ(g_kernel.unloads, 0) << "nothing was loaded";
+  }
+}
+
+// A refused launch queued nothing: its copies and the later ones go through the batch call, none
+// twice; the next call tries the kernel again.
+TEST_F(CudaRuntimeFake, RefusedLaunchLeavesItsCopiesToTheBatchCall) {
+  AddCopies(driver_, true, true);
+  AddKernels(driver_);
+  g_kernel.launch_results = {0, 700};  // the second launch is refused
+  auto rt = Create();
+  const std::vector<CopyOp> copies = ManyCopies(300, 4096);
+  hipError_t errors[300];
+  const Stream s = reinterpret_cast<Stream>(0x55);
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), copies.size(), hipMemcpyHostToDevice, s, errors),
+            hipSuccess);
+  EXPECT_EQ(g_kernel.grids, std::vector<unsigned>{128});
+  EXPECT_EQ(g_copies.batches, 1);
+  EXPECT_EQ(g_copies.batch_count, 172u);
+  for (hipError_t e : errors) EXPECT_EQ(e, hipSuccess);
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 2, hipMemcpyHostToDevice, s, nullptr), hipSuccess);
+  EXPECT_EQ(g_kernel.grids, (std::vector<unsigned>{128, 2}));
 }
 
 TEST_F(CudaRuntimeFake, FlagsOutsideTheContractAreInvalid) {

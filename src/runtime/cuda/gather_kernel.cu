@@ -1,0 +1,32 @@
+// The gather-copy kernel's source. Not compiled by the build: the library carries the PTX that
+// scripts/gen-gather-ptx.sh makes from this file (gather_kernel.cc), and the driver compiles it
+// for the GPU at first use, so neither nvcc nor a GPU architecture list is needed to build.
+//
+// One launch copies up to 128 pieces, one block per piece; each piece's source and destination
+// are addresses the device can use (device memory, or pinned host memory under unified
+// addressing). Pieces whose two addresses are 16-byte aligned move in 16-byte words (a 4 KiB piece
+// is one load and one store per thread), the others byte by byte. The layout of GatherArgs is
+// gather_kernel.h's.
+struct GatherCopy {
+  unsigned long long dst, src, bytes;
+};
+struct GatherArgs {
+  unsigned long long count;
+  GatherCopy op[128];
+};
+
+extern "C" __global__ void __launch_bounds__(256) hipfile_gather_copy(const GatherArgs args) {
+  const GatherCopy c = args.op[blockIdx.x];
+  const unsigned long long step = blockDim.x;
+  unsigned long long head = 0;  // bytes moved as 16-byte words
+  if (((c.dst | c.src) & 15ull) == 0) {
+    const uint4* src = reinterpret_cast<const uint4*>(c.src);
+    uint4* dst = reinterpret_cast<uint4*>(c.dst);
+    const unsigned long long words = c.bytes >> 4;
+    for (unsigned long long i = threadIdx.x; i < words; i += step) dst[i] = src[i];
+    head = words << 4;
+  }
+  const unsigned char* src = reinterpret_cast<const unsigned char*>(c.src);
+  unsigned char* dst = reinterpret_cast<unsigned char*>(c.dst);
+  for (unsigned long long i = head + threadIdx.x; i < c.bytes; i += step) dst[i] = src[i];
+}
