@@ -59,7 +59,8 @@ run() {
     local line times_out real user sys
     drop
     TIMEFORMAT='%R %U %S'
-    if times_out=$( { time "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w "$THREADS" -i 4K -I 2 \
+    # A run that hangs is stopped (timeout's status fails the row) instead of taking the rest.
+    if times_out=$( { time timeout $((LIMIT * 3 + 30)) "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w "$THREADS" -i 4K -I 2 \
                           -T "$LIMIT" --json "$@" > "$OUT/run.json" 2> "$OUT/stderr.txt" ; } 2>&1 ); then
       line=$(cat "$OUT/run.json")
     else
