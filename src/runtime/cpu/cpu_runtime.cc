@@ -10,7 +10,9 @@
 
 namespace hipfile::runtime {
 
-std::unique_ptr<GpuRuntime> CreateCpuRuntime() { return std::make_unique<cpu::CpuRuntime>(); }
+std::unique_ptr<GpuRuntime> CreateCpuRuntime(const CpuRuntimeOptions& options) {
+  return std::make_unique<cpu::CpuRuntime>(options);
+}
 
 namespace cpu {
 namespace {
@@ -26,7 +28,10 @@ size_t PageSize() {
 
 }  // namespace
 
-CpuRuntime::CpuRuntime() : page_size_(PageSize()) {}
+CpuRuntime::CpuRuntime(const CpuRuntimeOptions& options)
+    : page_size_(PageSize()),
+      hardware_queues_(options.hardware_queues),
+      queue_last_(options.hardware_queues) {}
 
 CpuRuntime::~CpuRuntime() {
   shutting_down_.store(true, std::memory_order_relaxed);

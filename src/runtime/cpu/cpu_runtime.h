@@ -37,6 +37,16 @@
 
 namespace hipfile::runtime {
 
-std::unique_ptr<GpuRuntime> CreateCpuRuntime();
+struct CpuRuntimeOptions {
+  // 0 (the default): streams run independently. n > 0: streams share n in-order queues, the k-th
+  // stream made (the null stream counts when first used) on queue k % n, and work queued on a
+  // stream also waits for all work queued before it on its queue, whatever the stream - as a GPU
+  // feeds streams to a few hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default) and runs
+  // what shares one in order. For tests of that hazard: a stream stalled on a value wait stalls
+  // every stream behind it on its queue.
+  unsigned hardware_queues = 0;
+};
+
+std::unique_ptr<GpuRuntime> CreateCpuRuntime(const CpuRuntimeOptions& options = {});
 
 }  // namespace hipfile::runtime

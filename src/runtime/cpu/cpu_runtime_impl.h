@@ -13,6 +13,7 @@
 #include <shared_mutex>
 #include <vector>
 
+#include "runtime/cpu/cpu_runtime.h"
 #include "runtime/cpu/memory_table.h"
 #include "runtime/cpu/stream_worker.h"
 #include "runtime/cpu/timeline.h"
@@ -22,7 +23,7 @@ namespace hipfile::runtime::cpu {
 
 class CpuRuntime final : public GpuRuntime {
  public:
-  CpuRuntime();
+  explicit CpuRuntime(const CpuRuntimeOptions& options);
   // Finishes queued work, joins every stream thread, frees what Malloc and HostMalloc still hold.
   ~CpuRuntime() override;
 
@@ -106,6 +107,8 @@ class CpuRuntime final : public GpuRuntime {
                      SyncPoint* point = nullptr);
   // Joins retired streams whose queue has drained. Requires streams_mu_ held exclusively.
   void ReapRetiredLocked();
+  // The hardware queue of the next stream made (CpuRuntimeOptions::hardware_queues).
+  unsigned NextQueue();
 
   const size_t page_size_;
   std::atomic<uintptr_t> next_handle_{0};
@@ -120,6 +123,12 @@ class CpuRuntime final : public GpuRuntime {
   std::map<Stream, std::unique_ptr<StreamWorker>> streams_;  // guarded by streams_mu_
   // Destroyed streams still finishing their queue (StreamDestroy does not wait).
   std::vector<std::unique_ptr<StreamWorker>> retired_;  // guarded by streams_mu_
+
+  // CpuRuntimeOptions::hardware_queues: per queue, the last task queued on any of its streams.
+  const unsigned hardware_queues_;
+  std::mutex queues_mu_;
+  std::vector<SyncPoint> queue_last_;  // guarded by queues_mu_
+  unsigned next_queue_ = 0;            // guarded by queues_mu_
 
   std::mutex events_mu_;
   std::map<Event, EventState> events_;  // guarded by events_mu_

@@ -31,7 +31,7 @@ void WaitAtLeast(const uint32_t* addr, uint32_t value, const std::atomic<bool>& 
 void CpuRuntime::EnsureNullStream() {
   std::call_once(null_stream_once_, [this] {
     std::unique_lock<std::shared_mutex> lock(streams_mu_);
-    null_stream_ = std::make_unique<StreamWorker>(hipStreamDefault);
+    null_stream_ = std::make_unique<StreamWorker>(hipStreamDefault, NextQueue());
   });
 }
 
@@ -88,9 +88,25 @@ hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
   // The waits are taken before the task is numbered, so a task only ever waits for work
   // submitted before it: the waits cannot form a cycle.
   AddLegacyWaitsLocked(*worker, &waits);
-  SyncPoint submitted = worker->Submit(std::move(waits), std::move(task));
+  SyncPoint submitted;
+  if (hardware_queues_ == 0) {
+    submitted = worker->Submit(std::move(waits), std::move(task));
+  } else {
+    // After everything queued before it on the stream's hardware queue, by any stream.
+    std::lock_guard<std::mutex> queue_lock(queues_mu_);
+    SyncPoint& last = queue_last_[worker->queue()];
+    if (!last.Reached()) waits.push_back(last);
+    submitted = worker->Submit(std::move(waits), std::move(task));
+    last = submitted;
+  }
   if (point) *point = std::move(submitted);
   return hipSuccess;
+}
+
+unsigned CpuRuntime::NextQueue() {
+  if (hardware_queues_ == 0) return 0;
+  std::lock_guard<std::mutex> lock(queues_mu_);
+  return next_queue_++ % hardware_queues_;
 }
 
 void CpuRuntime::ReapRetiredLocked() {
@@ -114,7 +130,7 @@ hipError_t CpuRuntime::DeviceSynchronize() {
 hipError_t CpuRuntime::StreamCreate(Stream* stream, unsigned flags) {
   if (!stream) return hipErrorInvalidValue;
   if (flags & ~static_cast<unsigned>(hipStreamNonBlocking)) return hipErrorInvalidValue;
-  auto worker = std::make_unique<StreamWorker>(flags);
+  auto worker = std::make_unique<StreamWorker>(flags, NextQueue());
   const auto handle = reinterpret_cast<Stream>(NewHandle());
   std::unique_lock<std::shared_mutex> lock(streams_mu_);
   ReapRetiredLocked();

@@ -4,7 +4,8 @@
 
 namespace hipfile::runtime::cpu {
 
-StreamWorker::StreamWorker(unsigned flags) : flags_(flags), thread_([this] { Loop(); }) {}
+StreamWorker::StreamWorker(unsigned flags, unsigned queue)
+    : flags_(flags), hw_queue_(queue), thread_([this] { Loop(); }) {}
 
 StreamWorker::~StreamWorker() {
   Close();

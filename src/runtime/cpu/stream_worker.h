@@ -18,7 +18,8 @@ namespace hipfile::runtime::cpu {
 
 class StreamWorker {
  public:
-  explicit StreamWorker(unsigned flags);
+  // `queue`: the hardware queue it shares with other streams (CpuRuntimeOptions), if any.
+  explicit StreamWorker(unsigned flags, unsigned queue = 0);
   // Runs what is still queued, then joins the thread.
   ~StreamWorker();
 
@@ -26,6 +27,7 @@ class StreamWorker {
   StreamWorker& operator=(const StreamWorker&) = delete;
 
   unsigned flags() const { return flags_; }
+  unsigned queue() const { return hw_queue_; }
   const std::shared_ptr<Timeline>& timeline() const { return timeline_; }
   // The point of the latest submitted task (reached at once when nothing was submitted).
   SyncPoint Last() const { return SyncPoint{timeline_, timeline_->submitted()}; }
@@ -47,6 +49,7 @@ class StreamWorker {
   void Loop();
 
   const unsigned flags_;
+  const unsigned hw_queue_;
   const std::shared_ptr<Timeline> timeline_ = std::make_shared<Timeline>();
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -609,6 +609,42 @@ TEST(CpuRuntimeShutdown, DestructorFinishesQueuedWorkAndFreesMemory) {
   EXPECT_EQ(done.load(), 2);
 }
 
+// With hardware queues, a stream stalled on a value wait stalls the streams that share its queue
+// (their later work, whatever it is), and only those: the hazard a GPU has with more streams
+// than hardware queues.
+TEST(CpuRuntimeHardwareQueues, AStalledStreamStallsOnlyTheStreamsSharingItsQueue) {
+  for (const unsigned queues : {0u, 2u}) {
+    SCOPED_TRACE(queues == 0 ? "independent streams" : "2 hardware queues");
+    CpuRuntimeOptions options;
+    options.hardware_queues = queues;
+    auto rt = CreateCpuRuntime(options);
+    uint32_t* words = nullptr;
+    ASSERT_EQ(rt->HostMalloc(reinterpret_cast<void**>(&words), 64, 0), hipSuccess);
+    memset(words, 0, 64);
+    Stream s[4] = {};
+    for (Stream& stream : s) ASSERT_EQ(rt->StreamCreate(&stream, hipStreamNonBlocking), hipSuccess);
+    ASSERT_EQ(rt->StreamWaitValue32(s[0], &words[0], 1), hipSuccess);  // stalls (queue 0)
+    for (int i = 1; i < 4; ++i) {
+      ASSERT_EQ(rt->StreamWriteValue32(s[i], &words[i], 7), hipSuccess);
+    }
+    EXPECT_TRUE(StreamDrains(*rt, s[1]));  // queue 1
+    EXPECT_TRUE(StreamDrains(*rt, s[3]));  // queue 1
+    std::this_thread::sleep_for(20ms);
+    if (queues == 0) {
+      EXPECT_EQ(rt->StreamQuery(s[2]), hipSuccess);
+      EXPECT_EQ(__atomic_load_n(&words[2], __ATOMIC_ACQUIRE), 7u);
+    } else {
+      EXPECT_EQ(rt->StreamQuery(s[2]), hipErrorNotReady) << "queue 0, behind stream 0's wait";
+      EXPECT_EQ(__atomic_load_n(&words[2], __ATOMIC_ACQUIRE), 0u);
+    }
+    __atomic_store_n(&words[0], 1u, __ATOMIC_RELEASE);
+    EXPECT_TRUE(StreamDrains(*rt, s[2]));
+    EXPECT_EQ(__atomic_load_n(&words[2], __ATOMIC_ACQUIRE), 7u);
+    for (Stream stream : s) EXPECT_EQ(rt->StreamDestroy(stream), hipSuccess);
+    EXPECT_EQ(rt->HostFree(words), hipSuccess);
+  }
+}
+
 TEST(CpuRuntimeShutdown, DestructorDoesNotHangOnAnUnreleasedValueWait) {
   std::atomic<int> done{0};
   uint32_t* word = nullptr;
