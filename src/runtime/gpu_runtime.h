@@ -39,6 +39,19 @@ struct CopyOp {
   size_t size = 0;
 };
 
+// Copies a stream reads when it gets to them (CopyTableAsync). The layout is fixed: the CUDA
+// runtime's copy kernel reads it from host memory (runtime/cuda/gather_kernel.h).
+struct CopyTable {
+  static constexpr size_t kMaxCopies = 128;
+  struct Copy {
+    uint64_t dst = 0;  // addresses as integers: device memory, or pinned host memory
+    uint64_t src = 0;
+    uint64_t bytes = 0;
+  };
+  uint64_t count = 0;  // copies [0, count) are made; at most kMaxCopies
+  Copy copy[kMaxCopies];
+};
+
 class GpuRuntime {
  public:
   virtual ~GpuRuntime() = default;
@@ -93,6 +106,17 @@ class GpuRuntime {
       if (first == hipSuccess) first = e;
     }
     return first;
+  }
+  // Queues the copies *table holds when the stream gets there, not when it is queued: the table
+  // lies in host memory from HostMalloc, and whoever fills it does so before the stream reaches
+  // the call (typically before releasing a StreamWaitValue32 queued ahead of it), so the stream
+  // copies what was decided while it waited: how many copies, and their sizes. Addresses must be
+  // ones the device can use (device memory, pinned host memory); the table must stay untouched
+  // until the stream has passed the call. hipErrorNotSupported where the runtime cannot.
+  virtual hipError_t CopyTableAsync(const CopyTable* table, Stream stream) {
+    (void)table;
+    (void)stream;
+    return hipErrorNotSupported;
   }
   virtual hipError_t Memset(void* dst, int value, size_t size) = 0;
   virtual hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) = 0;

@@ -84,6 +84,11 @@ hipError_t FaultRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hi
   return Forwarded(GpuOp::kMemcpyAsync, base_.MemcpyAsync(dst, src, size, kind, stream));
 }
 
+hipError_t FaultRuntime::CopyTableAsync(const runtime::CopyTable* table, runtime::Stream stream) {
+  if (const hipError_t e = Injected(GpuOp::kCopyTableAsync)) return e;
+  return Forwarded(GpuOp::kCopyTableAsync, base_.CopyTableAsync(table, stream));
+}
+
 hipError_t FaultRuntime::Memset(void* dst, int value, size_t size) {
   if (const hipError_t e = Injected(GpuOp::kMemset)) return e;
   return Forwarded(GpuOp::kMemset, base_.Memset(dst, value, size));

@@ -1,10 +1,12 @@
 // CpuRuntime: allocations, pointer information, copies and fills.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "runtime/cpu/cpu_runtime_impl.h"
+#include "util/log.h"
 
 namespace hipfile::runtime::cpu {
 namespace {
@@ -142,6 +144,35 @@ hipError_t CpuRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hipM
   if (hipError_t e = CheckCopy(dst, src, size, kind); e != hipSuccess) return e;
   return Enqueue(stream, {}, [dst, src, size] {
     if (size != 0) memmove(dst, src, size);
+  });
+}
+
+hipError_t CpuRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
+  if (!table) return hipErrorInvalidValue;
+  // As on a GPU, the table must be memory the device can reach when it gets there.
+  const std::optional<Region> region = memory_.Find(table);
+  if (!region || region->kind == RegionKind::kDevice ||
+      reinterpret_cast<uintptr_t>(table) + sizeof(CopyTable) > region->end()) {
+    return hipErrorInvalidValue;
+  }
+  return Enqueue(stream, {}, [this, table] {
+    // Acquire: what the host stored before releasing the stream to this point is visible.
+    const uint64_t count =
+        std::min<uint64_t>(__atomic_load_n(&table->count, __ATOMIC_ACQUIRE), CopyTable::kMaxCopies);
+    for (uint64_t i = 0; i < count; ++i) {
+      const CopyTable::Copy& c = table->copy[i];
+      auto* dst = reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst));
+      const auto* src = reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src));
+      const size_t bytes = static_cast<size_t>(c.bytes);
+      // A GPU would fault on an address it cannot use; here the copy is refused and logged.
+      if (CheckCopy(dst, src, bytes, hipMemcpyDefault) != hipSuccess) {
+        HF_LOG(kError, "CPU runtime: copy table %p entry %llu (%p <- %p, %zu bytes) refused",
+               static_cast<const void*>(table), static_cast<unsigned long long>(i), dst, src,
+               bytes);
+        continue;
+      }
+      if (bytes != 0) memmove(dst, src, bytes);
+    }
   });
 }
 

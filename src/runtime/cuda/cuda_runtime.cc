@@ -45,12 +45,12 @@ class CudaRuntime final : public GpuRuntime {
         contexts_(new std::atomic<CUcontext>[devices_.size()]),
         mem_ops_(new std::atomic<int>[devices_.size()]),
         options_(options),
-        gather_state_(new std::atomic<int>[devices_.size()]),
-        gather_(new cu::CUfunction[devices_.size()]()) {
+        kernel_state_(new std::atomic<int>[devices_.size()]),
+        kernels_(new Kernels[devices_.size()]) {
     for (size_t i = 0; i < devices_.size(); ++i) {
       contexts_[i].store(nullptr, std::memory_order_relaxed);
       mem_ops_[i].store(-1, std::memory_order_relaxed);
-      gather_state_[i].store(-1, std::memory_order_relaxed);
+      kernel_state_[i].store(-1, std::memory_order_relaxed);
     }
   }
 
@@ -201,6 +201,7 @@ class CudaRuntime final : public GpuRuntime {
 
   hipError_t MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind, Stream stream,
                               hipError_t* errors) override;
+  hipError_t CopyTableAsync(const CopyTable* table, Stream stream) override;
 
   hipError_t Memset(void* dst, int value, size_t size) override {
     if (size == 0) return hipSuccess;
@@ -390,8 +391,12 @@ class CudaRuntime final : public GpuRuntime {
                       Stream stream);
   size_t BatchCopies(const CopyOp* copies, const std::vector<size_t>& todo, size_t from,
                      Stream stream);
-  cu::CUfunction GatherFunction(int device);
-  cu::CUfunction LoadGather(int device, std::string* why_not);
+  struct Kernels {
+    cu::CUfunction gather = nullptr;  // hipfile_gather_copy
+    cu::CUfunction table = nullptr;   // hipfile_copy_table
+  };
+  const Kernels* KernelsFor(int device);
+  bool LoadKernels(int device, Kernels* out, std::string* why_not);
 
   const CudaDriver& d_;
   const std::vector<CUdevice> devices_;                 // by ordinal
@@ -399,8 +404,8 @@ class CudaRuntime final : public GpuRuntime {
   std::unique_ptr<std::atomic<int>[]> mem_ops_;         // SupportsStreamMemOps: -1 unknown, 0, 1
   std::vector<std::pair<int, void*>> probe_words_;      // (device, pinned word), under mutex_
   const CudaRuntimeOptions options_;
-  std::unique_ptr<std::atomic<int>[]> gather_state_;   // GatherFunction: -1 unknown, 0 none, 1
-  std::unique_ptr<cu::CUfunction[]> gather_;           // written before gather_state_ says 1
+  std::unique_ptr<std::atomic<int>[]> kernel_state_;   // KernelsFor: -1 unknown, 0 none, 1 loaded
+  std::unique_ptr<Kernels[]> kernels_;                 // written before kernel_state_ says 1
   std::vector<std::pair<int, cu::CUmodule>> modules_;  // (device, loaded module), under mutex_
   std::mutex mutex_;                                   // serializes retains and probes
 };
@@ -543,8 +548,9 @@ size_t CudaRuntime::GatherCopies(const CopyOp* copies, const std::vector<size_t>
   for (const size_t i : todo) {
     if (copies[i].size > kGatherMaxCopyBytes) return 0;
   }
-  const cu::CUfunction gather = GatherFunction(CurrentDevice());
-  if (gather == nullptr) return 0;
+  const Kernels* kernels = KernelsFor(CurrentDevice());
+  if (kernels == nullptr) return 0;
+  const cu::CUfunction gather = kernels->gather;
   size_t queued = 0;
   GatherArgs args;
   while (queued < todo.size()) {
@@ -594,32 +600,46 @@ size_t CudaRuntime::BatchCopies(const CopyOp* copies, const std::vector<size_t>&
   return r == CUDA_SUCCESS ? n : 0;
 }
 
-// The gather kernel of the device's primary context, loaded on first use; null where it cannot
+// The copy kernels of the device's primary context, loaded on first use; null where they cannot
 // be (no unified addressing, a driver that cannot compile the PTX), which is logged once and
 // remembered. Called with that context current.
-cu::CUfunction CudaRuntime::GatherFunction(int device) {
+const CudaRuntime::Kernels* CudaRuntime::KernelsFor(int device) {
   if (device < 0 || device >= DeviceCount()) return nullptr;
-  const int known = gather_state_[device].load(std::memory_order_acquire);
-  if (known >= 0) return known == 1 ? gather_[device] : nullptr;
+  const int known = kernel_state_[device].load(std::memory_order_acquire);
+  if (known >= 0) return known == 1 ? &kernels_[device] : nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (gather_state_[device].load(std::memory_order_relaxed) < 0) {
+  if (kernel_state_[device].load(std::memory_order_relaxed) < 0) {
     std::string why_not;
-    gather_[device] = LoadGather(device, &why_not);
-    if (gather_[device] == nullptr) {
-      HF_LOG(kInfo, "device %d: no gather-copy kernel (%s); small copies are queued one by one",
+    const bool loaded = LoadKernels(device, &kernels_[device], &why_not);
+    if (!loaded) {
+      HF_LOG(kInfo,
+             "device %d: no copy kernels (%s); small copies are queued one by one and "
+             "stream-ordered I/O copies on the engine's streams",
              device, why_not.c_str());
     }
-    gather_state_[device].store(gather_[device] != nullptr ? 1 : 0, std::memory_order_release);
+    kernel_state_[device].store(loaded ? 1 : 0, std::memory_order_release);
   }
-  return gather_[device];
+  return kernel_state_[device].load(std::memory_order_relaxed) == 1 ? &kernels_[device] : nullptr;
+}
+
+hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
+  if (table == nullptr) return hipErrorInvalidValue;
+  if (!options_.copy_kernel) return hipErrorNotSupported;
+  if (const hipError_t err = Enter(); err != hipSuccess) return err;
+  const Kernels* kernels = KernelsFor(CurrentDevice());
+  if (kernels == nullptr) return hipErrorNotSupported;
+  CUdeviceptr address = Dptr(table);
+  void* params[] = {&address};
+  return Map(d_.cuLaunchKernel(kernels->table, kCopyTableBlocks, 1, 1, kGatherThreadsPerBlock, 1, 1,
+                               0, Cu(stream), params, nullptr));
 }
 
 // Called with mutex_ held and the device's primary context current.
-cu::CUfunction CudaRuntime::LoadGather(int device, std::string* why_not) {
+bool CudaRuntime::LoadKernels(int device, Kernels* out, std::string* why_not) {
   if (d_.cuDeviceGetAttribute == nullptr || d_.cuModuleLoadData == nullptr ||
       d_.cuModuleGetFunction == nullptr || d_.cuLaunchKernel == nullptr) {
     *why_not = "the driver lacks the module API";
-    return nullptr;
+    return false;
   }
   for (const int attribute : {cu::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
                               cu::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM}) {
@@ -628,22 +648,23 @@ cu::CUfunction CudaRuntime::LoadGather(int device, std::string* why_not) {
         value == 0) {
       *why_not =
           "the device cannot use host pointers (attribute " + std::to_string(attribute) + ")";
-      return nullptr;
+      return false;
     }
   }
   cu::CUmodule module = nullptr;
   if (const CUresult r = d_.cuModuleLoadData(&module, kGatherKernelPtx); r != CUDA_SUCCESS) {
     *why_not = "cuModuleLoadData: " + CudaErrorString(d_, r);
-    return nullptr;
+    return false;
   }
   modules_.emplace_back(device, module);
-  cu::CUfunction function = nullptr;
-  if (const CUresult r = d_.cuModuleGetFunction(&function, module, kGatherKernelName);
-      r != CUDA_SUCCESS) {
-    *why_not = "cuModuleGetFunction: " + CudaErrorString(d_, r);
-    return nullptr;
+  for (const auto& [function, name] :
+       {std::pair{&out->gather, kGatherKernelName}, std::pair{&out->table, kCopyTableKernelName}}) {
+    if (const CUresult r = d_.cuModuleGetFunction(function, module, name); r != CUDA_SUCCESS) {
+      *why_not = std::string("cuModuleGetFunction(") + name + "): " + CudaErrorString(d_, r);
+      return false;
+    }
   }
-  return function;
+  return true;
 }
 
 // Stream memory operations have no capability attribute since CUDA 12 (the _V1 attributes

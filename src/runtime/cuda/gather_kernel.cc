@@ -85,6 +85,93 @@ $L__BB0_9:
 	ret;
 
 }
+	// .globl	hipfile_copy_table
+.visible .entry hipfile_copy_table(
+	.param .u64 hipfile_copy_table_param_0
+)
+.maxntid 256, 1, 1
+{
+	.reg .pred 	%p<8>;
+	.reg .b16 	%rs<2>;
+	.reg .b32 	%r<22>;
+	.reg .b64 	%rd<45>;
+
+
+	ld.param.u64 	%rd17, [hipfile_copy_table_param_0];
+	cvta.to.global.u64 	%rd18, %rd17;
+	ld.global.u64 	%rd19, [%rd18];
+	min.u64 	%rd1, %rd19, 128;
+	setp.eq.s64 	%p1, %rd1, 0;
+	@%p1 bra 	$L__BB1_10;
+
+	mov.u64 	%rd20, 0;
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ntid.x;
+	mov.u32 	%r3, %tid.x;
+	mov.u32 	%r15, %nctaid.x;
+	mov.u64 	%rd41, %rd20;
+
+$L__BB1_2:
+	mul.lo.s64 	%rd23, %rd41, 24;
+	add.s64 	%rd24, %rd18, %rd23;
+	ld.global.u64 	%rd3, [%rd24+24];
+	ld.global.u64 	%rd4, [%rd24+16];
+	ld.global.u64 	%rd5, [%rd24+8];
+	or.b64  	%rd25, %rd4, %rd5;
+	and.b64  	%rd26, %rd25, 15;
+	setp.ne.s64 	%p2, %rd26, 0;
+	mov.u64 	%rd43, %rd20;
+	@%p2 bra 	$L__BB1_6;
+
+	shr.u64 	%rd6, %rd3, 4;
+	mul.wide.u32 	%rd27, %r1, %r2;
+	cvt.u64.u32 	%rd28, %r3;
+	add.s64 	%rd42, %rd27, %rd28;
+	setp.ge.u64 	%p3, %rd42, %rd6;
+	@%p3 bra 	$L__BB1_5;
+
+$L__BB1_4:
+	shl.b64 	%rd32, %rd42, 4;
+	add.s64 	%rd33, %rd5, %rd32;
+	add.s64 	%rd34, %rd4, %rd32;
+	ld.v4.u32 	{%r7, %r8, %r9, %r10}, [%rd34];
+	st.v4.u32 	[%rd33], {%r7, %r8, %r9, %r10};
+	mul.wide.u32 	%rd35, %r15, %r2;
+	add.s64 	%rd42, %rd42, %rd35;
+	setp.lt.u64 	%p4, %rd42, %rd6;
+	@%p4 bra 	$L__BB1_4;
+
+$L__BB1_5:
+	and.b64  	%rd43, %rd3, -16;
+
+$L__BB1_6:
+	mul.wide.u32 	%rd36, %r1, %r2;
+	cvt.u64.u32 	%rd37, %r3;
+	add.s64 	%rd38, %rd36, %rd37;
+	add.s64 	%rd44, %rd43, %rd38;
+	setp.ge.u64 	%p5, %rd44, %rd3;
+	@%p5 bra 	$L__BB1_9;
+
+	mul.wide.u32 	%rd13, %r15, %r2;
+
+$L__BB1_8:
+	add.s64 	%rd39, %rd4, %rd44;
+	ld.u8 	%rs1, [%rd39];
+	add.s64 	%rd40, %rd5, %rd44;
+	st.u8 	[%rd40], %rs1;
+	add.s64 	%rd44, %rd44, %rd13;
+	setp.lt.u64 	%p6, %rd44, %rd3;
+	@%p6 bra 	$L__BB1_8;
+
+$L__BB1_9:
+	add.s64 	%rd41, %rd41, 1;
+	setp.lt.u64 	%p7, %rd41, %rd1;
+	@%p7 bra 	$L__BB1_2;
+
+$L__BB1_10:
+	ret;
+
+}
 )PTX";
 
 }  // namespace hipfile::runtime

@@ -1,4 +1,4 @@
-// The gather-copy kernel's source. Not compiled by the build: the library carries the PTX that
+// The copy kernels' source. Not compiled by the build: the library carries the PTX that
 // scripts/gen-gather-ptx.sh makes from this file (gather_kernel.cc), and the driver compiles it
 // for the GPU at first use, so neither nvcc nor a GPU architecture list is needed to build.
 //
@@ -29,4 +29,28 @@ extern "C" __global__ void __launch_bounds__(256) hipfile_gather_copy(const Gath
   const unsigned char* src = reinterpret_cast<const unsigned char*>(c.src);
   unsigned char* dst = reinterpret_cast<unsigned char*>(c.dst);
   for (unsigned long long i = head + threadIdx.x; i < c.bytes; i += step) dst[i] = src[i];
+}
+
+// The copies a table in host memory holds when the kernel runs (GpuRuntime::CopyTableAsync): the
+// stream reaches the launch only after the host filled the table, so sizes decided while the
+// stream waited are honoured. The grid, of any size, strides over each copy in turn.
+extern "C" __global__ void __launch_bounds__(256) hipfile_copy_table(const GatherArgs* table) {
+  const unsigned long long count = table->count < 128 ? table->count : 128;
+  const unsigned long long first = blockIdx.x * static_cast<unsigned long long>(blockDim.x) +
+                                   threadIdx.x;
+  const unsigned long long step = gridDim.x * static_cast<unsigned long long>(blockDim.x);
+  for (unsigned long long e = 0; e < count; ++e) {
+    const GatherCopy c = table->op[e];
+    unsigned long long head = 0;
+    if (((c.dst | c.src) & 15ull) == 0) {
+      const uint4* src = reinterpret_cast<const uint4*>(c.src);
+      uint4* dst = reinterpret_cast<uint4*>(c.dst);
+      const unsigned long long words = c.bytes >> 4;
+      for (unsigned long long i = first; i < words; i += step) dst[i] = src[i];
+      head = words << 4;
+    }
+    const unsigned char* src = reinterpret_cast<const unsigned char*>(c.src);
+    unsigned char* dst = reinterpret_cast<unsigned char*>(c.dst);
+    for (unsigned long long i = head + first; i < c.bytes; i += step) dst[i] = src[i];
+  }
 }

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/gpu_runtime.h"
+
 namespace hipfile::runtime {
 
 // Copies per launch (a launch's parameters must fit in 4 KiB) and the largest copy worth a
@@ -21,6 +23,9 @@ inline constexpr size_t kGatherMaxCopies = 128;
 inline constexpr size_t kGatherMaxCopyBytes = 64 * 1024;
 inline constexpr unsigned kGatherThreadsPerBlock = 256;
 inline constexpr char kGatherKernelName[] = "hipfile_gather_copy";
+// The table kernel (CopyTableAsync): its grid, which strides over each copy of the table.
+inline constexpr char kCopyTableKernelName[] = "hipfile_copy_table";
+inline constexpr unsigned kCopyTableBlocks = 256;
 
 // The kernel's parameter, passed by value; the layout is gather_kernel.cu's.
 struct GatherCopy {
@@ -35,7 +40,11 @@ struct GatherArgs {
 static_assert(sizeof(GatherArgs) == 8 + 24 * kGatherMaxCopies, "the kernel's parameter layout");
 static_assert(sizeof(GatherArgs) <= 4096, "kernel parameters are limited to 4 KiB");
 
-// PTX (ISA 7.0, sm_75) of hipfile_gather_copy.
+// CopyTableAsync's table is this layout.
+static_assert(sizeof(GatherArgs) == sizeof(CopyTable), "CopyTable is the kernel's table");
+static_assert(kGatherMaxCopies == CopyTable::kMaxCopies, "CopyTable is the kernel's table");
+
+// PTX (ISA 7.0, sm_75) of hipfile_gather_copy and hipfile_copy_table.
 extern const char kGatherKernelPtx[];
 
 }  // namespace hipfile::runtime

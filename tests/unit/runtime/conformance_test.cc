@@ -295,6 +295,43 @@ TEST_P(RuntimeConformance, BatchCopiesOfAnySizeAndAlignmentLand) {
   }
 }
 
+// The stream copies what the table holds when the stream gets there: the table is filled after
+// the call, while the stream waits on a value ahead of it. Copies past `count` are not made.
+TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
+  constexpr size_t kBytes = 3 * 4096 + 5;
+  Stream s = NewStream();
+  auto* host = static_cast<unsigned char*>(PinnedAlloc(kBytes));
+  auto* dev = static_cast<unsigned char*>(DeviceAlloc(2 * kBytes));
+  auto* back = static_cast<unsigned char*>(PinnedAlloc(2 * kBytes));
+  auto* table = static_cast<CopyTable*>(PinnedAlloc(sizeof(CopyTable)));
+  auto* word = static_cast<uint32_t*>(PinnedAlloc(sizeof(uint32_t)));
+  __atomic_store_n(word, 0u, __ATOMIC_RELEASE);
+  table->count = 0;
+  const std::vector<unsigned char> pattern = PatternBytes(kBytes, 11);
+  memcpy(host, pattern.data(), kBytes);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, 2 * kBytes, s), hipSuccess);
+  ASSERT_EQ(rt_->StreamWaitValue32(s, word, 1), hipSuccess);
+  ASSERT_EQ(rt_->CopyTableAsync(table, s), hipSuccess);
+  ASSERT_EQ(rt_->CopyTableAsync(nullptr, s), hipErrorInvalidValue);
+  // Filled now, while the stream waits: host -> device at an odd offset, then device -> device;
+  // a third entry past count.
+  const auto at = [](const void* p) {
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+  };
+  table->copy[0] = {at(dev + 3), at(host), kBytes - 3};
+  table->copy[1] = {at(dev + kBytes + 1), at(host + 100), 4096};
+  table->copy[2] = {at(dev), at(host), 64};
+  table->count = 2;
+  __atomic_store_n(word, 1u, __ATOMIC_RELEASE);
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  ASSERT_EQ(rt_->Memcpy(back, dev, 2 * kBytes, hipMemcpyDeviceToHost), hipSuccess);
+  for (size_t i = 0; i < 3; ++i) ASSERT_EQ(back[i], 0x77) << "entry 2 is past count";
+  ASSERT_EQ(memcmp(back + 3, pattern.data(), kBytes - 3), 0);
+  ASSERT_EQ(back[kBytes], 0x77);
+  ASSERT_EQ(memcmp(back + kBytes + 1, pattern.data() + 100, 4096), 0);
+  ASSERT_EQ(back[kBytes + 1 + 4096], 0x77);
+}
+
 struct HostFnLog {
   std::mutex mu;
   std::vector<int> order;

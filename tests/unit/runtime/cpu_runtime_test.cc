@@ -645,6 +645,35 @@ TEST(CpuRuntimeHardwareQueues, AStalledStreamStallsOnlyTheStreamsSharingItsQueue
   }
 }
 
+// A copy table must lie in pinned host memory, as a GPU must reach it; a copy in it that the
+// runtime refuses (past the end of an allocation) is skipped, the others are made.
+TEST_F(CpuRuntimeTest, CopyTableNeedsPinnedMemoryAndSkipsRefusedCopies) {
+  CopyTable plain;
+  EXPECT_EQ(rt_->CopyTableAsync(&plain, nullptr), hipErrorInvalidValue);
+  void* dev = nullptr;
+  ASSERT_EQ(rt_->Malloc(&dev, sizeof(CopyTable)), hipSuccess);
+  EXPECT_EQ(rt_->CopyTableAsync(static_cast<CopyTable*>(dev), nullptr), hipErrorInvalidValue);
+  CopyTable* table = nullptr;
+  ASSERT_EQ(rt_->HostMalloc(reinterpret_cast<void**>(&table), sizeof(CopyTable), 0), hipSuccess);
+  char* small = nullptr;
+  ASSERT_EQ(rt_->Malloc(reinterpret_cast<void**>(&small), 4096), hipSuccess);
+  char src[64];
+  memset(src, 'x', sizeof(src));
+  memset(small, 0, 4096);
+  table->count = 2;
+  table->copy[0] = {reinterpret_cast<uintptr_t>(small + 4090), reinterpret_cast<uintptr_t>(src),
+                    64};  // runs past the allocation
+  table->copy[1] = {reinterpret_cast<uintptr_t>(small), reinterpret_cast<uintptr_t>(src), 64};
+  ASSERT_EQ(rt_->CopyTableAsync(table, nullptr), hipSuccess);
+  ASSERT_EQ(rt_->StreamSynchronize(nullptr), hipSuccess);
+  EXPECT_EQ(small[4090], 0);
+  EXPECT_EQ(small[0], 'x');
+  EXPECT_EQ(small[63], 'x');
+  EXPECT_EQ(rt_->Free(small), hipSuccess);
+  EXPECT_EQ(rt_->Free(dev), hipSuccess);
+  EXPECT_EQ(rt_->HostFree(table), hipSuccess);
+}
+
 TEST(CpuRuntimeShutdown, DestructorDoesNotHangOnAnUnreleasedValueWait) {
   std::atomic<int> done{0};
   uint32_t* word = nullptr;

@@ -556,10 +556,12 @@ struct KernelCalls {
   int loads = 0;
   int unloads = 0;
   const char* ptx = nullptr;
-  std::string function_name;
+  std::vector<std::string> function_names;
   std::vector<CUresult> launch_results;  // per launch, 0 past the end
   std::vector<unsigned> grids;           // grid x of each accepted launch
   std::vector<GatherArgs> args;          // its parameter
+  std::vector<unsigned> table_grids;     // grid x of each table-kernel launch
+  std::vector<CUdeviceptr> tables;       // its parameter
   unsigned block = 0;
   std::vector<cu::CUstream> streams;
 };
@@ -567,6 +569,7 @@ KernelCalls g_kernel;
 
 cu::CUmodule FakeModule() { return reinterpret_cast<cu::CUmodule>(0x600); }
 cu::CUfunction FakeFunction() { return reinterpret_cast<cu::CUfunction>(0x700); }
+cu::CUfunction FakeTableFunction() { return reinterpret_cast<cu::CUfunction>(0x800); }
 
 void AddKernels(CudaDriver& d) {
   g_kernel = KernelCalls{};
@@ -591,14 +594,13 @@ void AddKernels(CudaDriver& d) {
   d.cuModuleGetFunction = [](cu::CUfunction* function, cu::CUmodule module,
                              const char* name) -> CUresult {
     EXPECT_EQ(module, FakeModule());
-    g_kernel.function_name = name;
-    *function = FakeFunction();
+    g_kernel.function_names.push_back(name);
+    *function = g_kernel.function_names.size() == 1 ? FakeFunction() : FakeTableFunction();
     return 0;
   };
   d.cuLaunchKernel = [](cu::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                         unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared,
                         cu::CUstream stream, void** params, void** extra) -> CUresult {
-    EXPECT_EQ(function, FakeFunction());
     EXPECT_EQ(grid_y * grid_z * block_y * block_z, 1u);
     EXPECT_EQ(shared, 0u);
     EXPECT_EQ(extra, nullptr);
@@ -609,10 +611,16 @@ void AddKernels(CudaDriver& d) {
       g_kernel.launch_results.erase(g_kernel.launch_results.begin() + launch);
       return r;
     }
-    g_kernel.grids.push_back(grid_x);
     g_kernel.block = block_x;
-    g_kernel.args.push_back(*static_cast<const GatherArgs*>(params[0]));
     g_kernel.streams.push_back(stream);
+    if (function == FakeTableFunction()) {
+      g_kernel.table_grids.push_back(grid_x);
+      g_kernel.tables.push_back(*static_cast<const CUdeviceptr*>(params[0]));
+      return 0;
+    }
+    EXPECT_EQ(function, FakeFunction());
+    g_kernel.grids.push_back(grid_x);
+    g_kernel.args.push_back(*static_cast<const GatherArgs*>(params[0]));
     return 0;
   };
 }
@@ -659,7 +667,8 @@ TEST_F(CudaRuntimeFake, SmallCopiesAreOneGatherLaunch) {
   EXPECT_EQ(g_kernel.grids.size(), 2u) << "a single copy, on the legacy stream too";
   EXPECT_EQ(g_kernel.loads, 1);
   EXPECT_STREQ(g_kernel.ptx, kGatherKernelPtx);
-  EXPECT_EQ(g_kernel.function_name, kGatherKernelName);
+  EXPECT_EQ(g_kernel.function_names,
+            (std::vector<std::string>{kGatherKernelName, kCopyTableKernelName}));
   rt.reset();
   EXPECT_EQ(g_kernel.unloads, 1);
 }
@@ -757,6 +766,39 @@ TEST_F(CudaRuntimeFake, RefusedLaunchLeavesItsCopiesToTheBatchCall) {
   for (hipError_t e : errors) EXPECT_EQ(e, hipSuccess);
   EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 2, hipMemcpyHostToDevice, s, nullptr), hipSuccess);
   EXPECT_EQ(g_kernel.grids, (std::vector<unsigned>{128, 2}));
+}
+
+// CopyTableAsync launches the table kernel with the table's address; the grid strides over it.
+TEST_F(CudaRuntimeFake, CopyTableIsOneLaunchOfTheTableKernel) {
+  AddKernels(driver_);
+  CopyTable table;
+  const Stream s = reinterpret_cast<Stream>(0x55);
+  {
+    auto rt = Create();
+    EXPECT_EQ(rt->CopyTableAsync(nullptr, s), hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableAsync(&table, s), hipSuccess);
+    ASSERT_EQ(g_kernel.tables.size(), 1u);
+    EXPECT_EQ(g_kernel.tables[0], reinterpret_cast<uintptr_t>(&table));
+    EXPECT_EQ(g_kernel.table_grids[0], kCopyTableBlocks);
+    EXPECT_EQ(g_kernel.block, kGatherThreadsPerBlock);
+    EXPECT_EQ(g_kernel.streams[0], reinterpret_cast<cu::CUstream>(0x55));
+    EXPECT_TRUE(g_kernel.grids.empty());
+  }
+  {
+    CudaRuntimeOptions options;
+    options.copy_kernel = false;
+    std::string why_not;
+    auto rt = CreateCudaRuntimeWithDriver(driver_, &why_not, options);
+    ASSERT_NE(rt, nullptr) << why_not;
+    EXPECT_EQ(rt->CopyTableAsync(&table, s), hipErrorNotSupported);
+  }
+  {
+    AddKernels(driver_);
+    g_kernel.load_result = 218;  // CUDA_ERROR_INVALID_PTX
+    auto rt = Create();
+    EXPECT_EQ(rt->CopyTableAsync(&table, s), hipErrorNotSupported);
+    EXPECT_TRUE(g_kernel.tables.empty());
+  }
 }
 
 TEST_F(CudaRuntimeFake, FlagsOutsideTheContractAreInvalid) {
