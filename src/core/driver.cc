@@ -9,6 +9,7 @@
 
 #include "core/io_rules.h"
 #include "core/process_runtime.h"
+#include "engine/retry.h"
 #include "util/log.h"
 
 namespace hipfile::core {
@@ -384,7 +385,17 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
   op->bytes_p = bytes_p;
   op->fixed_flags = executor.StreamFlags(stream);
   op->submitted = {size, file_offset, buffer_offset};
-  op->run = [this, io = std::move(*prepared)](const AsyncParams& p) mutable {
+  // Shared by the two ways the executor may run it (async_executor.h).
+  struct State {
+    PreparedIo io;
+    engine::IoRequest request;
+    bool begun = false;
+    std::chrono::steady_clock::time_point start;
+  };
+  auto state = std::make_shared<State>();
+  state->io = std::move(*prepared);
+  op->run = [this, state](const AsyncParams& p) {
+    PreparedIo& io = state->io;
     const ssize_t result = AsyncResult(Execute(io, p.size, p.file_offset, p.buffer_offset));
     // The file and buffer are free for deregistration once the stream goes on; the engine
     // reference stays with the operation until the executor disposes of it (async_executor.h).
@@ -392,6 +403,37 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
     io.registered.reset();
     return result;
   };
+  if (!gpu_.DeviceMemoryIsHostMemory() && state->io.buffer.type == hipMemoryTypeDevice) {
+    // Device memory on a GPU: the copies go on the operation's own stream, and the workers move
+    // bytes between the file and the executor's staging with the engine's retry rules.
+    auto staged = std::make_unique<AsyncStaged>();
+    staged->write = direction == IoDirection::kWrite;
+    staged->begin = [this, state](const AsyncParams& p) -> Result<StagedPlan> {
+      state->start = std::chrono::steady_clock::now();
+      Result<engine::IoRequest> request = Check(state->io, p.size, p.file_offset, p.buffer_offset);
+      if (!request.ok()) {
+        Record(state->io, nullptr, request.status(), state->start);
+        return request.status();
+      }
+      state->request = *request;
+      state->begun = true;
+      return StagedPlan{request->memory.ptr, request->size, request->offset};
+    };
+    staged->move = [this, state](void* staging, size_t bytes, off_t offset) {
+      const int fd = state->request.file->buffered_fd;
+      return state->request.write ? engine::PwriteFull(sys_, fd, staging, bytes, offset)
+                                  : engine::PreadFull(sys_, fd, staging, bytes, offset);
+    };
+    staged->finish = [this, state](const Result<size_t>& moved) {
+      if (state->begun && state->request.size > 0) {
+        Record(state->io, &state->request, moved, state->start);
+      }
+      state->io.file.reset();
+      state->io.registered.reset();
+      return AsyncResult(moved);
+    };
+    op->staged = std::move(staged);
+  }
   *bytes_p = 0;
   return executor.Submit(stream, std::move(op));
 }

@@ -142,6 +142,8 @@ class Driver {
 
   Stats& stats() { return stats_; }
   runtime::GpuRuntime& gpu() { return gpu_; }
+  // The stream-ordered executor, made on first use.
+  AsyncExecutor& async_executor() { return Async(); }
 
  private:
   template <class Fn>

@@ -29,6 +29,7 @@ class FailedRuntime final : public GpuRuntime {
   hipError_t MemcpyAsync(void*, const void*, size_t, hipMemcpyKind, Stream) override {
     return error_;
   }
+  bool SupportsCopyTable(int) override { return false; }
   hipError_t CopyTableAsync(const CopyTable*, Stream) override { return error_; }
   hipError_t Memset(void*, int, size_t) override { return error_; }
   hipError_t MemsetAsync(void*, int, size_t, Stream) override { return error_; }

@@ -113,6 +113,12 @@ class GpuRuntime {
   // copies what was decided while it waited: how many copies, and their sizes. Addresses must be
   // ones the device can use (device memory, pinned host memory); the table must stay untouched
   // until the stream has passed the call. hipErrorNotSupported where the runtime cannot.
+  // Whether CopyTableAsync works for streams of the device. May load code onto the device: ask
+  // before streams can be waiting on the caller.
+  virtual bool SupportsCopyTable(int device) {
+    (void)device;
+    return false;
+  }
   virtual hipError_t CopyTableAsync(const CopyTable* table, Stream stream) {
     (void)table;
     (void)stream;

@@ -11,10 +11,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/batch/batch_manager.h"
@@ -54,6 +58,38 @@ class FaultPrinter : public ::testing::Environment {
 inline const ::testing::Environment* const kFaultPrinter =
     ::testing::AddGlobalTestEnvironment(new FaultPrinter);
 
+// Aborts the process when a test runs longer than `limit`: a hang is reported as one, not as a
+// ctest timeout minutes later.
+class Watchdog {
+ public:
+  explicit Watchdog(std::chrono::seconds limit)
+      : thread_([this, limit] {
+          std::unique_lock<std::mutex> lock(mu_);
+          if (cv_.wait_for(lock, limit, [this] { return done_; })) return;
+          const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+          std::fprintf(stderr, "hang: %s.%s ran past %lld s\n",
+                       test != nullptr ? test->test_suite_name() : "?",
+                       test != nullptr ? test->name() : "?", static_cast<long long>(limit.count()));
+          std::abort();
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;  // guarded by mu_
+  std::thread thread_;
+};
+
 // The outcome of one transfer, whatever the path: bytes moved, or the error.
 struct Outcome {
   bool ok = false;
@@ -66,8 +102,9 @@ inline constexpr size_t kIoPathBufferBytes = 64 * 1024;
 
 class IoPathTest : public ::testing::TestWithParam<Path> {
  protected:
-  explicit IoPathTest(size_t buffer_bytes = kIoPathBufferBytes)
-      : cpu_(runtime::CreateCpuRuntime()), gpu_(*cpu_) {
+  explicit IoPathTest(size_t buffer_bytes = kIoPathBufferBytes,
+                      const runtime::CpuRuntimeOptions& options = {})
+      : cpu_(runtime::CreateCpuRuntime(options)), gpu_(*cpu_) {
     driver_ = std::make_unique<Driver>(sys_, gpu_, ParseConfig(sys_));
     EXPECT_TRUE(driver_->Open().ok());
     EXPECT_EQ(gpu_.Malloc(&dev_, buffer_bytes), hipSuccess);

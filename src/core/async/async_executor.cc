@@ -7,20 +7,15 @@
 #include <deque>
 #include <list>
 
+#include "core/async/async_channel.h"
 #include "util/errors.h"
 #include "util/log.h"
 
 namespace hipfile::core {
 
+using namespace async_detail;  // NOLINT(google-build-using-namespace): this file's own words
+
 namespace {
-
-enum Word { kReached = 0, kDone = 1 };
-constexpr size_t kWordsPerChannel = 16;  // one 64-byte cache line per channel
-
-uint32_t LoadWord(const uint32_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
-void StoreWord(uint32_t* word, uint32_t value) { __atomic_store_n(word, value, __ATOMIC_RELEASE); }
-// Sequence numbers wrap; a stream has at most a few billion operations outstanding.
-bool Reached(uint32_t reached, uint32_t seq) { return static_cast<int32_t>(reached - seq) >= 0; }
 
 void SleepMicros(long us) {
   timespec ts{0, us * 1000};
@@ -34,22 +29,6 @@ unsigned DefaultWorkers(unsigned requested) {
 }
 
 }  // namespace
-
-struct AsyncExecutor::Channel {
-  struct Pending {
-    uint32_t seq;
-    std::unique_ptr<AsyncOp> op;  // null: enqueued on the stream but abandoned; just release it
-  };
-  runtime::Stream stream = nullptr;
-  uint32_t* words = nullptr;   // pinned host memory: [kReached], [kDone]; fixed for its life
-  bool host_fn = false;        // the device has no stream memory operations
-  uint32_t last_seq = 0;       // the slot's, continued across the streams that use it
-  std::deque<Pending> queued;  // by seq; the stream has not reached them yet
-  std::list<Channel*>::iterator lru;
-
-  // Every operation submitted released its stream; a worker no longer touches the channel.
-  bool Idle() const { return LoadWord(&words[kDone]) == last_seq; }
-};
 
 // What a host-function wait hands over (fallback path only).
 struct AsyncExecutor::Ready {
@@ -74,7 +53,10 @@ AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers, size_t 
   }
   int devices = 0;
   if (gpu_.GetDeviceCount(&devices) != hipSuccess) devices = 0;
-  for (int d = 0; d < devices; ++d) mem_ops_.push_back(gpu_.SupportsStreamMemOps(d) ? 1 : 0);
+  for (int d = 0; d < devices; ++d) {
+    mem_ops_.push_back(gpu_.SupportsStreamMemOps(d) ? 1 : 0);
+    tables_.push_back(gpu_.SupportsCopyTable(d) ? 1 : 0);
+  }
   poller_ = std::thread([this] { PollLoop(); });
 }
 
@@ -88,6 +70,9 @@ AsyncExecutor::~AsyncExecutor() {
   poller_.join();
   workers_.reset();  // joins: no task touches the executor after this
   reaper_.reset();
+  for (auto& entry : channels_) {
+    if (entry.second->staging_block != nullptr) (void)gpu_.HostFree(entry.second->staging_block);
+  }
   if (slab_ != nullptr) (void)gpu_.HostFree(slab_);
 }
 
@@ -129,6 +114,8 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
     fresh->words = slab_ + kWordsPerChannel * slab_used_++;
     StoreWord(&fresh->words[kReached], 0);
     StoreWord(&fresh->words[kDone], 0);
+    StoreWord(&fresh->words[kReady], 0);
+    StoreWord(&fresh->words[kCopied], 0);
     channel = fresh.get();
     channel->lru = lru_.insert(lru_.end(), channel);
     channels_.emplace(stream, std::move(fresh));
@@ -182,6 +169,9 @@ AsyncExecutor::Channel* AsyncExecutor::IdleChannel() {
 Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op) {
   std::unique_lock<std::mutex> lock(mutex_);
   HF_ASSIGN_OR_RETURN(Channel * channel, ChannelFor(stream));
+  if (CanStage(*channel, *op) && EnsureStaging(channel)) {
+    return SubmitStaged(channel, stream, std::move(op), lock);
+  }
   const uint32_t seq = ++channel->last_seq;
 
   if (channel->host_fn) {
@@ -274,15 +264,21 @@ void AsyncExecutor::PollLoop() {
   unsigned idle_rounds = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    if (queued_ == 0) {
+    if (queued_ == 0 && waiting_ == 0) {
       if (stopping_) return;
-      wake_poller_.wait(lock, [this] { return stopping_ || queued_ > 0; });
+      wake_poller_.wait(lock, [this] { return stopping_ || queued_ > 0 || waiting_ > 0; });
       idle_rounds = 0;
       continue;
     }
     bool progressed = false;
     for (auto& entry : channels_) {
       Channel* channel = entry.second.get();
+      if (channel->waiting && Reached(LoadWord(&channel->words[kCopied]), channel->trigger)) {
+        channel->waiting = false;
+        --waiting_;
+        progressed = true;
+        workers_->Post([this, channel] { Step(channel); });
+      }
       if (channel->queued.empty()) continue;
       const uint32_t reached = LoadWord(&channel->words[kReached]);
       while (!channel->queued.empty() && Reached(reached, channel->queued.front().seq)) {
@@ -290,10 +286,19 @@ void AsyncExecutor::PollLoop() {
         channel->queued.pop_front();
         --queued_;
         progressed = true;
-        AsyncOp* op = pending.op.release();
         const uint32_t seq = pending.seq;
-        workers_->Post(
-            [this, channel, seq, op] { Complete(channel, seq, std::unique_ptr<AsyncOp>(op)); });
+        if (pending.staged != nullptr) {
+          // The stream passed the previous operation's whole chain: none is active.
+          channel->active = std::move(pending.staged);
+          workers_->Post([this, channel] { Step(channel); });
+        } else if (pending.abandoned_ready != 0) {
+          const uint32_t ready = pending.abandoned_ready;
+          workers_->Post([this, channel, seq, ready] { ReleaseAbandoned(channel, seq, ready); });
+        } else {
+          AsyncOp* op = pending.op.release();
+          workers_->Post(
+              [this, channel, seq, op] { Complete(channel, seq, std::unique_ptr<AsyncOp>(op)); });
+        }
       }
     }
     idle_rounds = progressed ? 0 : idle_rounds + 1;

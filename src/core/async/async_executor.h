@@ -43,6 +43,23 @@
 // keeps its channel for the executor's life. A new stream is still refused (hipFileInternalError,
 // logged) while every channel has operations in flight.
 //
+// Staged operations (AsyncOp::staged: device memory on a GPU) keep every GPU copy on their own
+// stream. A channel that carries one gets two slots of pinned staging (kStagingChunk bytes) and
+// two copy tables, and two more words, `ready` and `copied`. An operation of K chunks is given
+// tokens t..t+K-1 of the channel and enqueues
+//   write reached = n;  K x { wait until ready >= t+k;  copy table (t+k) % 2;  write copied = t+k }
+//   wait until done >= n
+// When the stream reaches it, workers move it on one chunk at a time: a read fills slot
+// (t+k) % 2 from the file once the stream has copied out of it (copied >= t+k-2), writes the
+// table and stores ready = t+k; a write releases chunks into the slots, and once copied >= t+k
+// writes slot (t+k) % 2 to the file. A worker never waits for the GPU: when the stream has not
+// got there, it hands the trigger to the poller and returns; so operations whose streams share
+// hardware queues with stalled streams (the GPU runs what shares one in order) wait for those
+// streams, but never for a worker that waits for them. The engine's own streams (the `run` way)
+// can deadlock there: 16 streams on the H200, docs/async.md. Channels past kMaxStagedChannels
+// with staging, streams without stream memory operations or copy tables, and a channel where a
+// chain could not be enqueued take the `run` way.
+//
 // A finished operation is destroyed only after its stream was released, and on a reaper thread:
 // it may hold the last reference to an engine, whose destructor frees pinned memory - which waits
 // for every stream, this one included.
@@ -104,15 +121,37 @@ class AsyncExecutor {
   // Channels moved from one stream to another so far.
   size_t ChannelsRecycled();
 
+  // Staged operations: bytes per staging slot (two per channel), and the most channels that get
+  // staging (pinned kStagingChunk * 2 each).
+  static constexpr size_t kStagingChunk = size_t{2} << 20;
+  static constexpr size_t kMaxStagedChannels = 256;
+  // Operations run staged so far.
+  size_t StagedOperations();
+
  private:
   struct Channel;
   struct Ready;
+  struct Staged;
 
   Result<Channel*> ChannelFor(runtime::Stream stream);  // mutex_ held
   Channel* IdleChannel();                               // mutex_ held; null when none is idle
   void PollLoop();
   void Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op);
   static void HostFnTrampoline(void* arg);
+
+  // Staged operations (async_staged.cc).
+  bool CanStage(const Channel& channel, const AsyncOp& op);  // mutex_ held
+  bool EnsureStaging(Channel* channel);                      // mutex_ held
+  Status SubmitStaged(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op,
+                      std::unique_lock<std::mutex>& lock);
+  // Worker: moves the channel's active operation on until it waits for the stream or ends.
+  void Step(Channel* channel);
+  void StepRead(Channel* channel, Staged& s, size_t k);
+  void ReleaseWrite(Channel* channel, Staged& s, size_t k);
+  void WaitForCopied(Channel* channel, uint32_t token);
+  void FinishStaged(Channel* channel);
+  // An operation whose chain could not be enqueued whole: lets its stream through.
+  void ReleaseAbandoned(Channel* channel, uint32_t seq, uint32_t ready);
 
   runtime::GpuRuntime& gpu_;
   std::unique_ptr<WorkerPool> workers_;  // reset before the members its tasks use
@@ -125,12 +164,17 @@ class AsyncExecutor {
   std::list<Channel*> lru_;  // every channel, least recently submitted to first
   std::map<runtime::Stream, unsigned> registered_;
   const size_t max_channels_;
-  uint32_t* slab_ = nullptr;   // max_channels_ channels of kWordsPerChannel words, pinned
-  size_t slab_used_ = 0;       // channels handed out
-  size_t recycled_ = 0;        // channels moved to another stream
-  std::vector<char> mem_ops_;  // per device: 1 when stream memory operations work
-  size_t queued_ = 0;          // submitted, waiting for their stream to reach them
-  size_t outstanding_ = 0;     // submitted, not completed
+  uint32_t* slab_ = nullptr;    // max_channels_ channels of kWordsPerChannel words, pinned
+  size_t slab_used_ = 0;        // channels handed out
+  size_t recycled_ = 0;         // channels moved to another stream
+  std::vector<char> mem_ops_;   // per device: 1 when stream memory operations work
+  std::vector<char> tables_;    // per device: 1 when copy tables work
+  size_t staged_channels_ = 0;  // channels with staging
+  size_t staged_ops_ = 0;       // operations submitted staged
+  size_t waiting_ = 0;          // channels whose active operation waits for `copied`
+  bool warned_staging_ = false;
+  size_t queued_ = 0;       // submitted, waiting for their stream to reach them
+  size_t outstanding_ = 0;  // submitted, not completed
   bool stopping_ = false;
   bool warned_host_fn_fallback_ = false;
   std::thread poller_;

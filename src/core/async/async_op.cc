@@ -10,17 +10,22 @@ namespace {
 constexpr size_t kMaxRwCount = 0x7ffff000;
 }
 
-ssize_t RunBound(const AsyncOp& op) {
-  AsyncParams p;
-  p.size = (op.fixed_flags & HIPFILE_STREAM_FIXED_FILE_SIZE) ? op.submitted.size : *op.size_p;
-  p.file_offset = (op.fixed_flags & HIPFILE_STREAM_FIXED_FILE_OFFSET) ? op.submitted.file_offset
-                                                                      : *op.file_offset_p;
-  p.buffer_offset = (op.fixed_flags & HIPFILE_STREAM_FIXED_BUF_OFFSET) ? op.submitted.buffer_offset
-                                                                       : *op.buffer_offset_p;
-  p.size = std::min(p.size, kMaxRwCount);
-  if (p.size > op.submitted.size || p.file_offset < 0 || p.buffer_offset < 0) {
+ssize_t BindParams(const AsyncOp& op, AsyncParams* p) {
+  p->size = (op.fixed_flags & HIPFILE_STREAM_FIXED_FILE_SIZE) ? op.submitted.size : *op.size_p;
+  p->file_offset = (op.fixed_flags & HIPFILE_STREAM_FIXED_FILE_OFFSET) ? op.submitted.file_offset
+                                                                       : *op.file_offset_p;
+  p->buffer_offset = (op.fixed_flags & HIPFILE_STREAM_FIXED_BUF_OFFSET) ? op.submitted.buffer_offset
+                                                                        : *op.buffer_offset_p;
+  p->size = std::min(p->size, kMaxRwCount);
+  if (p->size > op.submitted.size || p->file_offset < 0 || p->buffer_offset < 0) {
     return -static_cast<ssize_t>(hipFileInvalidValue);
   }
+  return 0;
+}
+
+ssize_t RunBound(const AsyncOp& op) {
+  AsyncParams p;
+  if (const ssize_t refused = BindParams(op, &p); refused != 0) return refused;
   return op.run(p);
 }
 

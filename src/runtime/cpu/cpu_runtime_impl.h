@@ -48,6 +48,7 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) override;
   hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                          Stream stream) override;
+  bool SupportsCopyTable(int device) override { return device == 0; }
   hipError_t CopyTableAsync(const CopyTable* table, Stream stream) override;
   hipError_t Memset(void* dst, int value, size_t size) override;
   hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) override;

@@ -201,6 +201,7 @@ class CudaRuntime final : public GpuRuntime {
 
   hipError_t MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind, Stream stream,
                               hipError_t* errors) override;
+  bool SupportsCopyTable(int device) override;
   hipError_t CopyTableAsync(const CopyTable* table, Stream stream) override;
 
   hipError_t Memset(void* dst, int value, size_t size) override {
@@ -620,6 +621,15 @@ const CudaRuntime::Kernels* CudaRuntime::KernelsFor(int device) {
     kernel_state_[device].store(loaded ? 1 : 0, std::memory_order_release);
   }
   return kernel_state_[device].load(std::memory_order_relaxed) == 1 ? &kernels_[device] : nullptr;
+}
+
+bool CudaRuntime::SupportsCopyTable(int device) {
+  if (!options_.copy_kernel || device < 0 || device >= DeviceCount()) return false;
+  CUcontext saved = nullptr;
+  d_.cuCtxGetCurrent(&saved);
+  const bool ok = MakeCurrent(device) == hipSuccess && KernelsFor(device) != nullptr;
+  d_.cuCtxSetCurrent(saved);
+  return ok;
 }
 
 hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {

@@ -1,0 +1,85 @@
+// AsyncExecutor's internals shared by its two files (async_executor.cc, async_staged.cc): the
+// channel words, a channel, and a staged operation in progress. Not part of any interface.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <memory>
+
+#include "core/async/async_executor.h"
+#include "core/async/async_op.h"
+#include "runtime/gpu_runtime.h"
+#include "util/status.h"
+
+namespace hipfile::core {
+namespace async_detail {
+
+enum Word { kReached = 0, kDone = 1, kReady = 2, kCopied = 3 };
+inline constexpr size_t kWordsPerChannel = 16;  // one 64-byte cache line per channel
+
+inline uint32_t LoadWord(const uint32_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+inline void StoreWord(uint32_t* word, uint32_t value) {
+  __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+// Sequence numbers wrap; a stream has at most a few billion operations outstanding.
+inline bool Reached(uint32_t reached, uint32_t seq) {
+  return static_cast<int32_t>(reached - seq) >= 0;
+}
+
+}  // namespace async_detail
+
+// A staged operation the stream has reached (async_executor.h).
+struct AsyncExecutor::Staged {
+  uint32_t seq = 0;
+  std::unique_ptr<AsyncOp> op;
+  uint32_t first_token = 0;  // chunk k is token first_token + k, slot (first_token + k) % 2
+  size_t chunks = 0;
+  bool started = false;  // parameters bound, plan made (or the error set)
+  StagedPlan plan;
+  size_t moved = 0;               // bytes read from or written to the file
+  Status error;                   // what stopped the transfer, if anything did
+  bool stopped = false;           // no more bytes move: error, end of file, or nothing left
+  size_t released = 0;            // chunks whose table the stream may copy
+  size_t written = 0;             // writes: chunks written to the file
+  size_t slot_bytes[2] = {0, 0};  // writes: bytes the slot's released chunk holds
+
+  uint32_t Token(size_t k) const { return first_token + static_cast<uint32_t>(k); }
+};
+
+struct AsyncExecutor::Channel {
+  struct Pending {
+    uint32_t seq;
+    std::unique_ptr<AsyncOp> op;  // null: enqueued on the stream but abandoned; just release it
+    std::unique_ptr<Staged> staged = nullptr;  // a staged operation (op is null then)
+    uint32_t abandoned_ready = 0;  // abandoned staged chain: the last ready token it waits for
+  };
+  runtime::Stream stream = nullptr;
+  uint32_t* words = nullptr;   // pinned host memory: [kReached], [kDone]; fixed for its life
+  bool host_fn = false;        // the device has no stream memory operations
+  uint32_t last_seq = 0;       // the slot's, continued across the streams that use it
+  std::deque<Pending> queued;  // by seq; the stream has not reached them yet
+  std::list<Channel*>::iterator lru;
+
+  // Staged operations (async_staged.cc): two slots of pinned staging and their copy tables, in
+  // one pinned block made at the channel's first staged operation and kept for its life.
+  void* staging_block = nullptr;
+  unsigned char* staging[2] = {nullptr, nullptr};
+  runtime::CopyTable* table[2] = {nullptr, nullptr};
+  uint32_t last_token = 0;         // the last token a chain on the stream copies for
+  bool staged_broken = false;      // a chain could not be enqueued: no more staged operations
+  std::unique_ptr<Staged> active;  // the staged operation the stream has reached, if any
+  bool waiting = false;            // active waits for copied >= trigger; mutex_ guards both
+  uint32_t trigger = 0;
+
+  // Every operation submitted released its stream, and every staged copy is done: no worker
+  // and no copy touches the channel.
+  bool Idle() const {
+    using async_detail::LoadWord;
+    return LoadWord(&words[async_detail::kDone]) == last_seq &&
+           LoadWord(&words[async_detail::kCopied]) == last_token;
+  }
+};
+
+}  // namespace hipfile::core

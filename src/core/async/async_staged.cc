@@ -1,0 +1,258 @@
+// AsyncExecutor: staged operations, whose GPU copies run on their own stream (async_executor.h).
+#include <hipfile.h>
+
+#include <algorithm>
+
+#include "core/async/async_channel.h"
+#include "core/async/async_executor.h"
+#include "util/errors.h"
+#include "util/log.h"
+
+namespace hipfile::core {
+
+using namespace async_detail;  // NOLINT(google-build-using-namespace): this file's own words
+
+bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
+  if (op.staged == nullptr || channel.host_fn || channel.staged_broken) return false;
+  if (op.submitted.size == 0) return false;  // nothing to copy: the plain way is as good
+  int device = 0;
+  if (gpu_.StreamGetDevice(channel.stream, &device) != hipSuccess || device < 0 ||
+      static_cast<size_t>(device) >= tables_.size()) {
+    return false;
+  }
+  return tables_[static_cast<size_t>(device)] != 0;
+}
+
+bool AsyncExecutor::EnsureStaging(Channel* channel) {
+  if (channel->staging_block != nullptr) return true;
+  const char* why_not = nullptr;
+  void* block = nullptr;
+  hipError_t e = hipSuccess;
+  if (staged_channels_ >= kMaxStagedChannels) {
+    why_not = "the most streams with staging are in use";
+  } else {
+    // Pinning returns while streams wait (bench/results/h200-2026-11-30-pins); freeing would not,
+    // so the block stays with the channel for the executor's life.
+    e = gpu_.HostMalloc(&block, 2 * kStagingChunk + 2 * sizeof(runtime::CopyTable),
+                        hipHostMallocPortable | hipHostMallocMapped);
+    if (e != hipSuccess) why_not = "pinning its staging failed";
+  }
+  if (why_not != nullptr) {
+    if (!warned_staging_) {
+      warned_staging_ = true;
+      HF_LOG(kWarn,
+             "stream-ordered I/O: %s (%s); operations of further streams copy on the engine's "
+             "streams, which can deadlock with many streams (docs/async.md)",
+             why_not, e != hipSuccess ? GpuErrorName(e) : "limit reached");
+    }
+    return false;
+  }
+  auto* bytes = static_cast<unsigned char*>(block);
+  channel->staging_block = block;
+  channel->staging[0] = bytes;
+  channel->staging[1] = bytes + kStagingChunk;
+  channel->table[0] = reinterpret_cast<runtime::CopyTable*>(bytes + 2 * kStagingChunk);
+  channel->table[1] = channel->table[0] + 1;
+  channel->table[0]->count = 0;
+  channel->table[1]->count = 0;
+  ++staged_channels_;
+  return true;
+}
+
+Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream,
+                                   std::unique_ptr<AsyncOp> op,
+                                   std::unique_lock<std::mutex>& lock) {
+  const size_t chunks = (op->submitted.size + kStagingChunk - 1) / kStagingChunk;
+  const uint32_t seq = ++channel->last_seq;
+  hipError_t e = gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq);
+  if (e != hipSuccess) {
+    --channel->last_seq;
+    return Status::Gpu(e);
+  }
+  // The whole chain under the lock, as Submit does: operations submitted to one stream from
+  // several threads keep their order.
+  const uint32_t first = channel->last_token + 1;
+  uint32_t waited = 0;                     // the last token the stream waits for
+  uint32_t written = channel->last_token;  // the last token the stream stores in `copied`
+  for (size_t k = 0; k < chunks && e == hipSuccess; ++k) {
+    const uint32_t token = first + static_cast<uint32_t>(k);
+    e = gpu_.StreamWaitValue32(stream, &channel->words[kReady], token);
+    if (e != hipSuccess) break;
+    waited = token;
+    e = gpu_.CopyTableAsync(channel->table[token % 2], stream);
+    if (e != hipSuccess) break;
+    e = gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token);
+    if (e == hipSuccess) written = token;
+  }
+  if (e == hipSuccess) e = gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq);
+  if (e != hipSuccess) {
+    // Part of the chain is on the stream: the poller lets the stream through it with nothing to
+    // copy, and the channel takes no more staged operations (its tokens no longer line up).
+    channel->staged_broken = true;
+    channel->last_token = written;
+    HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
+           GpuErrorName(e));
+    channel->queued.push_back({seq, nullptr, nullptr, waited});
+  } else {
+    channel->last_token = first + static_cast<uint32_t>(chunks) - 1;
+    auto staged = std::make_unique<Staged>();
+    staged->seq = seq;
+    staged->op = std::move(op);
+    staged->first_token = first;
+    staged->chunks = chunks;
+    channel->queued.push_back({seq, nullptr, std::move(staged), 0});
+    ++staged_ops_;
+  }
+  ++queued_;
+  ++outstanding_;
+  lock.unlock();
+  wake_poller_.notify_one();
+  return Status::FromGpu(e);
+}
+
+void AsyncExecutor::Step(Channel* channel) {
+  Staged& s = *channel->active;
+  AsyncStaged& io = *s.op->staged;
+  if (!s.started) {
+    s.started = true;
+    AsyncParams params;
+    if (const ssize_t refused = BindParams(*s.op, &params); refused != 0) {
+      s.error = Status::Op(static_cast<hipFileOpError_t>(-refused));
+      s.stopped = true;
+    } else {
+      Result<StagedPlan> plan = io.begin(params);
+      if (plan.ok()) {
+        s.plan = *plan;
+      } else {
+        s.error = plan.status();
+        s.stopped = true;
+      }
+    }
+  }
+  if (!io.write) {
+    // Fill each slot once the stream has copied out of it, and let the stream copy it.
+    for (; s.released < s.chunks; ++s.released) {
+      const uint32_t free_at = s.Token(s.released) - 2;  // the token that used the slot last
+      if (!Reached(LoadWord(&channel->words[kCopied]), free_at)) {
+        WaitForCopied(channel, free_at);
+        return;
+      }
+      StepRead(channel, s, s.released);
+    }
+    FinishStaged(channel);
+    return;
+  }
+  // Writes: keep the stream two chunks ahead; write each slot out once the stream filled it.
+  for (;;) {
+    // Chunk k + 2 reuses chunk k's slot, which was written out already.
+    for (; s.released < s.chunks && s.released < s.written + 2; ++s.released) {
+      ReleaseWrite(channel, s, s.released);
+    }
+    if (s.written == s.chunks) break;
+    const uint32_t token = s.Token(s.written);
+    if (!Reached(LoadWord(&channel->words[kCopied]), token)) {
+      WaitForCopied(channel, token);
+      return;
+    }
+    const size_t bytes = s.slot_bytes[token % 2];
+    if (bytes > 0 && !s.stopped) {
+      const off_t at = s.plan.file_offset + static_cast<off_t>(s.written * kStagingChunk);
+      const engine::Transfer t = io.move(channel->staging[token % 2], bytes, at);
+      s.moved += t.bytes;
+      if (t.bytes < bytes) {
+        s.stopped = true;
+        s.error = t.status.ok() ? Status::Errno(EIO) : t.status;
+      }
+    }
+    ++s.written;
+  }
+  FinishStaged(channel);
+}
+
+void AsyncExecutor::StepRead(Channel* channel, Staged& s, size_t k) {
+  const uint32_t token = s.Token(k);
+  runtime::CopyTable* table = channel->table[token % 2];
+  unsigned char* staging = channel->staging[token % 2];
+  const size_t done = k * kStagingChunk;
+  const size_t want =
+      s.stopped || s.plan.size <= done ? 0 : std::min(kStagingChunk, s.plan.size - done);
+  table->count = 0;
+  if (want > 0) {
+    const engine::Transfer t =
+        s.op->staged->move(staging, want, s.plan.file_offset + static_cast<off_t>(done));
+    if (t.bytes > 0) {
+      table->copy[0].dst = reinterpret_cast<uintptr_t>(static_cast<char*>(s.plan.device) + done);
+      table->copy[0].src = reinterpret_cast<uintptr_t>(staging);
+      table->copy[0].bytes = t.bytes;
+      table->count = 1;
+      s.moved += t.bytes;
+    }
+    if (t.bytes < want) {  // end of file, or an error: nothing more moves
+      s.stopped = true;
+      s.error = t.status;
+    }
+  }
+  StoreWord(&channel->words[kReady], token);  // release: the table and staging are written
+}
+
+void AsyncExecutor::ReleaseWrite(Channel* channel, Staged& s, size_t k) {
+  const uint32_t token = s.Token(k);
+  runtime::CopyTable* table = channel->table[token % 2];
+  const size_t done = k * kStagingChunk;
+  const size_t want =
+      s.stopped || s.plan.size <= done ? 0 : std::min(kStagingChunk, s.plan.size - done);
+  s.slot_bytes[token % 2] = want;
+  table->count = 0;
+  if (want > 0) {
+    table->copy[0].dst = reinterpret_cast<uintptr_t>(channel->staging[token % 2]);
+    table->copy[0].src = reinterpret_cast<uintptr_t>(static_cast<char*>(s.plan.device) + done);
+    table->copy[0].bytes = want;
+    table->count = 1;
+  }
+  StoreWord(&channel->words[kReady], token);
+}
+
+void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    channel->trigger = token;
+    channel->waiting = true;
+    ++waiting_;
+  }
+  wake_poller_.notify_one();
+}
+
+void AsyncExecutor::FinishStaged(Channel* channel) {
+  std::unique_ptr<Staged> finished;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished = std::move(channel->active);
+  }
+  const Result<size_t> outcome = finished->moved > 0 || finished->error.ok()
+                                     ? Result<size_t>(finished->moved)
+                                     : Result<size_t>(finished->error);
+  *finished->op->bytes_p = finished->op->staged->finish(outcome);
+  // Released after the last ready: the stream runs the copies first, then passes the wait.
+  StoreWord(&channel->words[kDone], finished->seq);
+  Staged* gone = finished.release();
+  reaper_->Post([gone] { delete gone; });
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (--outstanding_ == 0) idle_.notify_all();
+}
+
+void AsyncExecutor::ReleaseAbandoned(Channel* channel, uint32_t seq, uint32_t ready) {
+  // Earlier operations' copies are done (the stream reached this one): the tables are free.
+  channel->table[0]->count = 0;
+  channel->table[1]->count = 0;
+  StoreWord(&channel->words[kReady], ready);
+  StoreWord(&channel->words[kDone], seq);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (--outstanding_ == 0) idle_.notify_all();
+}
+
+size_t AsyncExecutor::StagedOperations() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return staged_ops_;
+}
+
+}  // namespace hipfile::core

@@ -1,0 +1,258 @@
+// Stream-ordered operations on device memory whose copies run on their own stream (staged:
+// core/async/async_executor.h), through a core::Driver on FaultRuntime over the CPU runtime:
+// every byte of multi-chunk reads and writes, sizes bound at execution, end of file, system-call
+// and GPU faults, and many streams sharing few hardware queues - where copies on the engine's
+// own streams deadlock (bench/results/h200-2026-12-01).
+#include <gtest/gtest.h>
+#include <hipfile.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/async/async_executor.h"
+#include "reliability/io_path_fixture.h"
+
+namespace hipfile::core {
+namespace {
+
+using testing::GpuOp;
+using testing::SysOp;
+
+constexpr size_t kChunk = AsyncExecutor::kStagingChunk;
+constexpr size_t kFile = 2 * kChunk + 12345;  // three chunks, the last one partial
+constexpr size_t kBuffer = 3 * kChunk;
+
+class AsyncStagedTest : public IoPathTest {
+ protected:
+  explicit AsyncStagedTest(const runtime::CpuRuntimeOptions& options = {})
+      : IoPathTest(kBuffer, options) {}
+
+  size_t Staged() { return driver_->async_executor().StagedOperations(); }
+
+  // Submits one operation on `stream` without waiting; the variables live in `slot`.
+  struct Slot {
+    size_t size = 0;
+    off_t file_offset = 0;
+    off_t buffer_offset = 0;
+    ssize_t bytes = 12345;
+  };
+  Status Submit(IoDirection direction, void* fh, Slot* slot, runtime::Stream stream) {
+    return driver_->SubmitAsync(direction, fh, dev_, &slot->size, &slot->file_offset,
+                                &slot->buffer_offset, &slot->bytes, stream);
+  }
+
+  Watchdog watchdog_{std::chrono::seconds(60)};
+};
+
+// The bytes OpenFile writes (no seed), or others.
+std::vector<unsigned char> Pattern(size_t n) { return testing::PatternBytes(n); }
+std::vector<unsigned char> Pattern(size_t n, unsigned seed) {
+  return testing::PatternBytes(n, seed);
+}
+
+TEST_P(AsyncStagedTest, MultiChunkReadsAndWritesMoveEveryByte) {
+  void* fh = OpenFile("f", kFile);
+  const size_t before = Staged();
+  // The whole file, from offset 0, into a buffer that holds it.
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  Slot read{kFile, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &read, Stream()).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(read.bytes, static_cast<ssize_t>(kFile));
+  std::vector<unsigned char> got = DeviceBytes(kBuffer);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  EXPECT_EQ(std::mismatch(file.begin(), file.end(), got.begin()).first - file.begin(),
+            static_cast<std::ptrdiff_t>(kFile))
+      << "the first byte that is not the file's";
+  EXPECT_EQ(got[kFile], 0xee) << "a byte past the transfer was written";
+  // Odd offsets in the file and the buffer, across a chunk boundary, past the end of the file.
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  Slot odd{2 * kChunk, static_cast<off_t>(kChunk + 5), 3};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &odd, Stream()).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  const size_t left = kFile - (kChunk + 5);
+  EXPECT_EQ(odd.bytes, static_cast<ssize_t>(left)) << "short at end of file";
+  got = DeviceBytes(kBuffer);
+  EXPECT_EQ(got[2], 0xee);
+  EXPECT_TRUE(std::equal(file.begin() + kChunk + 5, file.end(), got.begin() + 3));
+  EXPECT_EQ(got[3 + left], 0xee);
+  // A write of new bytes over the whole file, then a read of them back.
+  const std::vector<unsigned char> data = Pattern(kFile, 9);
+  FillDevice(data);
+  Slot write{kFile, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kWrite, fh, &write, Stream()).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(write.bytes, static_cast<ssize_t>(kFile));
+  EXPECT_EQ(testing::ReadFileOrDie(path_), data);
+  EXPECT_EQ(Staged() - before, 3u) << "the operations did not take the staged way";
+}
+
+// Sizes are bound when the stream gets there: a smaller one moves only its bytes, a larger one
+// than at submission is refused, and later work on the stream sees the result.
+TEST_P(AsyncStagedTest, SizeIsBoundWhenTheStreamGetsThere) {
+  void* fh = OpenFile("f", kFile);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  // Hold the stream until both sizes are changed.
+  std::atomic<bool> go{false};
+  ASSERT_EQ(gpu_.LaunchHostFunc(
+                Stream(),
+                [](void* flag) {
+                  while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
+                },
+                &go),
+            hipSuccess);
+  Slot smaller{kFile, 0, 0};
+  Slot larger{100, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &smaller, stream_).ok());
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &larger, stream_).ok());
+  smaller.size = kChunk + 1;
+  larger.size = 101;
+  go = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(smaller.bytes, static_cast<ssize_t>(kChunk + 1));
+  EXPECT_EQ(larger.bytes, -static_cast<ssize_t>(hipFileInvalidValue));
+  const std::vector<unsigned char> got = DeviceBytes(kBuffer);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  EXPECT_TRUE(std::equal(file.begin(), file.begin() + kChunk + 1, got.begin()));
+  EXPECT_EQ(got[kChunk + 1], 0xee) << "bytes past the bound size were written";
+}
+
+// A read failing in its second chunk returns the first chunk's bytes (the file's); failing in the
+// first, the error. A write failing in its second chunk counts the first, which is in the file.
+TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  for (const uint64_t nth : {uint64_t{2}, uint64_t{1}}) {
+    SCOPED_TRACE("pread " + std::to_string(nth));
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    sys_.Reset();
+    sys_.FailNth(SysOp::kPread, nth, EIO);
+    const Outcome out = Run(IoDirection::kRead, fh, kFile, 0);
+    ++g_faults;
+    if (nth == 1) {
+      ASSERT_FALSE(out.ok);
+      EXPECT_TRUE(out.error.IsErrno(EIO)) << out.error.ToString();
+    } else {
+      ASSERT_TRUE(out.ok) << out.error.ToString();
+      EXPECT_EQ(out.bytes, kChunk);
+      const std::vector<unsigned char> got = DeviceBytes(kChunk + 1);
+      EXPECT_TRUE(std::equal(file.begin(), file.begin() + kChunk, got.begin()));
+      EXPECT_EQ(got[kChunk], 0xee) << "the failed chunk was copied";
+    }
+  }
+  ExpectCleanRead(fh, kFile);
+
+  const std::vector<unsigned char> data = Pattern(kFile, 4);
+  FillDevice(data);
+  sys_.Reset();
+  sys_.FailNth(SysOp::kPwrite, 2, ENOSPC);
+  const Outcome out = Run(IoDirection::kWrite, fh, kFile, 0);
+  ++g_faults;
+  ASSERT_TRUE(out.ok) << out.error.ToString();
+  EXPECT_EQ(out.bytes, kChunk);
+  const std::vector<unsigned char> now = testing::ReadFileOrDie(path_);
+  EXPECT_TRUE(std::equal(data.begin(), data.begin() + kChunk, now.begin()));
+  EXPECT_TRUE(std::equal(file.begin() + kChunk, file.end(), now.begin() + kChunk))
+      << "bytes past the failed chunk changed";
+}
+
+// Queueing the chain fails on the stream (the copy of its second chunk): the submission reports
+// the GPU error, the stream is let through, and later operations on it work - on the engine's
+// streams, as the stream's tokens no longer line up - while another stream still stages.
+TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
+  void* fh = OpenFile("f", kFile);
+  ExpectCleanRead(fh, kFile);
+  gpu_.FailNth(GpuOp::kCopyTableAsync, 2, hipErrorLaunchFailure);
+  Slot slot{kFile, 0, 0};
+  const Status submitted = Submit(IoDirection::kRead, fh, &slot, Stream());
+  ++g_faults;
+  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(slot.bytes, 0) << "a dropped operation reports nothing";
+  const size_t before = Staged();
+  ExpectCleanRead(fh, kFile);
+  EXPECT_EQ(Staged(), before);
+  runtime::Stream other = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&other, 0), hipSuccess);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0));
+  Slot again{kFile, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &again, other).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
+  EXPECT_EQ(again.bytes, static_cast<ssize_t>(kFile));
+  EXPECT_EQ(DeviceBytes(kFile), Pattern(kFile));
+  EXPECT_EQ(Staged(), before + 1);
+  EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
+}
+
+// Pinning a stream's staging fails: its operations take the engine's streams, byte for byte.
+TEST_P(AsyncStagedTest, StagingThatCannotBePinnedFallsBack) {
+  void* fh = OpenFile("f", kFile);
+  (void)driver_->async_executor();  // made before the fault: its words are not what fails
+  gpu_.FailAlways(GpuOp::kHostMalloc, hipErrorOutOfMemory);
+  ++g_faults;
+  const size_t before = Staged();
+  ExpectCleanRead(fh, kFile);
+  EXPECT_EQ(Staged(), before);
+}
+
+// Many streams over few hardware queues (the GPU runs what shares a queue in order): streams
+// stalled on their value waits stall whatever shares their queue. Every operation finishes, with
+// its bytes, because no copy of one waits behind another stream's wait on a worker.
+class AsyncStagedQueuesTest : public AsyncStagedTest {
+ protected:
+  static runtime::CpuRuntimeOptions FourQueues() {
+    runtime::CpuRuntimeOptions options;
+    options.hardware_queues = 4;
+    return options;
+  }
+  AsyncStagedQueuesTest() : AsyncStagedTest(FourQueues()) {}
+};
+
+TEST_P(AsyncStagedQueuesTest, SixteenStreamsOnFourQueuesAllFinish) {
+  constexpr int kStreams = 16;
+  constexpr size_t kEach = kBuffer / kStreams;  // disjoint pieces of the buffer
+  void* fh = OpenFile("f", kBuffer);
+  const std::vector<unsigned char> file = Pattern(kBuffer);
+  std::vector<runtime::Stream> streams(kStreams);
+  for (auto& s : streams) ASSERT_EQ(gpu_.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    std::vector<Slot> reads(kStreams), writes(kStreams);
+    for (int i = 0; i < kStreams; ++i) {
+      // Read piece i of the file into piece (i + 5) % 16 of the buffer, then write that piece
+      // back to the file where it came from: the second needs the first's bytes.
+      const off_t at = static_cast<off_t>(i * kEach);
+      const off_t into = static_cast<off_t>(((i + 5) % kStreams) * kEach);
+      reads[i] = Slot{kEach, at, into};
+      writes[i] = Slot{kEach, at, into};
+      ASSERT_TRUE(Submit(IoDirection::kRead, fh, &reads[i], streams[i]).ok());
+      ASSERT_TRUE(Submit(IoDirection::kWrite, fh, &writes[i], streams[i]).ok());
+    }
+    for (auto& s : streams) ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+    for (int i = 0; i < kStreams; ++i) {
+      EXPECT_EQ(reads[i].bytes, static_cast<ssize_t>(kEach)) << "stream " << i;
+      EXPECT_EQ(writes[i].bytes, static_cast<ssize_t>(kEach)) << "stream " << i;
+    }
+    const std::vector<unsigned char> got = DeviceBytes(kBuffer);
+    for (int i = 0; i < kStreams; ++i) {
+      const size_t into = ((i + 5) % kStreams) * kEach;
+      ASSERT_TRUE(
+          std::equal(file.begin() + i * kEach, file.begin() + (i + 1) * kEach, got.begin() + into))
+          << "stream " << i;
+    }
+    EXPECT_EQ(testing::ReadFileOrDie(path_), file) << "the writes put back other bytes";
+  }
+  for (auto& s : streams) EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedTest, ::testing::Values(Path::kAsync), PathName);
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedQueuesTest, ::testing::Values(Path::kAsync),
+                         PathName);
+
+}  // namespace
+}  // namespace hipfile::core
