@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <deque>
 #include <list>
 
@@ -302,6 +303,9 @@ void AsyncExecutor::PollLoop() {
       }
     }
     idle_rounds = progressed ? 0 : idle_rounds + 1;
+    // A staged operation waiting for its stream's copy is near: its copy takes microseconds to
+    // a millisecond, and the worker that moves it on waits for this loop.
+    if (waiting_ > 0) idle_rounds = std::min(idle_rounds, 4999u);
     lock.unlock();
     if (idle_rounds < 64) {
       sched_yield();
