@@ -117,6 +117,9 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
       case MappedFile::Slot::State::kIdle:
         break;
     }
+    // Not while an O_DIRECT write of the file is in flight (BeginDirectWrite); the use does not
+    // count, so the window is pinned by a later read.
+    if (direct_writers_.count(Key{file->identity_.dev, file->identity_.ino}) != 0) return nullptr;
     if (++slot.uses < options_.pin_after_uses) return nullptr;
     length = static_cast<size_t>(std::min<uint64_t>(options_.window_bytes, file->length_ - begin));
     if (counters_.pinned_bytes + length > options_.max_pinned_bytes) return nullptr;
@@ -171,6 +174,23 @@ void PageCachePins::Forget(dev_t dev, ino_t ino) {
 
 bool PageCachePins::HasPinned(dev_t dev, ino_t ino) const {
   std::lock_guard<std::mutex> lock(mu_);
+  return HasPinnedLocked(dev, ino);
+}
+
+bool PageCachePins::BeginDirectWrite(dev_t dev, ino_t ino) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (HasPinnedLocked(dev, ino)) return false;
+  ++direct_writers_[Key{dev, ino}];
+  return true;
+}
+
+void PageCachePins::EndDirectWrite(dev_t dev, ino_t ino) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = direct_writers_.find(Key{dev, ino});
+  if (it != direct_writers_.end() && --it->second == 0) direct_writers_.erase(it);
+}
+
+bool PageCachePins::HasPinnedLocked(dev_t dev, ino_t ino) const {
   const auto it = files_.find(Key{dev, ino});
   if (it != files_.end()) {
     for (const MappedFile::Slot& slot : it->second->slots_) {

@@ -146,6 +146,12 @@ class PageCachePins {
   // O_DIRECT write must not cover such pages: the kernel cannot drop a pinned page from the page
   // cache, which would then keep the bytes from before the write.
   bool HasPinned(dev_t dev, ino_t ino) const;
+  // An O_DIRECT write of the file (dev, ino) may start: true, and until EndDirectWrite no page of
+  // the file is pinned, when no page of it is pinned or being pinned now; false otherwise (the
+  // write goes through the page cache). A pin made while the write was in flight would hold a
+  // page the kernel must drop after writing around it.
+  bool BeginDirectWrite(dev_t dev, ino_t ino);
+  void EndDirectWrite(dev_t dev, ino_t ino);
 
   // Unpins the retired windows no request is using; returns how many. On CUDA this waits for
   // every stream: call it only where no stream-ordered operation can be in flight.
@@ -159,6 +165,7 @@ class PageCachePins {
 
   // Moves the pinned windows of `file` to retired_ and turns its slots off. mu_ held.
   void RetireLocked(MappedFile& file);
+  bool HasPinnedLocked(dev_t dev, ino_t ino) const;
   void Unpin(const PinnedWindow& window);
 
   platform::Sys& sys_;
@@ -168,6 +175,7 @@ class PageCachePins {
   mutable std::mutex mu_;
   std::map<Key, std::shared_ptr<MappedFile>> files_;
   std::vector<std::shared_ptr<PinnedWindow>> retired_;
+  std::map<Key, unsigned> direct_writers_;  // O_DIRECT writes in flight, by file
   Counters counters_;
   bool refused_ = false;  // the runtime refused to pin a file mapping: stop trying
 };

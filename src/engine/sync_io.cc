@@ -196,9 +196,19 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
   request.staging_align = impl_->page_size;
   request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
   // Direct pieces never share a page with buffered ones: a buffered write dirtying a page that
-  // an O_DIRECT write covers could later be written back over the direct bytes.
-  request.direct_allowed =
-      options_.direct_writes && file.direct_fd >= 0 && !impl_->pins.HasPinned(file.dev, file.ino);
+  // an O_DIRECT write covers could later be written back over the direct bytes. And none while a
+  // page of the file is pinned, nor a pin while they run (PageCachePins::BeginDirectWrite).
+  PageCachePins& pins = impl_->pins;
+  const bool direct =
+      options_.direct_writes && file.direct_fd >= 0 && pins.BeginDirectWrite(file.dev, file.ino);
+  struct EndDirect {
+    PageCachePins* pins;
+    const IoFile& file;
+    ~EndDirect() {
+      if (pins != nullptr) pins->EndDirectWrite(file.dev, file.ino);
+    }
+  } end_direct{direct ? &pins : nullptr, file};
+  request.direct_allowed = direct;
   request.residency_known = request.direct_allowed;  // written data is all "cold"
   request.dio_mem_align = file.dio_mem_align;
   request.dio_offset_align =

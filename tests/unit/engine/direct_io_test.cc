@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "engine/sync_io.h"
@@ -48,8 +51,13 @@ class ColdSys : public testing::FaultSys {
     return FaultSys::Pread(fd, buf, size, offset);
   }
   std::atomic<int> watched_writes{0};
+  // Called (once set) by each pwrite on `fd` before it runs: a test can hold the write there.
+  std::function<void()> on_watched_write;
   Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) override {
-    if (fd == watched_fd) ++watched_writes;
+    if (fd == watched_fd) {
+      ++watched_writes;
+      if (on_watched_write) on_watched_write();
+    }
     return FaultSys::Pwrite(fd, buf, size, offset);
   }
 };
@@ -199,6 +207,56 @@ TEST_F(DirectIoTest, DirectWritesStayBufferedWhileTheFileHasPinnedPages) {
   EXPECT_GT(csys_.watched_writes.load(), 0);
   std::copy(data.begin(), data.end(), model.begin());
   EXPECT_EQ(ReadFileOrDie(path_), model);
+}
+
+// The reverse race: a read that would pin a window of the file while an O_DIRECT write of it is
+// in flight does not pin it (the kernel could not drop the pinned page after writing around it);
+// a read after the write pins as usual.
+TEST_F(DirectIoTest, NoPageIsPinnedWhileADirectWriteIsInFlight) {
+  EngineOptions options = SmallOptions(8, 1);
+  options.direct_writes = true;
+  options.page_cache = PageCacheMode::kOn;
+  options.page_cache_pin_after_uses = 1;
+  csys_.cold = false;
+  SyncEngine engine(csys_, gpu_, options);
+  IoFile file = File();
+  struct stat st = {};
+  ASSERT_EQ(::fstat(buffered_fd_, &st), 0);
+  file.dev = st.st_dev;
+  file.ino = st.st_ino;
+  GpuBuffer out(gpu_, kFileSize, hipMemoryTypeDevice);
+  GpuBuffer in(gpu_, kFileSize, hipMemoryTypeDevice);
+  const std::vector<unsigned char> data = PatternBytes(2 * kTestChunk, 90);
+  in.Upload(0, data);
+
+  std::promise<void> entered, release;
+  std::shared_future<void> go = release.get_future().share();
+  bool first = true;
+  csys_.on_watched_write = [&] {
+    if (!first) return;
+    first = false;
+    entered.set_value();
+    go.wait();
+  };
+  std::thread writer([&] {
+    const Result<size_t> n = engine.Write(file, in.At(0), data.size(), 0);
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+  });
+  entered.get_future().wait();  // the direct write is in flight
+  for (int read = 0; read < 2; ++read) {
+    ASSERT_TRUE(engine.Read(file, out.At(0), kFileSize, 0).ok());
+  }
+  EXPECT_EQ(engine.pinned_page_cache_bytes(), 0u) << "a window was pinned under the write";
+  release.set_value();
+  writer.join();
+  csys_.on_watched_write = nullptr;
+  EXPECT_GT(csys_.watched_writes.load(), 0) << "the write did not go direct";
+
+  ASSERT_TRUE(engine.Read(file, out.At(0), kFileSize, 0).ok());
+  EXPECT_GT(engine.pinned_page_cache_bytes(), 0u) << "no window pinned after the write";
+  std::vector<unsigned char> model = content_;
+  std::copy(data.begin(), data.end(), model.begin());
+  EXPECT_EQ(out.Download(), model);
 }
 
 }  // namespace
