@@ -66,6 +66,7 @@ Config ParseConfig(platform::Sys& sys) {
   ReadBool(sys, kEnvUnsupportedFileSystems, &config.unsupported_file_systems, &config);
   ReadBool(sys, kEnvIoUring, &config.io_uring, &config);
   ReadBool(sys, kEnvCopyKernel, &config.copy_kernel, &config);
+  ReadBool(sys, kEnvAsyncStaged, &config.async_staged, &config);
   if (const char* value = sys.Getenv(kEnvStatsLevel)) {
     const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
     if (parsed) {

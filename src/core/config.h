@@ -38,6 +38,9 @@ inline constexpr char kEnvIoUring[] = "HIPFILE_IO_URING";
 // Boolean: the CUDA runtime copies a group of small transfers with one gather-kernel launch
 // (default true); false: cuMemcpyBatchAsync or one copy each.
 inline constexpr char kEnvCopyKernel[] = "HIPFILE_COPY_KERNEL";
+// Boolean: stream-ordered operations on device memory copy on their own stream (default true;
+// docs/async.md); false: on the engine's streams, as before 2026-12-01.
+inline constexpr char kEnvAsyncStaged[] = "HIPFILE_ASYNC_STAGED";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
@@ -56,6 +59,7 @@ struct Config {
   bool direct_writes = true;
   bool io_uring = true;
   bool copy_kernel = true;
+  bool async_staged = true;
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };

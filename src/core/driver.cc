@@ -18,6 +18,7 @@ Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& confi
     : sys_(sys),
       gpu_(gpu),
       max_rw_count_(MaxRwCount(sys.PageSize())),
+      async_staged_(config.async_staged),
       next_(config),
       in_use_(config) {
   stats_.set_level(next_.stats_level());
@@ -403,7 +404,8 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
     io.registered.reset();
     return result;
   };
-  if (!gpu_.DeviceMemoryIsHostMemory() && state->io.buffer.type == hipMemoryTypeDevice) {
+  if (async_staged_ && !gpu_.DeviceMemoryIsHostMemory() &&
+      state->io.buffer.type == hipMemoryTypeDevice) {
     // Device memory on a GPU: the copies go on the operation's own stream, and the workers move
     // bytes between the file and the executor's staging with the engine's retry rules.
     auto staged = std::make_unique<AsyncStaged>();

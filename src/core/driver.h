@@ -170,6 +170,7 @@ class Driver {
   platform::Sys& sys_;
   runtime::GpuRuntime& gpu_;
   const size_t max_rw_count_;
+  const bool async_staged_;  // HIPFILE_ASYNC_STAGED
   Stats stats_;
 
   mutable std::mutex mu_;

@@ -160,32 +160,48 @@ TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
       << "bytes past the failed chunk changed";
 }
 
-// Queueing the chain fails on the stream (the copy of its second chunk): the submission reports
-// the GPU error, the stream is let through, and later operations on it work - on the engine's
-// streams, as the stream's tokens no longer line up - while another stream still stages.
+// Queueing the chain fails part way on the stream: the copy of the second chunk, the `copied`
+// store of the second chunk, or the final wait. The submission reports the GPU error, the stream
+// is let through (whatever of the chain was queued), later operations on it work - on the
+// engine's streams, as its tokens no longer line up - and a fresh stream stages again.
 TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
   void* fh = OpenFile("f", kFile);
   ExpectCleanRead(fh, kFile);
-  gpu_.FailNth(GpuOp::kCopyTableAsync, 2, hipErrorLaunchFailure);
-  Slot slot{kFile, 0, 0};
-  const Status submitted = Submit(IoDirection::kRead, fh, &slot, Stream());
-  ++g_faults;
-  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
-  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-  EXPECT_EQ(slot.bytes, 0) << "a dropped operation reports nothing";
+  struct Fault {
+    const char* what;
+    GpuOp op;
+    uint64_t nth;
+  };
+  // A three-chunk read queues: write reached, then per chunk wait / copy / write copied, then
+  // the final wait: so write #3 is chunk 1's `copied`, wait #4 the final one.
+  for (const Fault& fault : {Fault{"copy of chunk 1", GpuOp::kCopyTableAsync, 2},
+                             Fault{"copied store of chunk 1", GpuOp::kStreamWriteValue32, 3},
+                             Fault{"final wait", GpuOp::kStreamWaitValue32, 4}}) {
+    SCOPED_TRACE(fault.what);
+    runtime::Stream s = nullptr;
+    ASSERT_EQ(gpu_.StreamCreate(&s, 0), hipSuccess);
+    gpu_.Reset();
+    gpu_.FailNth(fault.op, fault.nth, hipErrorLaunchFailure);
+    Slot slot{kFile, 0, 0};
+    const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
+    ++g_faults;
+    EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+    ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(slot.bytes, 0) << "a dropped operation reports nothing";
+    gpu_.Reset();
+    const size_t before = Staged();
+    FillDevice(std::vector<unsigned char>(kBuffer, 0));
+    Slot again{kFile, 0, 0};
+    ASSERT_TRUE(Submit(IoDirection::kRead, fh, &again, s).ok());
+    ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(again.bytes, static_cast<ssize_t>(kFile));
+    EXPECT_EQ(DeviceBytes(kFile), Pattern(kFile));
+    EXPECT_EQ(Staged(), before) << "the stream's tokens no longer line up: not staged";
+    EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+  }
   const size_t before = Staged();
-  ExpectCleanRead(fh, kFile);
-  EXPECT_EQ(Staged(), before);
-  runtime::Stream other = nullptr;
-  ASSERT_EQ(gpu_.StreamCreate(&other, 0), hipSuccess);
-  FillDevice(std::vector<unsigned char>(kBuffer, 0));
-  Slot again{kFile, 0, 0};
-  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &again, other).ok());
-  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
-  EXPECT_EQ(again.bytes, static_cast<ssize_t>(kFile));
-  EXPECT_EQ(DeviceBytes(kFile), Pattern(kFile));
+  ExpectCleanRead(fh, kFile);  // the fixture's stream: never broken
   EXPECT_EQ(Staged(), before + 1);
-  EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
 }
 
 // Pinning a stream's staging fails: its operations take the engine's streams, byte for byte.

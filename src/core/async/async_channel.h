@@ -53,7 +53,8 @@ struct AsyncExecutor::Channel {
     uint32_t seq;
     std::unique_ptr<AsyncOp> op;  // null: enqueued on the stream but abandoned; just release it
     std::unique_ptr<Staged> staged = nullptr;  // a staged operation (op is null then)
-    uint32_t abandoned_ready = 0;  // abandoned staged chain: the last ready token it waits for
+    bool abandoned_staged = false;             // a staged chain queued in part: release it (below)
+    uint32_t abandoned_ready = 0;              // the last ready token that chain waits for
   };
   runtime::Stream stream = nullptr;
   uint32_t* words = nullptr;   // pinned host memory: [kReached], [kDone]; fixed for its life

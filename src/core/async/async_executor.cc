@@ -292,7 +292,7 @@ void AsyncExecutor::PollLoop() {
           // The stream passed the previous operation's whole chain: none is active.
           channel->active = std::move(pending.staged);
           workers_->Post([this, channel] { Step(channel); });
-        } else if (pending.abandoned_ready != 0) {
+        } else if (pending.abandoned_staged) {
           const uint32_t ready = pending.abandoned_ready;
           workers_->Post([this, channel, seq, ready] { ReleaseAbandoned(channel, seq, ready); });
         } else {

@@ -71,9 +71,10 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream,
   }
   // The whole chain under the lock, as Submit does: operations submitted to one stream from
   // several threads keep their order.
-  const uint32_t first = channel->last_token + 1;
-  uint32_t waited = 0;                     // the last token the stream waits for
-  uint32_t written = channel->last_token;  // the last token the stream stores in `copied`
+  const uint32_t before = channel->last_token;
+  const uint32_t first = before + 1;
+  uint32_t waited = before;   // the last token the stream waits for
+  uint32_t written = before;  // the last token the stream stores in `copied`
   for (size_t k = 0; k < chunks && e == hipSuccess; ++k) {
     const uint32_t token = first + static_cast<uint32_t>(k);
     e = gpu_.StreamWaitValue32(stream, &channel->words[kReady], token);
@@ -92,7 +93,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream,
     channel->last_token = written;
     HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
            GpuErrorName(e));
-    channel->queued.push_back({seq, nullptr, nullptr, waited});
+    channel->queued.push_back({seq, nullptr, nullptr, waited != before, waited});
   } else {
     channel->last_token = first + static_cast<uint32_t>(chunks) - 1;
     auto staged = std::make_unique<Staged>();
@@ -100,7 +101,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream,
     staged->op = std::move(op);
     staged->first_token = first;
     staged->chunks = chunks;
-    channel->queued.push_back({seq, nullptr, std::move(staged), 0});
+    channel->queued.push_back({seq, nullptr, std::move(staged), false, 0});
     ++staged_ops_;
   }
   ++queued_;

@@ -128,6 +128,22 @@ TEST(ConfigTest, IoUring) {
   EXPECT_NE(config.problems[0].find("HIPFILE_IO_URING=\"sometimes\""), std::string::npos);
 }
 
+TEST(ConfigTest, CopyKernelAndAsyncStaged) {
+  EnvSys sys;
+  EXPECT_TRUE(ParseConfig(sys).copy_kernel);
+  EXPECT_TRUE(ParseConfig(sys).async_staged);
+  sys.Set("HIPFILE_COPY_KERNEL", "false");
+  sys.Set("HIPFILE_ASYNC_STAGED", "0");
+  Config config = ParseConfig(sys);
+  EXPECT_FALSE(config.copy_kernel);
+  EXPECT_FALSE(config.async_staged);
+  sys.Set("HIPFILE_ASYNC_STAGED", "maybe");
+  config = ParseConfig(sys);
+  EXPECT_TRUE(config.async_staged);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_STAGED=\"maybe\""), std::string::npos);
+}
+
 TEST(ConfigTest, ForceWithoutAllowKeepsTheCompatibilityPath) {
   EnvSys sys;
   sys.Set("HIPFILE_FORCE_COMPAT_MODE", "true");
