@@ -9,7 +9,6 @@
 
 #include "core/io_rules.h"
 #include "core/process_runtime.h"
-#include "engine/retry.h"
 #include "util/log.h"
 
 namespace hipfile::core {
@@ -421,10 +420,21 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
       state->begun = true;
       return StagedPlan{request->memory.ptr, request->size, request->offset};
     };
-    staged->move = [this, state](void* staging, size_t bytes, off_t offset) {
-      const int fd = state->request.file->buffered_fd;
-      return state->request.write ? engine::PwriteFull(sys_, fd, staging, bytes, offset)
-                                  : engine::PreadFull(sys_, fd, staging, bytes, offset);
+    // The engine moves each chunk between the file and the pinned staging as it would for pinned
+    // host memory: its policy (O_DIRECT for cold data, direct writes), its threads, its retry
+    // rules, and no GPU call - so no worker waits for a stream.
+    staged->move = [state](void* staging, size_t bytes, off_t offset) {
+      const engine::IoRequest& r = state->request;
+      const engine::IoMemory memory{staging, hipMemoryTypeHost, r.memory.device};
+      const Result<size_t> moved = r.write ? state->io.engine->Write(*r.file, memory, bytes, offset)
+                                           : state->io.engine->Read(*r.file, memory, bytes, offset);
+      engine::Transfer t;
+      if (moved.ok()) {
+        t.bytes = *moved;
+      } else {
+        t.status = moved.status();
+      }
+      return t;
     };
     staged->finish = [this, state](const Result<size_t>& moved) {
       if (state->begun && state->request.size > 0) {
