@@ -636,12 +636,29 @@ hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
   if (table == nullptr) return hipErrorInvalidValue;
   if (!options_.copy_kernel) return hipErrorNotSupported;
   if (const hipError_t err = Enter(); err != hipSuccess) return err;
-  const Kernels* kernels = KernelsFor(CurrentDevice());
-  if (kernels == nullptr) return hipErrorNotSupported;
-  CUdeviceptr address = Dptr(table);
-  void* params[] = {&address};
-  return Map(d_.cuLaunchKernel(kernels->table, kCopyTableBlocks, 1, 1, kGatherThreadsPerBlock, 1, 1,
-                               0, Cu(stream), params, nullptr));
+  // The kernel must come from the stream's context, and the caller (a stream-ordered submission
+  // on the user's thread) may have another device current: launch from the stream's device and
+  // give the thread its context back.
+  const int current = CurrentDevice();
+  int device = current;
+  if (stream != nullptr && (StreamGetDevice(stream, &device) != hipSuccess || device < 0)) {
+    device = current;
+  }
+  CUcontext saved = nullptr;
+  if (device != current) {
+    d_.cuCtxGetCurrent(&saved);
+    if (const hipError_t err = MakeCurrent(device); err != hipSuccess) return err;
+  }
+  const Kernels* kernels = KernelsFor(device);
+  hipError_t result = hipErrorNotSupported;
+  if (kernels != nullptr) {
+    CUdeviceptr address = Dptr(table);
+    void* params[] = {&address};
+    result = Map(d_.cuLaunchKernel(kernels->table, kCopyTableBlocks, 1, 1, kGatherThreadsPerBlock,
+                                   1, 1, 0, Cu(stream), params, nullptr));
+  }
+  if (device != current) d_.cuCtxSetCurrent(saved);
+  return result;
 }
 
 // Called with mutex_ held and the device's primary context current.

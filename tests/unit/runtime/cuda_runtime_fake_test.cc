@@ -564,6 +564,7 @@ struct KernelCalls {
   std::vector<CUdeviceptr> tables;       // its parameter
   unsigned block = 0;
   std::vector<cu::CUstream> streams;
+  std::vector<CUcontext> launch_contexts;  // the current context of each launch
 };
 KernelCalls g_kernel;
 
@@ -577,6 +578,11 @@ void AddKernels(CudaDriver& d) {
     *value = attribute == cu::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
                  ? g_kernel.host_pointer_attribute
                  : 1;
+    return 0;
+  };
+  // Stream 0x66 is device 1's; every other stream device 0's.
+  d.cuStreamGetDevice = [](cu::CUstream stream, CUdevice* device) -> CUresult {
+    *device = kHandleBase + (stream == reinterpret_cast<cu::CUstream>(0x66) ? 1 : 0);
     return 0;
   };
   d.cuModuleLoadData = [](cu::CUmodule* module, const void* image) -> CUresult {
@@ -613,6 +619,7 @@ void AddKernels(CudaDriver& d) {
     }
     g_kernel.block = block_x;
     g_kernel.streams.push_back(stream);
+    g_kernel.launch_contexts.push_back(g_current);
     if (function == FakeTableFunction()) {
       g_kernel.table_grids.push_back(grid_x);
       g_kernel.tables.push_back(*static_cast<const CUdeviceptr*>(params[0]));
@@ -783,6 +790,13 @@ TEST_F(CudaRuntimeFake, CopyTableIsOneLaunchOfTheTableKernel) {
     EXPECT_EQ(g_kernel.block, kGatherThreadsPerBlock);
     EXPECT_EQ(g_kernel.streams[0], reinterpret_cast<cu::CUstream>(0x55));
     EXPECT_TRUE(g_kernel.grids.empty());
+    EXPECT_EQ(g_kernel.launch_contexts.back(), ContextOf(0));
+    // A stream of device 1 from a thread on device 0: launched in device 1's context (its own
+    // module), and the thread's context given back.
+    EXPECT_EQ(rt->CopyTableAsync(&table, reinterpret_cast<Stream>(0x66)), hipSuccess);
+    EXPECT_EQ(g_kernel.launch_contexts.back(), ContextOf(1));
+    EXPECT_EQ(g_kernel.loads, 2) << "one module per device";
+    EXPECT_EQ(g_current, ContextOf(0));
   }
   {
     CudaRuntimeOptions options;
