@@ -14,6 +14,10 @@
 namespace hipfile {
 namespace {
 
+// HIPFILE_RUNTIME=cpu-staged: fewer hardware queues than CUDA's default 8, so that programs with a
+// handful of streams already share them.
+constexpr unsigned kCpuStagedHardwareQueues = 4;
+
 struct Chosen {
   runtime::GpuRuntime* runtime = nullptr;
   std::string reason;
@@ -24,8 +28,8 @@ Chosen Choose() {
   std::string choice = value ? value : "auto";
   if (choice.empty()) choice = "auto";
   if (strcasecmp(choice.c_str(), "auto") != 0 && strcasecmp(choice.c_str(), "cuda") != 0 &&
-      strcasecmp(choice.c_str(), "cpu") != 0) {
-    HF_LOG(kError, "HIPFILE_RUNTIME=\"%s\" is not one of auto, cuda, cpu; using auto",
+      strcasecmp(choice.c_str(), "cpu") != 0 && strcasecmp(choice.c_str(), "cpu-staged") != 0) {
+    HF_LOG(kError, "HIPFILE_RUNTIME=\"%s\" is not one of auto, cuda, cpu, cpu-staged; using auto",
            choice.c_str());
     choice = "auto";
   }
@@ -34,6 +38,15 @@ Chosen Choose() {
   if (strcasecmp(choice.c_str(), "cpu") == 0) {
     chosen.runtime = runtime::CreateCpuRuntime().release();
     chosen.reason = "cpu: forced by HIPFILE_RUNTIME";
+    return chosen;
+  }
+  if (strcasecmp(choice.c_str(), "cpu-staged") == 0) {
+    // A GPU's data paths on the CPU, with streams sharing hardware queues as on a GPU.
+    runtime::CpuRuntimeOptions options;
+    options.device_memory_is_host_memory = false;
+    options.hardware_queues = kCpuStagedHardwareQueues;
+    chosen.runtime = runtime::CreateCpuRuntime(options).release();
+    chosen.reason = "cpu-staged: forced by HIPFILE_RUNTIME";
     return chosen;
   }
   std::string why_not;

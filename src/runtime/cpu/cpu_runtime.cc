@@ -31,6 +31,7 @@ size_t PageSize() {
 CpuRuntime::CpuRuntime(const CpuRuntimeOptions& options)
     : page_size_(PageSize()),
       hardware_queues_(options.hardware_queues),
+      host_memory_(options.device_memory_is_host_memory),
       queue_last_(options.hardware_queues) {}
 
 CpuRuntime::~CpuRuntime() {

@@ -45,6 +45,11 @@ struct CpuRuntimeOptions {
   // what shares one in order. For tests of that hazard: a stream stalled on a value wait stalls
   // every stream behind it on its queue.
   unsigned hardware_queues = 0;
+  // true (the default): device memory is host memory that the engine reads into directly. false:
+  // the runtime says it is not (DeviceMemoryIsHostMemory), so the library takes a GPU's data
+  // paths - pinned staging and copies, page-cache windows, stream-ordered copies on streams -
+  // and its name is "cpu-staged". For tests of those paths without a GPU.
+  bool device_memory_is_host_memory = true;
 };
 
 std::unique_ptr<GpuRuntime> CreateCpuRuntime(const CpuRuntimeOptions& options = {});

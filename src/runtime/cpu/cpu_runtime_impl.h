@@ -27,8 +27,8 @@ class CpuRuntime final : public GpuRuntime {
   // Finishes queued work, joins every stream thread, frees what Malloc and HostMalloc still hold.
   ~CpuRuntime() override;
 
-  const char* Name() const override { return "cpu"; }
-  bool DeviceMemoryIsHostMemory() const override { return true; }
+  const char* Name() const override { return host_memory_ ? "cpu" : "cpu-staged"; }
+  bool DeviceMemoryIsHostMemory() const override { return host_memory_; }
 
   hipError_t GetDeviceCount(int* count) override;
   hipError_t SetDevice(int device) override;
@@ -128,6 +128,7 @@ class CpuRuntime final : public GpuRuntime {
 
   // CpuRuntimeOptions::hardware_queues: per queue, the last task queued on any of its streams.
   const unsigned hardware_queues_;
+  const bool host_memory_;  // CpuRuntimeOptions::device_memory_is_host_memory
   std::mutex queues_mu_;
   std::vector<SyncPoint> queue_last_;  // guarded by queues_mu_
   unsigned next_queue_ = 0;            // guarded by queues_mu_

@@ -645,6 +645,18 @@ TEST(CpuRuntimeHardwareQueues, AStalledStreamStallsOnlyTheStreamsSharingItsQueue
   }
 }
 
+// The staged mode: the same runtime, saying device memory is not host memory so that the library
+// takes a GPU's data paths.
+TEST(CpuRuntimeStaged, SaysDeviceMemoryIsNotHostMemory) {
+  CpuRuntimeOptions options;
+  options.device_memory_is_host_memory = false;
+  auto rt = CreateCpuRuntime(options);
+  EXPECT_STREQ(rt->Name(), "cpu-staged");
+  EXPECT_FALSE(rt->DeviceMemoryIsHostMemory());
+  EXPECT_TRUE(rt->SupportsCopyTable(0));
+  EXPECT_TRUE(CreateCpuRuntime()->DeviceMemoryIsHostMemory());
+}
+
 // A copy table must lie in pinned host memory, as a GPU must reach it; a copy in it that the
 // runtime refuses (past the end of an allocation) is skipped, the others are made.
 TEST_F(CpuRuntimeTest, CopyTableNeedsPinnedMemoryAndSkipsRefusedCopies) {
