@@ -215,6 +215,29 @@ TEST_P(AsyncStagedTest, StagingThatCannotBePinnedFallsBack) {
   EXPECT_EQ(Staged(), before);
 }
 
+// A stream per request, more streams than get staging of their own: each new stream takes the
+// block of an idle one, and every operation still runs staged.
+TEST_P(AsyncStagedTest, StreamsPastTheStagingLimitTakeIdleStaging) {
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  const size_t staged = Staged();
+  constexpr size_t kStreams = AsyncExecutor::kMaxStagedChannels + 20;
+  for (size_t i = 0; i < kStreams; ++i) {
+    runtime::Stream s = nullptr;
+    ASSERT_EQ(gpu_.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
+    Slot slot{4096, static_cast<off_t>((i * 4096) % kFile), 0};
+    ASSERT_TRUE(Submit(IoDirection::kRead, fh, &slot, s).ok()) << "stream " << i;
+    ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+    ASSERT_EQ(slot.bytes, 4096) << "stream " << i;
+    const std::vector<unsigned char> got = DeviceBytes(4096);
+    ASSERT_TRUE(std::equal(got.begin(), got.end(), file.begin() + slot.file_offset))
+        << "stream " << i;
+    ASSERT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+  }
+  EXPECT_EQ(Staged() - staged, kStreams);
+  EXPECT_GE(driver_->async_executor().StagingMoves(), 20u);
+}
+
 // Many streams over few hardware queues (the GPU runs what shares a queue in order): streams
 // stalled on their value waits stall whatever shares their queue. Every operation finishes, with
 // its bytes, because no copy of one waits behind another stream's wait on a worker.

@@ -56,9 +56,10 @@
 // got there, it hands the trigger to the poller and returns; so operations whose streams share
 // hardware queues with stalled streams (the GPU runs what shares one in order) wait for those
 // streams, but never for a worker that waits for them. The engine's own streams (the `run` way)
-// can deadlock there: 16 streams on the H200, docs/async.md. Channels past kMaxStagedChannels
-// with staging, streams without stream memory operations or copy tables, and a channel where a
-// chain could not be enqueued take the `run` way.
+// can deadlock there: 16 streams on the H200, docs/async.md. At most kMaxStagedChannels channels
+// hold staging; past that a stream takes the block of the least recently used idle channel.
+// Streams without stream memory operations or copy tables, a channel where a chain could not be
+// enqueued, and a stream finding every block busy take the `run` way.
 //
 // A finished operation is destroyed only after its stream was released, and on a reaper thread:
 // it may hold the last reference to an engine, whose destructor frees pinned memory - which waits
@@ -127,6 +128,9 @@ class AsyncExecutor {
   static constexpr size_t kMaxStagedChannels = 256;
   // Operations run staged so far.
   size_t StagedOperations();
+  // Staging blocks handed from an idle channel to a stream needing one (past
+  // kMaxStagedChannels) so far.
+  size_t StagingMoves();
 
  private:
   struct Channel;
@@ -171,6 +175,7 @@ class AsyncExecutor {
   std::vector<char> tables_;    // per device: 1 when copy tables work
   size_t staged_channels_ = 0;  // channels with staging
   size_t staged_ops_ = 0;       // operations submitted staged
+  size_t staging_moves_ = 0;    // staging blocks moved between channels
   size_t waiting_ = 0;          // channels whose active operation waits for `copied`
   bool warned_staging_ = false;
   size_t queued_ = 0;       // submitted, waiting for their stream to reach them

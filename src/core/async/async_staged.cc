@@ -29,7 +29,28 @@ bool AsyncExecutor::EnsureStaging(Channel* channel) {
   void* block = nullptr;
   hipError_t e = hipSuccess;
   if (staged_channels_ >= kMaxStagedChannels) {
-    why_not = "the most streams with staging are in use";
+    // Take the staging of the least recently used idle channel: none of its operations is
+    // queued or running and its stream has made every copy, so nothing touches the block. (A
+    // program that makes a stream per request would otherwise run out after 256 streams.)
+    for (Channel* donor : lru_) {
+      if (donor == channel || donor->staging_block == nullptr || donor->active != nullptr ||
+          !donor->queued.empty() || !donor->Idle()) {
+        continue;
+      }
+      channel->staging_block = donor->staging_block;
+      channel->staging[0] = donor->staging[0];
+      channel->staging[1] = donor->staging[1];
+      channel->table[0] = donor->table[0];
+      channel->table[1] = donor->table[1];
+      channel->table[0]->count = 0;
+      channel->table[1]->count = 0;
+      donor->staging_block = nullptr;
+      donor->staging[0] = donor->staging[1] = nullptr;
+      donor->table[0] = donor->table[1] = nullptr;
+      ++staging_moves_;
+      return true;
+    }
+    why_not = "every stream with staging has operations in flight";
   } else {
     // Pinning returns while streams wait (bench/results/h200-2026-11-30-pins); freeing would not,
     // so the block stays with the channel for the executor's life.
@@ -249,6 +270,11 @@ void AsyncExecutor::ReleaseAbandoned(Channel* channel, uint32_t seq, uint32_t re
   StoreWord(&channel->words[kDone], seq);
   std::lock_guard<std::mutex> lock(mutex_);
   if (--outstanding_ == 0) idle_.notify_all();
+}
+
+size_t AsyncExecutor::StagingMoves() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return staging_moves_;
 }
 
 size_t AsyncExecutor::StagedOperations() {
