@@ -18,94 +18,9 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/cuda/gather_kernel.h"
+
 namespace {
-
-const char kPtx[] = R"PTX(
-.version 7.0
-.target sm_75
-.address_size 64
-
-	// .globl	hipfile_gather_copy
-
-.visible .entry hipfile_gather_copy(
-	.param .align 8 .b8 hipfile_gather_copy_param_0[3080]
-)
-.maxntid 256, 1, 1
-{
-	.reg .pred 	%p<6>;
-	.reg .b16 	%rs<2>;
-	.reg .b32 	%r<14>;
-	.reg .b64 	%rd<31>;
-
-
-	mov.b64 	%rd17, hipfile_gather_copy_param_0;
-	mov.u32 	%r1, %ctaid.x;
-	mul.wide.u32 	%rd19, %r1, 24;
-	add.s64 	%rd20, %rd17, %rd19;
-	ld.param.u64 	%rd1, [%rd20+16];
-	ld.param.u64 	%rd2, [%rd20+8];
-	or.b64  	%rd21, %rd1, %rd2;
-	ld.param.u64 	%rd3, [%rd20+24];
-	or.b64  	%rd22, %rd21, %rd3;
-	and.b64  	%rd23, %rd22, 15;
-	setp.eq.s64 	%p1, %rd23, 0;
-	@%p1 bra 	$L__BB0_4;
-
-	mov.u32 	%r2, %tid.x;
-	cvt.u64.u32 	%rd29, %r2;
-	setp.le.u64 	%p2, %rd3, %rd29;
-	@%p2 bra 	$L__BB0_7;
-
-	mov.u32 	%r3, %ntid.x;
-	cvt.u64.u32 	%rd5, %r3;
-	cvta.to.global.u64 	%rd6, %rd2;
-	cvta.to.global.u64 	%rd7, %rd1;
-
-$L__BB0_3:
-	add.s64 	%rd24, %rd7, %rd29;
-	ld.global.u8 	%rs1, [%rd24];
-	add.s64 	%rd25, %rd6, %rd29;
-	st.global.u8 	[%rd25], %rs1;
-	add.s64 	%rd29, %rd29, %rd5;
-	setp.lt.u64 	%p3, %rd29, %rd3;
-	@%p3 bra 	$L__BB0_3;
-	bra.uni 	$L__BB0_7;
-
-$L__BB0_4:
-	mov.u32 	%r4, %tid.x;
-	cvt.u64.u32 	%rd30, %r4;
-	shr.u64 	%rd11, %rd3, 4;
-	setp.le.u64 	%p4, %rd11, %rd30;
-	@%p4 bra 	$L__BB0_7;
-
-	mov.u32 	%r5, %ntid.x;
-	cvt.u64.u32 	%rd12, %r5;
-	cvta.to.global.u64 	%rd13, %rd2;
-	cvta.to.global.u64 	%rd14, %rd1;
-
-$L__BB0_6:
-	shl.b64 	%rd26, %rd30, 4;
-	add.s64 	%rd27, %rd14, %rd26;
-	add.s64 	%rd28, %rd13, %rd26;
-	ld.global.v4.u32 	{%r6, %r7, %r8, %r9}, [%rd27];
-	st.global.v4.u32 	[%rd28], {%r6, %r7, %r8, %r9};
-	add.s64 	%rd30, %rd30, %rd12;
-	setp.lt.u64 	%p5, %rd30, %rd11;
-	@%p5 bra 	$L__BB0_6;
-
-$L__BB0_7:
-	ret;
-
-}
-)PTX";
-
-struct CopyDesc {
-  unsigned long long dst, src, bytes;
-};
-struct GatherArgs {
-  unsigned long long count;
-  CopyDesc op[128];
-};
 
 #define CHECK(x)                                                                     \
   do {                                                                               \
@@ -151,9 +66,9 @@ int main(int argc, char** argv) {
   CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
   CHECK(cuCtxSetCurrent(ctx));
   CUmodule mod;
-  CHECK(cuModuleLoadData(&mod, kPtx));
+  CHECK(cuModuleLoadData(&mod, hipfile::runtime::kGatherKernelPtx));
   CUfunction fn;
-  CHECK(cuModuleGetFunction(&fn, mod, "hipfile_gather_copy"));
+  CHECK(cuModuleGetFunction(&fn, mod, hipfile::runtime::kGatherKernelName));
   for (const char* mode : {"copy", "batch", "kernel"}) {
     std::atomic<bool> stop{false};
     std::atomic<unsigned long long> pieces{0};
@@ -176,12 +91,12 @@ int main(int argc, char** argv) {
         unsigned long long rng = 0x9e3779b97f4a7c15ull * (t + 1);
         std::vector<CUdeviceptr> dsts(g), srcs(g);
         std::vector<size_t> sizes(g, s);
-        GatherArgs args{};
+        hipfile::runtime::CopyTable args;
         args.count = g;
         for (size_t i = 0; i < g; ++i) {
           dsts[i] = dev_mem + i * s;
           srcs[i] = reinterpret_cast<CUdeviceptr>(host) + i * s;
-          args.op[i] = {dsts[i], srcs[i], s};
+          args.copy[i] = {dsts[i], srcs[i], s};
         }
         CUmemcpyAttributes attr{};
         attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
@@ -196,7 +111,7 @@ int main(int argc, char** argv) {
               srcs[i] = reinterpret_cast<CUdeviceptr>(host) + at;
               rng = rng * 6364136223846793005ull + 1442695040888963407ull;
               dsts[i] = dev_mem + ((rng >> 33) % places) * 4096;
-              args.op[i] = {dsts[i], srcs[i], s};
+              args.copy[i] = {dsts[i], srcs[i], s};
             }
           }
           if (mode[0] == 'c') {

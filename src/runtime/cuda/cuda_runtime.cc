@@ -553,13 +553,13 @@ size_t CudaRuntime::GatherCopies(const CopyOp* copies, const std::vector<size_t>
   if (kernels == nullptr) return 0;
   const cu::CUfunction gather = kernels->gather;
   size_t queued = 0;
-  GatherArgs args;
+  CopyTable args;
   while (queued < todo.size()) {
-    const size_t n = std::min(todo.size() - queued, kGatherMaxCopies);
+    const size_t n = std::min(todo.size() - queued, CopyTable::kMaxCopies);
     args.count = n;
     for (size_t j = 0; j < n; ++j) {
       const CopyOp& c = copies[todo[queued + j]];
-      args.op[j] = {Dptr(c.dst), Dptr(c.src), c.size};
+      args.copy[j] = {Dptr(c.dst), Dptr(c.src), c.size};
     }
     void* params[] = {&args};
     if (d_.cuLaunchKernel(gather, static_cast<unsigned>(n), 1, 1, kGatherThreadsPerBlock, 1, 1, 0,

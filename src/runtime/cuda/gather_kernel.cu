@@ -5,8 +5,8 @@
 // One launch copies up to 128 pieces, one block per piece; each piece's source and destination
 // are addresses the device can use (device memory, or pinned host memory under unified
 // addressing). Pieces whose two addresses are 16-byte aligned move in 16-byte words (a 4 KiB piece
-// is one load and one store per thread), the others byte by byte. The layout of GatherArgs is
-// gather_kernel.h's.
+// is one load and one store per thread), the others byte by byte. GatherArgs is the layout of
+// runtime::CopyTable (gpu_runtime.h).
 struct GatherCopy {
   unsigned long long dst, src, bytes;
 };

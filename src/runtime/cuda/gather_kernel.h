@@ -17,9 +17,8 @@
 
 namespace hipfile::runtime {
 
-// Copies per launch (a launch's parameters must fit in 4 KiB) and the largest copy worth a
-// kernel: above it the copy engines move bytes as fast and the SMs are better left alone.
-inline constexpr size_t kGatherMaxCopies = 128;
+// The largest copy worth a kernel: above it the copy engines move bytes as fast and the SMs are
+// better left alone. A launch takes CopyTable::kMaxCopies copies.
 inline constexpr size_t kGatherMaxCopyBytes = 64 * 1024;
 inline constexpr unsigned kGatherThreadsPerBlock = 256;
 inline constexpr char kGatherKernelName[] = "hipfile_gather_copy";
@@ -27,22 +26,10 @@ inline constexpr char kGatherKernelName[] = "hipfile_gather_copy";
 inline constexpr char kCopyTableKernelName[] = "hipfile_copy_table";
 inline constexpr unsigned kCopyTableBlocks = 256;
 
-// The kernel's parameter, passed by value; the layout is gather_kernel.cu's.
-struct GatherCopy {
-  uint64_t dst = 0;
-  uint64_t src = 0;
-  uint64_t bytes = 0;
-};
-struct GatherArgs {
-  uint64_t count = 0;
-  GatherCopy op[kGatherMaxCopies];
-};
-static_assert(sizeof(GatherArgs) == 8 + 24 * kGatherMaxCopies, "the kernel's parameter layout");
-static_assert(sizeof(GatherArgs) <= 4096, "kernel parameters are limited to 4 KiB");
-
-// CopyTableAsync's table is this layout.
-static_assert(sizeof(GatherArgs) == sizeof(CopyTable), "CopyTable is the kernel's table");
-static_assert(kGatherMaxCopies == CopyTable::kMaxCopies, "CopyTable is the kernel's table");
+// Both kernels take a CopyTable (gpu_runtime.h): the gather kernel by value (its parameter), the
+// table kernel by address. gather_kernel.cu declares the same layout.
+static_assert(sizeof(CopyTable) == 8 + 24 * CopyTable::kMaxCopies, "the kernels' layout");
+static_assert(sizeof(CopyTable) <= 4096, "kernel parameters are limited to 4 KiB");
 
 // PTX (ISA 7.0, sm_75) of hipfile_gather_copy and hipfile_copy_table.
 extern const char kGatherKernelPtx[];

@@ -559,7 +559,7 @@ struct KernelCalls {
   std::vector<std::string> function_names;
   std::vector<CUresult> launch_results;  // per launch, 0 past the end
   std::vector<unsigned> grids;           // grid x of each accepted launch
-  std::vector<GatherArgs> args;          // its parameter
+  std::vector<CopyTable> args;           // its parameter
   std::vector<unsigned> table_grids;     // grid x of each table-kernel launch
   std::vector<CUdeviceptr> tables;       // its parameter
   unsigned block = 0;
@@ -627,7 +627,7 @@ void AddKernels(CudaDriver& d) {
     }
     EXPECT_EQ(function, FakeFunction());
     g_kernel.grids.push_back(grid_x);
-    g_kernel.args.push_back(*static_cast<const GatherArgs*>(params[0]));
+    g_kernel.args.push_back(*static_cast<const CopyTable*>(params[0]));
     return 0;
   };
 }
@@ -656,13 +656,13 @@ TEST_F(CudaRuntimeFake, SmallCopiesAreOneGatherLaunch) {
   ASSERT_EQ(g_kernel.grids, std::vector<unsigned>{2}) << "one block per copy to queue";
   EXPECT_EQ(g_kernel.block, kGatherThreadsPerBlock);
   EXPECT_EQ(g_kernel.streams[0], reinterpret_cast<cu::CUstream>(0x55));
-  const GatherArgs& args = g_kernel.args[0];
+  const CopyTable& args = g_kernel.args[0];
   EXPECT_EQ(args.count, 2u);
-  EXPECT_EQ(args.op[0].dst, reinterpret_cast<uintptr_t>(buf));
-  EXPECT_EQ(args.op[0].src, reinterpret_cast<uintptr_t>(buf + 100));
-  EXPECT_EQ(args.op[0].bytes, 8u);
-  EXPECT_EQ(args.op[1].dst, reinterpret_cast<uintptr_t>(buf + 24));
-  EXPECT_EQ(args.op[1].src, reinterpret_cast<uintptr_t>(buf + 400));
+  EXPECT_EQ(args.copy[0].dst, reinterpret_cast<uintptr_t>(buf));
+  EXPECT_EQ(args.copy[0].src, reinterpret_cast<uintptr_t>(buf + 100));
+  EXPECT_EQ(args.copy[0].bytes, 8u);
+  EXPECT_EQ(args.copy[1].dst, reinterpret_cast<uintptr_t>(buf + 24));
+  EXPECT_EQ(args.copy[1].src, reinterpret_cast<uintptr_t>(buf + 400));
   EXPECT_EQ(g_copies.batches + g_copies.singles, 0);
   EXPECT_EQ(errors[0], hipSuccess);
   EXPECT_EQ(errors[1], hipErrorInvalidValue);
@@ -691,8 +691,8 @@ TEST_F(CudaRuntimeFake, GatherLaunchesTakeAtMost128Copies) {
   EXPECT_EQ(g_kernel.grids, (std::vector<unsigned>{128, 128, 44}));
   ASSERT_EQ(g_kernel.args.size(), 3u);
   EXPECT_EQ(g_kernel.args[2].count, 44u);
-  EXPECT_EQ(g_kernel.args[2].op[43].dst, 0xd0000000 + 100000 * 299);
-  EXPECT_EQ(g_kernel.args[1].op[0].src, 0x70000000 + 100000 * 128);
+  EXPECT_EQ(g_kernel.args[2].copy[43].dst, 0xd0000000 + 100000 * 299);
+  EXPECT_EQ(g_kernel.args[1].copy[0].src, 0x70000000 + 100000 * 128);
   EXPECT_EQ(g_copies.batches + g_copies.singles, 0);
 }
 
