@@ -406,7 +406,7 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
   if (async_staged_ && !gpu_.DeviceMemoryIsHostMemory() &&
       state->io.buffer.type == hipMemoryTypeDevice) {
     // Device memory on a GPU: the copies go on the operation's own stream, and the workers move
-    // bytes between the file and the executor's staging with the engine's retry rules.
+    // bytes between the file and the executor's staging through the engine.
     auto staged = std::make_unique<AsyncStaged>();
     staged->write = direction == IoDirection::kWrite;
     staged->begin = [this, state](const AsyncParams& p) -> Result<StagedPlan> {
@@ -426,15 +426,8 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
     staged->move = [state](void* staging, size_t bytes, off_t offset) {
       const engine::IoRequest& r = state->request;
       const engine::IoMemory memory{staging, hipMemoryTypeHost, r.memory.device};
-      const Result<size_t> moved = r.write ? state->io.engine->Write(*r.file, memory, bytes, offset)
-                                           : state->io.engine->Read(*r.file, memory, bytes, offset);
-      engine::Transfer t;
-      if (moved.ok()) {
-        t.bytes = *moved;
-      } else {
-        t.status = moved.status();
-      }
-      return t;
+      return r.write ? state->io.engine->Write(*r.file, memory, bytes, offset)
+                     : state->io.engine->Read(*r.file, memory, bytes, offset);
     };
     staged->finish = [this, state](const Result<size_t>& moved) {
       if (state->begun && state->request.size > 0) {

@@ -2,6 +2,7 @@
 // channel words, a channel, and a staged operation in progress. Not part of any interface.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -46,6 +47,12 @@ struct AsyncExecutor::Staged {
   size_t slot_bytes[2] = {0, 0};  // writes: bytes the slot's released chunk holds
 
   uint32_t Token(size_t k) const { return first_token + static_cast<uint32_t>(k); }
+  // Chunk k's share of the transfer: none once it stopped.
+  size_t ChunkBytes(size_t k) const {
+    const size_t done = k * AsyncExecutor::kStagingChunk;
+    return stopped || plan.size <= done ? 0
+                                        : std::min(AsyncExecutor::kStagingChunk, plan.size - done);
+  }
 };
 
 struct AsyncExecutor::Channel {
@@ -57,17 +64,30 @@ struct AsyncExecutor::Channel {
     uint32_t abandoned_ready = 0;              // the last ready token that chain waits for
   };
   runtime::Stream stream = nullptr;
-  uint32_t* words = nullptr;   // pinned host memory: [kReached], [kDone]; fixed for its life
+  uint32_t* words = nullptr;   // pinned host memory, async_detail::Word; fixed for its life
   bool host_fn = false;        // the device has no stream memory operations
   uint32_t last_seq = 0;       // the slot's, continued across the streams that use it
   std::deque<Pending> queued;  // by seq; the stream has not reached them yet
   std::list<Channel*>::iterator lru;
 
   // Staged operations (async_staged.cc): two slots of pinned staging and their copy tables, in
-  // one pinned block made at the channel's first staged operation and kept for its life.
+  // one pinned block - slot 0, slot 1, table 0, table 1 - made at the channel's first staged
+  // operation (or taken from an idle channel) and kept while the channel holds it. Token t uses
+  // slot and table t % 2.
   void* staging_block = nullptr;
-  unsigned char* staging[2] = {nullptr, nullptr};
-  runtime::CopyTable* table[2] = {nullptr, nullptr};
+  unsigned char* Slot(uint32_t token) const {
+    return static_cast<unsigned char*>(staging_block) + (token % 2) * AsyncExecutor::kStagingChunk;
+  }
+  runtime::CopyTable* Table(uint32_t token) const {
+    return reinterpret_cast<runtime::CopyTable*>(static_cast<unsigned char*>(staging_block) +
+                                                 2 * AsyncExecutor::kStagingChunk) +
+           token % 2;
+  }
+  // Both tables copy nothing (for a stream that gets past them without a worker filling them).
+  void ClearTables() const {
+    Table(0)->count = 0;
+    Table(1)->count = 0;
+  }
   uint32_t last_token = 0;         // the last token a chain on the stream copies for
   bool staged_broken = false;      // a chain could not be enqueued: no more staged operations
   std::unique_ptr<Staged> active;  // the staged operation the stream has reached, if any

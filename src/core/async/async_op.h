@@ -7,7 +7,6 @@
 #include <functional>
 #include <memory>
 
-#include "engine/retry.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -35,9 +34,9 @@ struct AsyncStaged {
   // With the bound parameters: where the bytes are, or the error that ends the operation.
   std::function<Result<StagedPlan>(const AsyncParams&)> begin;
   // Moves `bytes` between pinned `staging` and the file at `offset`: a read fills the staging, a
-  // write empties it. What moved, and the error that stopped it (POSIX counts). Makes no call
-  // that waits for a stream.
-  std::function<engine::Transfer(void* staging, size_t bytes, off_t offset)> move;
+  // write empties it. The bytes that moved (short at end of file or when an error stopped them),
+  // or the error when none did. Makes no call that waits for a stream.
+  std::function<Result<size_t>(void* staging, size_t bytes, off_t offset)> move;
   // Once, with the operation's outcome (moved bytes or the error), before its stream is released:
   // returns what *bytes_p receives.
   std::function<ssize_t(const Result<size_t>&)> finish;

@@ -2,6 +2,7 @@
 #include <hipfile.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/async/async_channel.h"
 #include "core/async/async_executor.h"
@@ -37,16 +38,8 @@ bool AsyncExecutor::EnsureStaging(Channel* channel) {
           !donor->queued.empty() || !donor->Idle()) {
         continue;
       }
-      channel->staging_block = donor->staging_block;
-      channel->staging[0] = donor->staging[0];
-      channel->staging[1] = donor->staging[1];
-      channel->table[0] = donor->table[0];
-      channel->table[1] = donor->table[1];
-      channel->table[0]->count = 0;
-      channel->table[1]->count = 0;
-      donor->staging_block = nullptr;
-      donor->staging[0] = donor->staging[1] = nullptr;
-      donor->table[0] = donor->table[1] = nullptr;
+      channel->staging_block = std::exchange(donor->staging_block, nullptr);
+      channel->ClearTables();
       ++staging_moves_;
       return true;
     }
@@ -68,14 +61,8 @@ bool AsyncExecutor::EnsureStaging(Channel* channel) {
     }
     return false;
   }
-  auto* bytes = static_cast<unsigned char*>(block);
   channel->staging_block = block;
-  channel->staging[0] = bytes;
-  channel->staging[1] = bytes + kStagingChunk;
-  channel->table[0] = reinterpret_cast<runtime::CopyTable*>(bytes + 2 * kStagingChunk);
-  channel->table[1] = channel->table[0] + 1;
-  channel->table[0]->count = 0;
-  channel->table[1]->count = 0;
+  channel->ClearTables();
   ++staged_channels_;
   return true;
 }
@@ -101,7 +88,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream,
     e = gpu_.StreamWaitValue32(stream, &channel->words[kReady], token);
     if (e != hipSuccess) break;
     waited = token;
-    e = gpu_.CopyTableAsync(channel->table[token % 2], stream);
+    e = gpu_.CopyTableAsync(channel->Table(token), stream);
     if (e != hipSuccess) break;
     e = gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token);
     if (e == hipSuccess) written = token;
@@ -179,11 +166,12 @@ void AsyncExecutor::Step(Channel* channel) {
     const size_t bytes = s.slot_bytes[token % 2];
     if (bytes > 0 && !s.stopped) {
       const off_t at = s.plan.file_offset + static_cast<off_t>(s.written * kStagingChunk);
-      const engine::Transfer t = io.move(channel->staging[token % 2], bytes, at);
-      s.moved += t.bytes;
-      if (t.bytes < bytes) {
+      const Result<size_t> wrote = io.move(channel->Slot(token), bytes, at);
+      const size_t n = wrote.ok() ? *wrote : 0;
+      s.moved += n;
+      if (n < bytes) {
         s.stopped = true;
-        s.error = t.status.ok() ? Status::Errno(EIO) : t.status;
+        s.error = wrote.ok() ? Status::Errno(EIO) : wrote.status();
       }
     }
     ++s.written;
@@ -191,46 +179,44 @@ void AsyncExecutor::Step(Channel* channel) {
   FinishStaged(channel);
 }
 
+namespace {
+
+// The table holds one copy of `bytes` (none when 0).
+void SetTable(runtime::CopyTable* table, const void* dst, const void* src, size_t bytes) {
+  table->count = 0;
+  if (bytes == 0) return;
+  table->copy[0] = {reinterpret_cast<uintptr_t>(dst), reinterpret_cast<uintptr_t>(src), bytes};
+  table->count = 1;
+}
+
+}  // namespace
+
 void AsyncExecutor::StepRead(Channel* channel, Staged& s, size_t k) {
   const uint32_t token = s.Token(k);
-  runtime::CopyTable* table = channel->table[token % 2];
-  unsigned char* staging = channel->staging[token % 2];
+  unsigned char* staging = channel->Slot(token);
   const size_t done = k * kStagingChunk;
-  const size_t want =
-      s.stopped || s.plan.size <= done ? 0 : std::min(kStagingChunk, s.plan.size - done);
-  table->count = 0;
+  const size_t want = s.ChunkBytes(k);
+  size_t got = 0;
   if (want > 0) {
-    const engine::Transfer t =
+    const Result<size_t> read =
         s.op->staged->move(staging, want, s.plan.file_offset + static_cast<off_t>(done));
-    if (t.bytes > 0) {
-      table->copy[0].dst = reinterpret_cast<uintptr_t>(static_cast<char*>(s.plan.device) + done);
-      table->copy[0].src = reinterpret_cast<uintptr_t>(staging);
-      table->copy[0].bytes = t.bytes;
-      table->count = 1;
-      s.moved += t.bytes;
-    }
-    if (t.bytes < want) {  // end of file, or an error: nothing more moves
+    got = read.ok() ? *read : 0;
+    s.moved += got;
+    if (got < want) {  // end of file, or an error: nothing more moves
       s.stopped = true;
-      s.error = t.status;
+      if (!read.ok()) s.error = read.status();
     }
   }
+  SetTable(channel->Table(token), static_cast<char*>(s.plan.device) + done, staging, got);
   StoreWord(&channel->words[kReady], token);  // release: the table and staging are written
 }
 
 void AsyncExecutor::ReleaseWrite(Channel* channel, Staged& s, size_t k) {
   const uint32_t token = s.Token(k);
-  runtime::CopyTable* table = channel->table[token % 2];
-  const size_t done = k * kStagingChunk;
-  const size_t want =
-      s.stopped || s.plan.size <= done ? 0 : std::min(kStagingChunk, s.plan.size - done);
+  const size_t want = s.ChunkBytes(k);
   s.slot_bytes[token % 2] = want;
-  table->count = 0;
-  if (want > 0) {
-    table->copy[0].dst = reinterpret_cast<uintptr_t>(channel->staging[token % 2]);
-    table->copy[0].src = reinterpret_cast<uintptr_t>(static_cast<char*>(s.plan.device) + done);
-    table->copy[0].bytes = want;
-    table->count = 1;
-  }
+  SetTable(channel->Table(token), channel->Slot(token),
+           static_cast<char*>(s.plan.device) + k * kStagingChunk, want);
   StoreWord(&channel->words[kReady], token);
 }
 
@@ -264,8 +250,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
 
 void AsyncExecutor::ReleaseAbandoned(Channel* channel, uint32_t seq, uint32_t ready) {
   // Earlier operations' copies are done (the stream reached this one): the tables are free.
-  channel->table[0]->count = 0;
-  channel->table[1]->count = 0;
+  channel->ClearTables();
   StoreWord(&channel->words[kReady], ready);
   StoreWord(&channel->words[kDone], seq);
   std::lock_guard<std::mutex> lock(mutex_);
