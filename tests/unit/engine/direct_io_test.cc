@@ -76,6 +76,21 @@ class DirectIoTest : public EngineTestBase {
     if (direct_fd_ >= 0) ::close(direct_fd_);
     if (buffered_fd_ >= 0) ::close(buffered_fd_);
   }
+  // Direct writes, and the page-cache path pinning a window on its first read.
+  static EngineOptions PinOnFirstReadOptions() {
+    EngineOptions options = SmallOptions(8, 1);
+    options.direct_writes = true;
+    options.page_cache = PageCacheMode::kOn;
+    options.page_cache_pin_after_uses = 1;
+    return options;
+  }
+  // The file's identity, which the page-cache pins are kept by.
+  void AddIdentity(IoFile* file) const {
+    struct stat st = {};
+    ASSERT_EQ(::fstat(buffered_fd_, &st), 0);
+    file->dev = st.st_dev;
+    file->ino = st.st_ino;
+  }
   IoFile File() const {
     IoFile f;
     f.buffered_fd = buffered_fd_;
@@ -173,17 +188,10 @@ TEST_F(DirectIoTest, DirectWritesAreByteExact) {
 TEST_F(DirectIoTest, DirectWritesStayBufferedWhileTheFileHasPinnedPages) {
   // The kernel cannot drop a pinned page from the page cache: an O_DIRECT write under one would
   // leave the cache holding the bytes from before it, for every later buffered reader.
-  EngineOptions options = SmallOptions(8, 1);
-  options.direct_writes = true;
-  options.page_cache = PageCacheMode::kOn;
-  options.page_cache_pin_after_uses = 1;
   csys_.cold = false;
-  SyncEngine engine(csys_, gpu_, options);
+  SyncEngine engine(csys_, gpu_, PinOnFirstReadOptions());
   IoFile file = File();
-  struct stat st = {};
-  ASSERT_EQ(::fstat(buffered_fd_, &st), 0);
-  file.dev = st.st_dev;
-  file.ino = st.st_ino;
+  ASSERT_NO_FATAL_FAILURE(AddIdentity(&file));
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
   ASSERT_TRUE(engine.Read(file, mem.At(0), kFileSize, 0).ok());  // warm: pins windows
   ASSERT_GT(engine.pinned_page_cache_bytes(), 0u);
@@ -213,17 +221,10 @@ TEST_F(DirectIoTest, DirectWritesStayBufferedWhileTheFileHasPinnedPages) {
 // in flight does not pin it (the kernel could not drop the pinned page after writing around it);
 // a read after the write pins as usual.
 TEST_F(DirectIoTest, NoPageIsPinnedWhileADirectWriteIsInFlight) {
-  EngineOptions options = SmallOptions(8, 1);
-  options.direct_writes = true;
-  options.page_cache = PageCacheMode::kOn;
-  options.page_cache_pin_after_uses = 1;
   csys_.cold = false;
-  SyncEngine engine(csys_, gpu_, options);
+  SyncEngine engine(csys_, gpu_, PinOnFirstReadOptions());
   IoFile file = File();
-  struct stat st = {};
-  ASSERT_EQ(::fstat(buffered_fd_, &st), 0);
-  file.dev = st.st_dev;
-  file.ino = st.st_ino;
+  ASSERT_NO_FATAL_FAILURE(AddIdentity(&file));
   GpuBuffer out(gpu_, kFileSize, hipMemoryTypeDevice);
   GpuBuffer in(gpu_, kFileSize, hipMemoryTypeDevice);
   const std::vector<unsigned char> data = PatternBytes(2 * kTestChunk, 90);
