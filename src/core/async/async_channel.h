@@ -66,6 +66,7 @@ struct AsyncExecutor::Channel {
   runtime::Stream stream = nullptr;
   uint32_t* words = nullptr;   // pinned host memory, async_detail::Word; fixed for its life
   bool host_fn = false;        // the device has no stream memory operations
+  bool copy_tables = false;    // the device runs copy tables (GpuRuntime::SupportsCopyTable)
   uint32_t last_seq = 0;       // the slot's, continued across the streams that use it
   std::deque<Pending> queued;  // by seq; the stream has not reached them yet
   std::list<Channel*>::iterator lru;

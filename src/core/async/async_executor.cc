@@ -146,6 +146,8 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
   const bool mem_ops = device >= 0 && static_cast<size_t>(device) < mem_ops_.size() &&
                        mem_ops_[static_cast<size_t>(device)] != 0;
   channel->host_fn = !mem_ops;
+  channel->copy_tables = device >= 0 && static_cast<size_t>(device) < tables_.size() &&
+                         tables_[static_cast<size_t>(device)] != 0;
   if (channel->host_fn && !warned_host_fn_fallback_) {
     warned_host_fn_fallback_ = true;
     HF_LOG(kWarn,

@@ -14,14 +14,9 @@ namespace hipfile::core {
 using namespace async_detail;  // NOLINT(google-build-using-namespace): this file's own words
 
 bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
-  if (op.staged == nullptr || channel.host_fn || channel.staged_broken) return false;
-  if (op.submitted.size == 0) return false;  // nothing to copy: the plain way is as good
-  int device = 0;
-  if (gpu_.StreamGetDevice(channel.stream, &device) != hipSuccess || device < 0 ||
-      static_cast<size_t>(device) >= tables_.size()) {
-    return false;
-  }
-  return tables_[static_cast<size_t>(device)] != 0;
+  // Nothing to copy for an empty operation: the plain way is as good.
+  return op.staged != nullptr && op.submitted.size > 0 && !channel.host_fn && channel.copy_tables &&
+         !channel.staged_broken;
 }
 
 bool AsyncExecutor::EnsureStaging(Channel* channel) {
