@@ -41,6 +41,16 @@ void Driver::InitializeLocked() {
   stats_.set_level(in_use_.stats_level());
   SetLogLevel(in_use_.log_level());
   engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, in_use_.ToEngineOptions());
+  // What stream-ordered and batch I/O ask the device is asked now, for the thread's device: the
+  // answer loads the copy kernels, and loading code while a stream waits (on a host function, or
+  // on a stream-ordered operation) blocks until the stream moves - on the H200, for good when the
+  // waiting stream waits for the loading thread. The engine pins its staging here for the same
+  // reason.
+  int device = 0;
+  if (!gpu_.DeviceMemoryIsHostMemory() && gpu_.GetDevice(&device) == hipSuccess && device >= 0) {
+    (void)gpu_.SupportsStreamMemOps(device);
+    (void)gpu_.SupportsCopyTable(device);
+  }
   count_ = 1;
   HF_LOG(kInfo, "driver opened on the %s runtime", gpu_.Name());
 }

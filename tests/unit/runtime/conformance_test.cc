@@ -299,6 +299,11 @@ TEST_P(RuntimeConformance, BatchCopiesOfAnySizeAndAlignmentLand) {
 // the call, while the stream waits on a value ahead of it. Copies past `count` are not made.
 TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
   constexpr size_t kBytes = 3 * 4096 + 5;
+  // Asked before the stream waits, as the interface requires (loading the kernel while a stream
+  // waits on this thread would never return).
+  int device = -1;
+  ASSERT_EQ(rt_->GetDevice(&device), hipSuccess);
+  ASSERT_TRUE(rt_->SupportsCopyTable(device));
   Stream s = NewStream();
   auto* host = static_cast<unsigned char*>(PinnedAlloc(kBytes));
   auto* dev = static_cast<unsigned char*>(DeviceAlloc(2 * kBytes));
