@@ -2,20 +2,23 @@
 """threadprof.py PID SECONDS [INTERVAL_MS]: per-thread-name CPU (user/sys cores) and a histogram of
 the system call each thread is in (from /proc/PID/task/*/syscall, which needs the right to trace
 the process: root or the same user), sampled every INTERVAL_MS (5). Names of x86-64 system calls;
-others print as sysN. Threads that end during the run are left out."""
-import os, sys, time, collections
+others print as sysN. Threads that end during the run are left out. Names ending in -<number>
+(the library's hf-batch-0, hf-batch-1, ...) are counted together as -N."""
+import os, re, sys, time, collections
 pid, secs = int(sys.argv[1]), float(sys.argv[2])
 iv = float(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 0.005
 hz = os.sysconf('SC_CLK_TCK')
 NAMES = {0:'read',1:'write',7:'poll',16:'ioctl',17:'pread64',18:'pwrite64',24:'sched_yield',202:'futex',
          230:'clock_nanosleep',35:'nanosleep',426:'io_uring_enter',232:'epoll_wait',9:'mmap',11:'munmap',
          10:'mprotect',27:'mincore',228:'clock_gettime',39:'getpid',186:'gettid',281:'epoll_pwait'}
+def group(comm):
+    return re.sub(r'-[0-9]+$', '-N', comm)
 def stat(tid):
     try:
         s = open(f'/proc/{pid}/task/{tid}/stat').read()
     except OSError:
         return None
-    comm = s[s.index('(')+1:s.rindex(')')]
+    comm = group(s[s.index('(')+1:s.rindex(')')])
     f = s[s.rindex(')')+2:].split()
     return comm, int(f[11]), int(f[12])
 def snap():
@@ -31,7 +34,7 @@ while time.time() - t0 < secs:
     for t in os.listdir(f'/proc/{pid}/task'):
         try:
             sc = open(f'/proc/{pid}/task/{t}/syscall').read().split()[0]
-            comm = open(f'/proc/{pid}/task/{t}/comm').read().strip()
+            comm = group(open(f'/proc/{pid}/task/{t}/comm').read().strip())
         except OSError:
             continue
         if sc not in ('running', '-1'):

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "util/thread_name.h"
+
 namespace hipfile::engine {
 
 TaskPool::~TaskPool() {
@@ -24,14 +26,15 @@ void TaskPool::Submit(std::function<void()> task) {
     std::lock_guard<std::mutex> lock(mu_);
     if (threads_.empty()) {
       threads_.reserve(size_);
-      for (size_t i = 0; i < size_; ++i) threads_.emplace_back([this] { Work(); });
+      for (size_t i = 0; i < size_; ++i) threads_.emplace_back([this, i] { Work(i); });
     }
     queue_.push_back(std::move(task));
   }
   ready_.notify_one();
 }
 
-void TaskPool::Work() {
+void TaskPool::Work(size_t index) {
+  NameThisThread(role_, static_cast<int>(index));
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

@@ -17,7 +17,8 @@ namespace hipfile::engine {
 
 class TaskPool {
  public:
-  explicit TaskPool(size_t threads) : size_(threads) {}
+  // Its threads are named hf-<role>-<index> (util/thread_name.h); role must outlive the pool.
+  explicit TaskPool(size_t threads, const char* role = "engine") : size_(threads), role_(role) {}
   ~TaskPool();
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;
@@ -27,9 +28,10 @@ class TaskPool {
   size_t size() const { return size_; }
 
  private:
-  void Work();
+  void Work(size_t index);
 
   const size_t size_;
+  const char* const role_;
   std::mutex mu_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;  // guarded by mu_

@@ -11,6 +11,7 @@
 #include "core/async/async_channel.h"
 #include "util/errors.h"
 #include "util/log.h"
+#include "util/thread_name.h"
 
 namespace hipfile::core {
 
@@ -41,8 +42,8 @@ struct AsyncExecutor::Ready {
 
 AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers, size_t max_channels)
     : gpu_(gpu),
-      workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers))),
-      reaper_(std::make_unique<WorkerPool>(1)),
+      workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers), "async")),
+      reaper_(std::make_unique<WorkerPool>(1, "reap")),
       max_channels_(max_channels) {
   void* slab = nullptr;
   const hipError_t e = gpu_.HostMalloc(&slab, max_channels_ * kWordsPerChannel * sizeof(uint32_t),
@@ -58,7 +59,10 @@ AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers, size_t 
     mem_ops_.push_back(gpu_.SupportsStreamMemOps(d) ? 1 : 0);
     tables_.push_back(gpu_.SupportsCopyTable(d) ? 1 : 0);
   }
-  poller_ = std::thread([this] { PollLoop(); });
+  poller_ = std::thread([this] {
+    NameThisThread("poll");
+    PollLoop();
+  });
 }
 
 AsyncExecutor::~AsyncExecutor() {

@@ -1,11 +1,13 @@
 #include "core/async/worker_pool.h"
 
+#include "util/thread_name.h"
+
 namespace hipfile::core {
 
-WorkerPool::WorkerPool(unsigned threads) {
+WorkerPool::WorkerPool(unsigned threads, const char* role) : role_(role) {
   if (threads == 0) threads = 1;
   threads_.reserve(threads);
-  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this, i] { Run(i); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -25,7 +27,8 @@ void WorkerPool::Post(std::function<void()> task) {
   cv_.notify_one();
 }
 
-void WorkerPool::Run() {
+void WorkerPool::Run(unsigned index) {
+  NameThisThread(role_, static_cast<int>(index));
   for (;;) {
     std::function<void()> task;
     {

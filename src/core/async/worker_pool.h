@@ -12,7 +12,8 @@ namespace hipfile::core {
 
 class WorkerPool {
  public:
-  explicit WorkerPool(unsigned threads);
+  // Its threads are named hf-<role>-<index> (util/thread_name.h); role must outlive the pool.
+  explicit WorkerPool(unsigned threads, const char* role = "worker");
   ~WorkerPool();  // runs every queued task, then joins
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -21,8 +22,9 @@ class WorkerPool {
   unsigned size() const { return static_cast<unsigned>(threads_.size()); }
 
  private:
-  void Run();
+  void Run(unsigned index);
 
+  const char* const role_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;

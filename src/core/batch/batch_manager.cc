@@ -155,7 +155,7 @@ WorkerPool& BatchManager::Pool() {
   std::lock_guard<std::mutex> lock(pool_mu_);
   if (pool_ == nullptr) {
     const unsigned threads = requested_threads_ > 0 ? requested_threads_ : AutoBatchThreads();
-    pool_ = std::make_unique<WorkerPool>(threads);
+    pool_ = std::make_unique<WorkerPool>(threads, "batch");
     HF_LOG(kInfo, "batch I/O: %u worker threads", threads);
   }
   return *pool_;

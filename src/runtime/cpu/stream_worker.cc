@@ -2,10 +2,15 @@
 
 #include <utility>
 
+#include "util/thread_name.h"
+
 namespace hipfile::runtime::cpu {
 
 StreamWorker::StreamWorker(unsigned flags, unsigned queue)
-    : flags_(flags), hw_queue_(queue), thread_([this] { Loop(); }) {}
+    : flags_(flags), hw_queue_(queue), thread_([this] {
+        NameThisThread("cpu-stream");
+        Loop();
+      }) {}
 
 StreamWorker::~StreamWorker() {
   Close();
