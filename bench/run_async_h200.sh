@@ -2,7 +2,8 @@
 # Stream-ordered I/O on one file, staged (copies on each operation's stream, the default) against
 # the engine's way (HIPFILE_ASYNC_STAGED=0), in one run:
 #   1. 4 KiB random reads, hipfile-bench -x 5 at 1, 4 and 16 streams (-w) with 8 in flight each:
-#      every row must finish (the engine's way hangs at 16 streams on the H200: docs/async.md);
+#      every row must finish (the engine's way hangs from 4 streams on on the H200: docs/async.md,
+#      so it runs at 1 and 2 only);
 #      a row that does not finish in 3 x its limit + 30 s is reported as "hung";
 #   2. async-bench's round trip (STREAMS x SLICE_MIB slices read then written, sync against
 #      async) and its 4 KiB latency.
@@ -10,8 +11,8 @@
 #   bench/run_async_h200.sh [BUILD_DIR] [FILE] [OUT_DIR]
 #
 # Environment: SIZE (4G), LIMIT (seconds per -x 5 row, 5), STREAMS (16), SLICE_MIB (256),
-# DEV (0). OUT_DIR gets one log per row and summary.txt. Takes about 2 minutes on the H200 when
-# nothing hangs.
+# DEV (0), PROFILE (0; 1 adds a thread profile of the 16-stream staged row). OUT_DIR gets one
+# log per row and summary.txt. Takes about 2 minutes on the H200.
 set -uo pipefail
 
 BUILD=${1:-build}
@@ -22,6 +23,7 @@ LIMIT=${LIMIT:-5}
 STREAMS=${STREAMS:-16}
 SLICE_MIB=${SLICE_MIB:-256}
 DEV=${DEV:-0}
+PROFILE=${PROFILE:-0}
 BENCH=$BUILD/tools/hipfile-bench/hipfile-bench
 ASYNC=$BUILD/bench/async-bench
 for p in "$BENCH" "$ASYNC"; do
@@ -59,14 +61,25 @@ row() {
   printf '%-28s %s  [%d ms]\n' "$name" "$result" $(((end - start) / 1000000)) | tee -a "$SUMMARY"
 }
 
-for way in staged engine; do
-  flag=1
-  [[ $way == engine ]] && flag=0
-  for w in 1 4 16; do
-    row "x5-$way-w$w" HIPFILE_ASYNC_STAGED=$flag -- \
-      "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w "$w" -i 4K -I 2 -T "$LIMIT" -x 5 -Q 8
-  done
+# The engine's way hangs from 4 streams on (bench/results/h200-2026-12-01-b): only 1 and 2 for it.
+for w in 1 4 16; do
+  row "x5-staged-w$w" HIPFILE_ASYNC_STAGED=1 -- \
+    "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w "$w" -i 4K -I 2 -T "$LIMIT" -x 5 -Q 8
 done
+for w in 1 2; do
+  row "x5-engine-w$w" HIPFILE_ASYNC_STAGED=0 -- \
+    "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w "$w" -i 4K -I 2 -T "$LIMIT" -x 5 -Q 8
+done
+if [[ $PROFILE == 1 ]]; then
+  # Where the threads of a 16-stream staged run spend their time (bench/probes/threadprof.py).
+  echo "== threadprof: x5-staged-w16" | tee -a "$SUMMARY"
+  "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w 16 -i 4K -I 2 -T $((LIMIT + 2)) -x 5 -Q 8 \
+    > /dev/null 2>&1 &
+  pid=$!
+  sleep 1
+  python3 "$(dirname "$0")/probes/threadprof.py" "$pid" "$LIMIT" | tee -a "$SUMMARY"
+  wait "$pid"
+fi
 for way in staged engine; do
   flag=1
   [[ $way == engine ]] && flag=0
