@@ -13,6 +13,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <mutex>
 
 #include "fakes/fault_plan.h"
 #include "runtime/gpu_runtime.h"
@@ -72,11 +74,21 @@ class FaultRuntime : public runtime::GpuRuntime {
     touching_error_ = error;
     touching_.store(reinterpret_cast<uintptr_t>(address));
   }
+  // Runs `hook` at the start of every call of `op` (on the calling thread) until Reset: to hold a
+  // call the way a runtime does whose queue is full, until something else happened.
+  void BeforeCall(GpuOp op, std::function<void()> hook) {
+    std::lock_guard<std::mutex> lock(hooks_mu_);
+    hooks_[Index(op)] = std::move(hook);
+  }
   // What SupportsStreamMemOps answers: -1 forwards (the default), 0 false, 1 true.
   void SetStreamMemOps(int answer) { stream_mem_ops_ = answer; }
   // Drops every fault and override and zeroes the call counters (Calls, not Succeeded).
   void Reset() {
     plan_.Reset();
+    {
+      std::lock_guard<std::mutex> lock(hooks_mu_);
+      for (auto& hook : hooks_) hook = nullptr;
+    }
     stream_mem_ops_ = -1;
     touching_ = 0;
   }
@@ -129,7 +141,15 @@ class FaultRuntime : public runtime::GpuRuntime {
  private:
   static size_t Index(GpuOp op) { return static_cast<size_t>(op); }
   // The injected error for this call of `op`, or hipSuccess to forward it.
-  hipError_t Injected(GpuOp op) { return static_cast<hipError_t>(plan_.OnCall(Index(op))); }
+  hipError_t Injected(GpuOp op) {
+    std::function<void()> hook;
+    {
+      std::lock_guard<std::mutex> lock(hooks_mu_);
+      hook = hooks_[Index(op)];
+    }
+    if (hook) hook();
+    return static_cast<hipError_t>(plan_.OnCall(Index(op)));
+  }
   // The base's answer `e` to a call of `op`, counted when it is hipSuccess.
   hipError_t Forwarded(GpuOp op, hipError_t e) {
     if (e == hipSuccess) ++succeeded_[Index(op)];
@@ -143,6 +163,8 @@ class FaultRuntime : public runtime::GpuRuntime {
   std::atomic<uintptr_t> touching_{0};  // FailMemcpyAsyncTouching's address; 0: none
   std::atomic<hipError_t> touching_error_{hipSuccess};
   bool host_memory_ = false;
+  std::mutex hooks_mu_;
+  std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)];
 };
 
 }  // namespace hipfile::testing

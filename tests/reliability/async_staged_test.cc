@@ -204,6 +204,74 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
   EXPECT_EQ(Staged(), before + 1);
 }
 
+// A runtime call of a submission waits until the operation before it on the stream has run, as a
+// runtime does whose queue is full. The earlier operation still completes - the stream, the
+// poller and the worker it needs do not wait for the submission - and then the held one does.
+TEST_P(AsyncStagedTest, ARuntimeCallWaitingForTheStreamDoesNotHoldItUp) {
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  Slot first{4096, 0, 0};
+  Slot second{4096, 8192, 4096};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &first, Stream()).ok());
+  AsyncExecutor& executor = driver_->async_executor();
+  std::atomic<int> calls{0};
+  std::atomic<bool> first_ran{false};
+  gpu_.BeforeCall(GpuOp::kCopyTableAsync, [&] {
+    if (calls++ != 0) return;  // the second submission's copy
+    // Outstanding: the first operation and this submission, until the first completes.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (executor.Outstanding() > 1 && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    first_ran = executor.Outstanding() == 1;
+  });
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &second, stream_).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_TRUE(first_ran) << "the earlier operation waited for the held submission";
+  EXPECT_EQ(first.bytes, 4096);
+  EXPECT_EQ(second.bytes, 4096);
+  const std::vector<unsigned char> got = DeviceBytes(8192);
+  EXPECT_TRUE(std::equal(file.begin(), file.begin() + 4096, got.begin()));
+  EXPECT_TRUE(std::equal(file.begin() + 8192, file.begin() + 12288, got.begin() + 4096));
+}
+
+// Threads submitting to one stream at once: each submission queues its chain whole (its tokens
+// consecutive), so every operation copies its own bytes and the stream finishes.
+TEST_P(AsyncStagedTest, ThreadsSubmittingToOneStreamEachGetTheirBytes) {
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  constexpr int kThreads = 4;
+  constexpr int kEach = 40;
+  constexpr size_t kBytes = 4096;
+  std::vector<Slot> slots(kThreads * kEach);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    slots[i] = Slot{kBytes, static_cast<off_t>((i * 7919 * kBytes) % (kFile - kBytes)),
+                    static_cast<off_t>(i * kBytes)};
+  }
+  runtime::Stream stream = Stream();
+  std::vector<std::thread> threads;
+  std::atomic<int> refused{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        if (!Submit(IoDirection::kRead, fh, &slots[t * kEach + i], stream).ok()) ++refused;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  ASSERT_EQ(refused.load(), 0);
+  ASSERT_EQ(gpu_.StreamSynchronize(stream), hipSuccess);
+  const std::vector<unsigned char> got = DeviceBytes(slots.size() * kBytes);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    ASSERT_EQ(slots[i].bytes, static_cast<ssize_t>(kBytes)) << "operation " << i;
+    ASSERT_TRUE(std::equal(file.begin() + slots[i].file_offset,
+                           file.begin() + slots[i].file_offset + kBytes, got.begin() + i * kBytes))
+        << "operation " << i;
+  }
+}
+
 // Pinning a stream's staging fails: its operations take the engine's streams, byte for byte.
 TEST_P(AsyncStagedTest, StagingThatCannotBePinnedFallsBack) {
   void* fh = OpenFile("f", kFile);

@@ -8,6 +8,7 @@
 #include <deque>
 #include <list>
 #include <memory>
+#include <mutex>
 
 #include "core/async/async_executor.h"
 #include "core/async/async_op.h"
@@ -69,6 +70,12 @@ struct AsyncExecutor::Channel {
   bool copy_tables = false;    // the device runs copy tables (GpuRuntime::SupportsCopyTable)
   uint32_t last_seq = 0;       // the slot's, continued across the streams that use it
   std::deque<Pending> queued;  // by seq; the stream has not reached them yet
+  // Submissions in progress (mutex_): while any is, the channel stays with its stream and keeps
+  // its staging. submit_mu orders them: one at a time queues its stream operations, without
+  // mutex_ (AsyncExecutor::Submit). last_seq, last_token and staged_broken change only with
+  // both held.
+  unsigned submitters = 0;
+  std::mutex submit_mu;
   std::list<Channel*>::iterator lru;
 
   // Staged operations (async_staged.cc): two slots of pinned staging and their copy tables, in
@@ -99,7 +106,7 @@ struct AsyncExecutor::Channel {
   // and no copy touches the channel.
   bool Idle() const {
     using async_detail::LoadWord;
-    return LoadWord(&words[async_detail::kDone]) == last_seq &&
+    return submitters == 0 && LoadWord(&words[async_detail::kDone]) == last_seq &&
            LoadWord(&words[async_detail::kCopied]) == last_token;
   }
 };

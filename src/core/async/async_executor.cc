@@ -174,40 +174,72 @@ AsyncExecutor::Channel* AsyncExecutor::IdleChannel() {
 }
 
 Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  HF_ASSIGN_OR_RETURN(Channel * channel, ChannelFor(stream));
-  if (CanStage(*channel, *op) && EnsureStaging(channel)) {
-    return SubmitStaged(channel, stream, std::move(op), lock);
+  Channel* channel = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Result<Channel*> found = ChannelFor(stream);
+    if (!found.ok()) return found.status();
+    channel = *found;
+    // Until its operation is queued or refused, the submission keeps the channel with this
+    // stream and counts as outstanding (no recycling, no staging moved, no RunIfIdle).
+    ++channel->submitters;
+    ++outstanding_;
   }
-  const uint32_t seq = ++channel->last_seq;
+  // Submissions to one stream queue their stream operations one at a time, in the order they
+  // take submit_mu: the order of their sequence numbers. The executor's mutex is not held
+  // meanwhile: a runtime call may wait for the stream (a full queue), and the stream for the
+  // poller, which takes that mutex.
+  std::lock_guard<std::mutex> order(channel->submit_mu);
+  return SubmitOrdered(channel, stream, std::move(op));
+}
+
+void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
+  --channel->submitters;
+  if (!refused) return;
+  --channel->last_seq;
+  if (--outstanding_ == 0) idle_.notify_all();
+}
+
+Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
+                                    std::unique_ptr<AsyncOp> op) {
+  bool staged = false;
+  uint32_t seq = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    staged = CanStage(*channel, *op) && EnsureStaging(channel);
+    seq = ++channel->last_seq;
+  }
+  if (staged) return SubmitStaged(channel, stream, seq, std::move(op));
 
   if (channel->host_fn) {
     auto* ready = new Ready{this, channel, seq, op.get()};
     const hipError_t err = gpu_.LaunchHostFunc(stream, &AsyncExecutor::HostFnTrampoline, ready);
+    std::lock_guard<std::mutex> lock(mutex_);
     if (err != hipSuccess) {
       delete ready;
-      --channel->last_seq;
+      EndSubmissionLocked(channel, true);
       return Status::Gpu(err);
     }
-    op.release();  // owned by the host function's call now
-    ++outstanding_;
+    op.release();  // owned by the host function's call now, which completes it
+    EndSubmissionLocked(channel, false);
     return Status::Ok();
   }
 
-  // Enqueue both stream operations under the lock, so operations submitted to one stream from
-  // several threads keep the order of their sequence numbers.
   const hipError_t reached = gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq);
   if (reached != hipSuccess) {
-    --channel->last_seq;
+    std::lock_guard<std::mutex> lock(mutex_);
+    EndSubmissionLocked(channel, true);
     return Status::Gpu(reached);
   }
   const hipError_t wait = gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq);
-  // Once `reached` is on the stream the sequence number is spent: if the wait could not be
-  // enqueued, the operation is abandoned and the poller only completes the handshake.
-  channel->queued.push_back({seq, wait == hipSuccess ? std::move(op) : nullptr});
-  ++queued_;
-  ++outstanding_;
-  lock.unlock();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Once `reached` is on the stream the sequence number is spent: if the wait could not be
+    // enqueued, the operation is abandoned and the poller only completes the handshake.
+    channel->queued.push_back({seq, wait == hipSuccess ? std::move(op) : nullptr});
+    ++queued_;
+    EndSubmissionLocked(channel, false);
+  }
   wake_poller_.notify_one();
   return Status::FromGpu(wait);
 }

@@ -146,8 +146,13 @@ class AsyncExecutor {
   // Staged operations (async_staged.cc).
   bool CanStage(const Channel& channel, const AsyncOp& op);  // mutex_ held
   bool EnsureStaging(Channel* channel);                      // mutex_ held
-  Status SubmitStaged(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op,
-                      std::unique_lock<std::mutex>& lock);
+  // The part of Submit that queues stream operations: the channel's submit_mu held, mutex_ not.
+  Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op);
+  Status SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
+                      std::unique_ptr<AsyncOp> op);
+  // A submission ends: queued (its operation now counts as queued and outstanding) or refused
+  // (seq, when given, is given back). mutex_ held.
+  void EndSubmissionLocked(Channel* channel, bool refused);
   // Worker: moves the channel's active operation on until it waits for the stream or ends.
   void Step(Channel* channel);
   void StepRead(Channel* channel, Staged& s, size_t k);

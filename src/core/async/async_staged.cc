@@ -62,18 +62,17 @@ bool AsyncExecutor::EnsureStaging(Channel* channel) {
   return true;
 }
 
-Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream,
-                                   std::unique_ptr<AsyncOp> op,
-                                   std::unique_lock<std::mutex>& lock) {
+Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
+                                   std::unique_ptr<AsyncOp> op) {
   const size_t chunks = (op->submitted.size + kStagingChunk - 1) / kStagingChunk;
-  const uint32_t seq = ++channel->last_seq;
   hipError_t e = gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq);
   if (e != hipSuccess) {
-    --channel->last_seq;
+    std::lock_guard<std::mutex> lock(mutex_);
+    EndSubmissionLocked(channel, true);
     return Status::Gpu(e);
   }
-  // The whole chain under the lock, as Submit does: operations submitted to one stream from
-  // several threads keep their order.
+  // The whole chain in one submission (submit_mu held): operations submitted to one stream from
+  // several threads keep their order. last_token changes only under submit_mu.
   const uint32_t before = channel->last_token;
   const uint32_t first = before + 1;
   uint32_t waited = before;   // the last token the stream waits for
@@ -89,27 +88,29 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream,
     if (e == hipSuccess) written = token;
   }
   if (e == hipSuccess) e = gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq);
-  if (e != hipSuccess) {
-    // Part of the chain is on the stream: the poller lets the stream through it with nothing to
-    // copy, and the channel takes no more staged operations (its tokens no longer line up).
-    channel->staged_broken = true;
-    channel->last_token = written;
-    HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
-           GpuErrorName(e));
-    channel->queued.push_back({seq, nullptr, nullptr, waited != before, waited});
-  } else {
-    channel->last_token = first + static_cast<uint32_t>(chunks) - 1;
-    auto staged = std::make_unique<Staged>();
-    staged->seq = seq;
-    staged->op = std::move(op);
-    staged->first_token = first;
-    staged->chunks = chunks;
-    channel->queued.push_back({seq, nullptr, std::move(staged), false, 0});
-    ++staged_ops_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (e != hipSuccess) {
+      // Part of the chain is on the stream: the poller lets the stream through it with nothing
+      // to copy, and the channel takes no more staged operations (its tokens no longer line up).
+      channel->staged_broken = true;
+      channel->last_token = written;
+      HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
+             GpuErrorName(e));
+      channel->queued.push_back({seq, nullptr, nullptr, waited != before, waited});
+    } else {
+      channel->last_token = first + static_cast<uint32_t>(chunks) - 1;
+      auto staged = std::make_unique<Staged>();
+      staged->seq = seq;
+      staged->op = std::move(op);
+      staged->first_token = first;
+      staged->chunks = chunks;
+      channel->queued.push_back({seq, nullptr, std::move(staged), false, 0});
+      ++staged_ops_;
+    }
+    ++queued_;
+    EndSubmissionLocked(channel, false);
   }
-  ++queued_;
-  ++outstanding_;
-  lock.unlock();
   wake_poller_.notify_one();
   return Status::FromGpu(e);
 }
