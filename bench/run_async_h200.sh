@@ -73,8 +73,8 @@ done
 if [[ $PROFILE == 1 ]]; then
   # Where the threads of a 16-stream staged run spend their time (bench/probes/threadprof.py).
   echo "== threadprof: x5-staged-w16" | tee -a "$SUMMARY"
-  "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w 16 -i 4K -I 2 -T $((LIMIT + 2)) -x 5 -Q 8 \
-    > /dev/null 2>&1 &
+  "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w 16 -i 4K -I 2 -T $((LIMIT + 4)) -x 5 -Q 8 \
+    > "$OUT/x5-staged-w16-profiled.log" 2>&1 &
   pid=$!
   sleep 1
   python3 "$(dirname "$0")/probes/threadprof.py" "$pid" "$LIMIT" | tee -a "$SUMMARY"

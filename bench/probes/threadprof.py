@@ -23,15 +23,26 @@ def stat(tid):
     return comm, int(f[11]), int(f[12])
 def snap():
     d = {}
-    for t in os.listdir(f'/proc/{pid}/task'):
+    try:
+        tasks = os.listdir(f'/proc/{pid}/task')
+    except OSError:
+        return d  # the process has ended
+    for t in tasks:
         r = stat(t)
         if r: d[t] = r
     return d
 a = snap(); t0 = time.time()
 hist = collections.defaultdict(collections.Counter)
 n = 0
+if not a:
+    sys.exit(f'threadprof: no process {pid}')
 while time.time() - t0 < secs:
-    for t in os.listdir(f'/proc/{pid}/task'):
+    try:
+        tasks = os.listdir(f'/proc/{pid}/task')
+    except OSError:
+        print(f'the process ended after {time.time() - t0:.2f} s')
+        break
+    for t in tasks:
         try:
             sc = open(f'/proc/{pid}/task/{t}/syscall').read().split()[0]
             comm = group(open(f'/proc/{pid}/task/{t}/comm').read().strip())
