@@ -200,28 +200,75 @@ Result<size_t> Driver::Transfer(IoDirection direction, const void* handle, const
   return Execute(*io, size, file_offset, buffer_offset);
 }
 
-Result<PreparedIo> Driver::Prepare(IoDirection direction, const void* handle,
-                                   const void* buffer_base) {
+Status Driver::LookUpLocked(const PrepareArgs& args, PreparedIo* io) const {
   // Rules 1-2: the driver, the handle, the buffer. References taken under the lock keep the file,
   // the registered buffer and the engine alive for the whole transfer.
+  if (count_ == 0) return Status::Errno(EINVAL);
+  io->direction = args.direction;
+  io->buffer_base = args.buffer_base;
+  io->file = files_.Find(args.handle);
+  if (io->file == nullptr) return Status::Op(hipFileHandleNotRegistered);
+  io->registered = buffers_.Find(args.buffer_base);
+  io->engine = engine_;
+  io->allow_compat = in_use_.allow_compat_mode();
+  return Status::Ok();
+}
+
+Status Driver::Describe(PreparedIo* io) {
+  if (io->registered != nullptr) {
+    io->buffer = *io->registered;
+    return Status::Ok();
+  }
+  HF_ASSIGN_OR_RETURN(io->buffer, DescribeUnregistered(gpu_, io->buffer_base));
+  return Status::Ok();
+}
+
+Result<PreparedIo> Driver::Prepare(IoDirection direction, const void* handle,
+                                   const void* buffer_base) {
   PreparedIo io;
-  io.direction = direction;
-  io.buffer_base = buffer_base;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (count_ == 0) return Status::Errno(EINVAL);
-    io.file = files_.Find(handle);
-    if (io.file == nullptr) return Status::Op(hipFileHandleNotRegistered);
-    io.registered = buffers_.Find(buffer_base);
-    io.engine = engine_;
-    io.allow_compat = in_use_.allow_compat_mode();
+    HF_RETURN_IF_ERROR(LookUpLocked(PrepareArgs{direction, handle, buffer_base}, &io));
   }
-  if (io.registered != nullptr) {
-    io.buffer = *io.registered;
-  } else {
-    HF_ASSIGN_OR_RETURN(io.buffer, DescribeUnregistered(gpu_, buffer_base));
-  }
+  HF_RETURN_IF_ERROR(Describe(&io));
   return io;
+}
+
+std::vector<Result<PreparedIo>> Driver::PrepareMany(const PrepareArgs* args, size_t n) {
+  std::vector<PreparedIo> ios(n);
+  std::vector<Status> looked_up(n);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < n; ++i) looked_up[i] = LookUpLocked(args[i], &ios[i]);
+  }
+  std::vector<Result<PreparedIo>> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    Status status = std::move(looked_up[i]);
+    if (status.ok()) {
+      // An unregistered buffer met before in this call is described as it was then.
+      const PreparedIo* same = nullptr;
+      if (ios[i].registered == nullptr) {
+        for (size_t j = 0; j < i && same == nullptr; ++j) {
+          if (out[j].ok() && out[j]->registered == nullptr &&
+              out[j]->buffer_base == ios[i].buffer_base) {
+            same = &*out[j];
+          }
+        }
+      }
+      if (same != nullptr) {
+        ios[i].buffer = same->buffer;
+      } else {
+        status = Describe(&ios[i]);
+      }
+    }
+    if (status.ok()) {
+      out.emplace_back(std::move(ios[i]));
+    } else {
+      out.emplace_back(std::move(status));
+    }
+  }
+  return out;
 }
 
 Result<engine::IoRequest> Driver::Check(const PreparedIo& io, size_t size, off_t file_offset,

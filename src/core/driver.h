@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/async/async_executor.h"
 #include "core/buffer_registry.h"
@@ -112,6 +113,15 @@ class Driver {
   // Looks up the handle and the buffer of a transfer: Status::Errno(EINVAL) when the count is 0,
   // hipFileHandleNotRegistered, buffer errors (see DescribeUnregistered).
   Result<PreparedIo> Prepare(IoDirection direction, const void* handle, const void* buffer_base);
+  // Prepare for n transfers with the driver's lock taken once (a batch submission: at a million
+  // entries a second, a lock per entry is contended by every submitting thread); out[i] is what
+  // Prepare(args[i]) would return. An unregistered buffer is described once per call.
+  struct PrepareArgs {
+    IoDirection direction = IoDirection::kRead;
+    const void* handle = nullptr;
+    const void* buffer_base = nullptr;
+  };
+  std::vector<Result<PreparedIo>> PrepareMany(const PrepareArgs* args, size_t n);
   // The rest of spec §1.8 for bound values: negative offsets -> Status::Errno(EINVAL); the range
   // must fit the buffer (hipFileInvalidValue); size clamped to MAX_RW_COUNT; hipFileInternalError
   // when the compatibility path is disabled; then the engine moves the bytes. Records stats.
@@ -156,6 +166,10 @@ class Driver {
   Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                           size_t size, off_t file_offset, off_t buffer_offset);
   AsyncExecutor& Async();
+  // Prepare's lookups (the driver open, the handle, a registration), mu_ held; and its
+  // description of the buffer, without the lock.
+  Status LookUpLocked(const PrepareArgs& args, PreparedIo* io) const;
+  Status Describe(PreparedIo* io);
   // Rules 3-6 of spec §1.8 for one transfer: the engine's request (size clamped), or the error.
   Result<engine::IoRequest> Check(const PreparedIo& io, size_t size, off_t file_offset,
                                   off_t buffer_offset) const;

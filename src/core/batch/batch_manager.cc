@@ -64,18 +64,9 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
   if (driver_.UseCount() == 0) return Status::Op(hipFileDriverNotInitialized);
   if (nr > context->capacity()) return Status::Op(hipFileBatchFull);
 
-  std::vector<BatchTransfer> entries;
-  entries.reserve(nr);
-  for (unsigned i = 0; i < nr; ++i) {
-    Result<BatchTransfer> transfer = ValidateBatchEntry(driver_, params[i]);
-    if (!transfer.ok()) {
-      HF_LOG(kDebug, "hipFileBatchIOSubmit: entry %u of %u refused: %s", i, nr,
-             transfer.status().ToString().c_str());
-      return transfer.status();
-    }
-    entries.push_back(std::move(*transfer));
-  }
-  if (const Result<uint64_t> accepted = context->Accept(std::move(entries)); !accepted.ok()) {
+  Result<std::vector<BatchTransfer>> entries = ValidateBatchEntries(driver_, params, nr);
+  if (!entries.ok()) return entries.status();
+  if (const Result<uint64_t> accepted = context->Accept(std::move(*entries)); !accepted.ok()) {
     return accepted.status();
   }
   WorkerPool& pool = Pool();

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/io_rules.h"
+#include "util/log.h"
 
 namespace hipfile::core {
 
@@ -22,17 +23,13 @@ std::underlying_type_t<E> RawValue(const E& field) {
   return value;
 }
 
-}  // namespace
-
-Result<BatchTransfer> ValidateBatchEntry(Driver& driver, const hipFileIOParams_t& params) {
+// One entry's rules, with what the driver's lookups said of it.
+Result<BatchTransfer> ValidateEntry(const hipFileIOParams_t& params, Result<PreparedIo> io) {
   if (RawValue(params.mode) != hipFileBatch) return Status::Op(hipFileInvalidValue);
   const auto opcode = RawValue(params.opcode);
   if (opcode != hipFileBatchRead && opcode != hipFileBatchWrite) {
     return Status::Op(hipFileInvalidValue);
   }
-  const IoDirection direction =
-      opcode == hipFileBatchRead ? IoDirection::kRead : IoDirection::kWrite;
-  Result<PreparedIo> io = driver.Prepare(direction, params.fh, params.u.batch.devPtr_base);
   if (!io.ok()) {
     // Prepare's errno EINVAL is its "driver closed" answer.
     if (io.status().IsErrno(EINVAL)) return Status::Op(hipFileDriverNotInitialized);
@@ -51,6 +48,33 @@ Result<BatchTransfer> ValidateBatchEntry(Driver& driver, const hipFileIOParams_t
   transfer.file_offset = static_cast<off_t>(file_offset);
   transfer.buffer_offset = static_cast<off_t>(buffer_offset);
   return transfer;
+}
+
+}  // namespace
+
+Result<std::vector<BatchTransfer>> ValidateBatchEntries(Driver& driver,
+                                                        const hipFileIOParams_t* params,
+                                                        unsigned nr) {
+  std::vector<Driver::PrepareArgs> args(nr);
+  for (unsigned i = 0; i < nr; ++i) {
+    args[i].direction =
+        RawValue(params[i].opcode) == hipFileBatchWrite ? IoDirection::kWrite : IoDirection::kRead;
+    args[i].handle = params[i].fh;
+    args[i].buffer_base = params[i].u.batch.devPtr_base;
+  }
+  std::vector<Result<PreparedIo>> prepared = driver.PrepareMany(args.data(), nr);
+  std::vector<BatchTransfer> entries;
+  entries.reserve(nr);
+  for (unsigned i = 0; i < nr; ++i) {
+    Result<BatchTransfer> transfer = ValidateEntry(params[i], std::move(prepared[i]));
+    if (!transfer.ok()) {
+      HF_LOG(kDebug, "hipFileBatchIOSubmit: entry %u of %u refused: %s", i, nr,
+             transfer.status().ToString().c_str());
+      return transfer.status();
+    }
+    entries.push_back(std::move(*transfer));
+  }
+  return entries;
 }
 
 Result<BatchDeadline> BatchDeadlineFrom(const struct timespec* timeout) {

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "core/batch/batch_context.h"
 #include "core/driver.h"
@@ -13,7 +14,8 @@
 
 namespace hipfile::core {
 
-// Checks one hipFileIOParams_t, in this order:
+// Checks the nr entries of a submission, each in this order, and returns their transfers or the
+// error of the first entry that fails:
 //   mode != hipFileBatch, opcode neither read nor write          -> hipFileInvalidValue
 //   the driver closed                                            -> hipFileDriverNotInitialized
 //   fh not registered                                            -> hipFileHandleNotRegistered
@@ -21,7 +23,11 @@ namespace hipfile::core {
 //     DescribeUnregistered: hipFileHipMemoryTypeInvalid, hipFileInvalidValue, a GPU error)
 //   file_offset < 0, devPtr_offset < 0 or outside the buffer,
 //   size larger than what follows devPtr_offset                  -> hipFileInvalidValue
-Result<BatchTransfer> ValidateBatchEntry(Driver& driver, const hipFileIOParams_t& params);
+// The driver's lookups for all entries are made under one acquisition of its lock
+// (Driver::PrepareMany).
+Result<std::vector<BatchTransfer>> ValidateBatchEntries(Driver& driver,
+                                                        const hipFileIOParams_t* params,
+                                                        unsigned nr);
 
 // The end of a GetStatus wait: nullptr waits indefinitely, {0, 0} polls. tv_sec < 0, tv_nsec < 0
 // or tv_nsec >= 1e9 -> hipFileInvalidValue. Timeouts beyond kMaxBatchWaitSeconds wait

@@ -302,6 +302,42 @@ TEST_F(DriverIoTest, SystemErrorsKeepTheirErrno) {
   EXPECT_EQ(driver().Write(handle_, buffer, 4096, 0, 0).status(), Status::Errno(ENOSPC));
 }
 
+// PrepareMany (a batch submission's lookups): each result as Prepare gives it, in order, and an
+// unregistered buffer described once however many transfers name it.
+TEST_F(DriverIoTest, PrepareManyAnswersAsPrepareDoesAndDescribesEachBufferOnce) {
+  char* registered = static_cast<char*>(DeviceAlloc(4096));
+  char* unregistered = static_cast<char*>(DeviceAlloc(8192));
+  ASSERT_TRUE(driver().RegisterBuffer(registered, 4096, 0).ok());
+  int not_a_handle = 0;
+  const Driver::PrepareArgs args[] = {
+      {IoDirection::kRead, handle_, registered},
+      {IoDirection::kWrite, handle_, unregistered},
+      {IoDirection::kRead, &not_a_handle, registered},
+      {IoDirection::kRead, handle_, unregistered},
+  };
+  const uint64_t described = gpu_.Calls(testing::GpuOp::kPointerGetInfo);
+  std::vector<Result<PreparedIo>> out = driver().PrepareMany(args, 4);
+  ASSERT_EQ(out.size(), 4u);
+  ASSERT_TRUE(out[0].ok());
+  EXPECT_EQ(out[0]->registered->length, 4096u);
+  ASSERT_TRUE(out[1].ok());
+  EXPECT_EQ(out[1]->direction, IoDirection::kWrite);
+  EXPECT_EQ(out[1]->buffer.length, 8192u);
+  EXPECT_EQ(out[1]->registered, nullptr);
+  ASSERT_FALSE(out[2].ok());
+  EXPECT_EQ(out[2].status().ToString(),
+            driver().Prepare(IoDirection::kRead, &not_a_handle, registered).status().ToString());
+  ASSERT_TRUE(out[3].ok());
+  EXPECT_EQ(out[3]->buffer.length, 8192u);
+  EXPECT_EQ(gpu_.Calls(testing::GpuOp::kPointerGetInfo) - described, 1u)
+      << "the unregistered buffer was described more than once";
+  // With the driver closed, each says so as Prepare does.
+  while (driver().UseCount() > 0) ASSERT_TRUE(driver().Close().ok());
+  out = driver().PrepareMany(args, 1);
+  ASSERT_FALSE(out[0].ok());
+  EXPECT_TRUE(out[0].status().IsErrno(EINVAL));
+}
+
 class DriverNoCompatTest : public DriverIoTest {
  protected:
   void SetUp() override {
