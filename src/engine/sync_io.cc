@@ -77,7 +77,7 @@ struct SyncEngine::Impl {
         page_cache(ResolvePageCache(options.page_cache, gpu)),
         page_size(static_cast<size_t>(std::max(sys.PageSize(), 512L))),
         pins(sys, gpu, PinOptions(options, page_cache, page_size, sys)),
-        workers(io_threads - 1) {
+        workers(io_threads - 1, "engine") {
     context.pins = &pins;
     context.copy_spin = std::chrono::microseconds(options.copy_spin_us);
     if (options.preallocate_staging) {

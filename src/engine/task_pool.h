@@ -18,7 +18,7 @@ namespace hipfile::engine {
 class TaskPool {
  public:
   // Its threads are named hf-<role>-<index> (util/thread_name.h); role must outlive the pool.
-  explicit TaskPool(size_t threads, const char* role = "engine") : size_(threads), role_(role) {}
+  TaskPool(size_t threads, const char* role) : size_(threads), role_(role) {}
   ~TaskPool();
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;

@@ -151,7 +151,8 @@ class AsyncExecutor {
   Status SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
                       std::unique_ptr<AsyncOp> op);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
-  // (seq, when given, is given back). mutex_ held.
+  // (the sequence number it took is given back, and it no longer counts as outstanding). mutex_
+  // held.
   void EndSubmissionLocked(Channel* channel, bool refused);
   // Worker: moves the channel's active operation on until it waits for the stream or ends.
   void Step(Channel* channel);

@@ -13,7 +13,7 @@ namespace hipfile::core {
 class WorkerPool {
  public:
   // Its threads are named hf-<role>-<index> (util/thread_name.h); role must outlive the pool.
-  explicit WorkerPool(unsigned threads, const char* role = "worker");
+  WorkerPool(unsigned threads, const char* role);
   ~WorkerPool();  // runs every queued task, then joins
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
