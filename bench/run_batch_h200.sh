@@ -6,7 +6,8 @@
 #   bench/run_batch_h200.sh [BUILD_DIR] [FILE] [OUT_DIR]
 #
 # Environment: SIZE (data set, default 4G), REPS (3), LIMIT (seconds per run, 5), THREADS (16),
-# DEV (GPU, 0), CACHE (warm, or cold: the page cache is dropped before every run, which needs
+# DEV (GPU, 0), BATCH_WORKERS (a list such as "1 2 4": extra batch rows batch-Q128-wN run with
+# HIPFILE_BATCH_WORKERS=N, how IOPS trade against cores busy; default none), CACHE (warm, or cold: the page cache is dropped before every run, which needs
 # root, and the batch is compared with raw O_DIRECT preads into host memory, -x 1, from as many
 # threads as the batch path has workers (2 x cores) and from 128; pages read during a run stay
 # cached, so a 5 s run over 4 GiB ends slightly warm). FILE is created if missing and read once to warm the page cache. OUT_DIR gets
@@ -75,17 +76,23 @@ run() {
   done
 }
 
-CASES=(batch-Q128 pread-copy sync async-Q8)
+CASES=(batch-Q128)
 run batch-Q128    -x 6 -Q 128
+for n in ${BATCH_WORKERS:-}; do
+  HIPFILE_BATCH_WORKERS=$n run "batch-Q128-w$n" -x 6 -Q 128
+  CASES+=("batch-Q128-w$n")
+done
 run pread-copy    -x 2
+CASES+=(pread-copy)
 if [[ $CACHE == cold ]]; then
   # Later -w options override THREADS: raw O_DIRECT at the batch path's queue depth, and deeper.
   run "odirect-host-w$WORKERS" -x 1 -w "$WORKERS"
   run odirect-host-w128 -x 1 -w 128
-  CASES=(batch-Q128 pread-copy "odirect-host-w$WORKERS" odirect-host-w128)
+  CASES+=("odirect-host-w$WORKERS" odirect-host-w128)
 else
   run sync          -x 0
   run async-Q8      -x 5 -Q 8
+  CASES+=(sync async-Q8)
 fi
 
 # median CASE FIELD: the median of FIELD over the case's successful runs.

@@ -114,7 +114,24 @@ Config ParseConfig(platform::Sys& sys) {
               std::to_string(config.copy_spin_us));
     }
   }
+  if (const char* value = sys.Getenv(kEnvCopyNapUs)) {
+    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
+    if (parsed && *parsed <= 1000) {
+      config.copy_nap_us = static_cast<unsigned>(*parsed);
+    } else {
+      Problem(&config, kEnvCopyNapUs, value, "microseconds from 0 to 1000",
+              std::to_string(config.copy_nap_us));
+    }
+  }
   ReadBool(sys, kEnvDirectWrites, &config.direct_writes, &config);
+  if (const char* value = sys.Getenv(kEnvBatchWorkers)) {
+    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
+    if (parsed && *parsed >= 1 && *parsed <= 128) {
+      config.batch_workers = static_cast<unsigned>(*parsed);
+    } else {
+      Problem(&config, kEnvBatchWorkers, value, "a number of threads from 1 to 128", "automatic");
+    }
+  }
   if (config.force_compat_mode && !config.allow_compat_mode) {
     // Printed whatever the log level (as AMD's library does): the variables contradict each other.
     Log(LogLevel::kWarn,

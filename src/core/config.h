@@ -29,6 +29,8 @@ inline constexpr char kEnvPageCachePinAfter[] = "HIPFILE_PAGE_CACHE_PIN_AFTER";
 inline constexpr char kEnvPageCacheMaxPinnedMb[] = "HIPFILE_PAGE_CACHE_MAX_PINNED_MB";
 // Microseconds a wait for a copy polls its stream before sleeping on an event (default 20).
 inline constexpr char kEnvCopySpinUs[] = "HIPFILE_COPY_SPIN_US";
+// Microseconds slept between two polls of that wait (default 0: polls back to back).
+inline constexpr char kEnvCopyNapUs[] = "HIPFILE_COPY_NAP_US";
 // Whether writes use O_DIRECT for their aligned body (default true; false: through the page
 // cache).
 inline constexpr char kEnvDirectWrites[] = "HIPFILE_DIRECT_WRITES";
@@ -41,6 +43,9 @@ inline constexpr char kEnvCopyKernel[] = "HIPFILE_COPY_KERNEL";
 // Boolean: stream-ordered operations on device memory copy on their own stream (default true;
 // docs/async.md); false: on the engine's streams, as before 2026-12-01.
 inline constexpr char kEnvAsyncStaged[] = "HIPFILE_ASYNC_STAGED";
+// 1..128: worker threads of the batch pool (default 0 = automatic: max(2 x hardware threads,
+// hipFileParamExecutionMaxIOThreads)).
+inline constexpr char kEnvBatchWorkers[] = "HIPFILE_BATCH_WORKERS";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
@@ -56,10 +61,12 @@ struct Config {
   unsigned page_cache_pin_after = 2;
   uint64_t page_cache_max_pinned_mb = 0;
   unsigned copy_spin_us = 20;
+  unsigned copy_nap_us = 0;
   bool direct_writes = true;
   bool io_uring = true;
   bool copy_kernel = true;
   bool async_staged = true;
+  unsigned batch_workers = 0;  // 0: automatic
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };

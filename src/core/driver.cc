@@ -91,8 +91,8 @@ Status Driver::Close() {
 }
 
 int64_t Driver::UseCount() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return count_;
+  // A snapshot either way: the count may change as soon as the lock would be released.
+  return count_.load();
 }
 
 Result<void*> Driver::RegisterHandle(int fd) {
@@ -300,15 +300,21 @@ Result<engine::IoRequest> Driver::Check(const PreparedIo& io, size_t size, off_t
 }
 
 void Driver::Record(const PreparedIo& io, const engine::IoRequest* request,
-                    const Result<size_t>& moved, std::chrono::steady_clock::time_point start) {
+                    const Result<size_t>& moved, std::chrono::steady_clock::time_point start,
+                    IoTally* tally, std::optional<std::chrono::steady_clock::time_point> end) {
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::steady_clock::now() - start)
+                          end.value_or(std::chrono::steady_clock::now()) - start)
                           .count();
   const bool unaligned =
       request != nullptr &&
       !MeetsDioAlignment(*request->file, request->memory.ptr, request->size, request->offset);
-  stats_.RecordIo(io.direction, io.buffer.device, moved.ok(), moved.ok() ? *moved : 0,
-                  request == nullptr ? 0 : static_cast<uint64_t>(micros), unaligned);
+  const uint64_t bytes = moved.ok() ? *moved : 0;
+  const uint64_t us = request == nullptr ? 0 : static_cast<uint64_t>(micros);
+  if (tally != nullptr) {
+    tally->Record(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned);
+  } else {
+    stats_.RecordIo(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned);
+  }
 }
 
 Result<size_t> Driver::Execute(const PreparedIo& io, size_t size, off_t file_offset,
@@ -330,6 +336,7 @@ Result<size_t> Driver::Execute(const PreparedIo& io, size_t size, off_t file_off
 
 void Driver::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results) {
   const auto start = std::chrono::steady_clock::now();
+  IoTally tally(stats_);  // one update of the shared counters for the whole group
   // The calls that passed the rules, by engine (a batch may hold entries from before a driver
   // close and reopen): each engine runs its share at once.
   std::vector<engine::IoRequest> requests;
@@ -349,7 +356,7 @@ void Driver::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results)
           Check(*call.io, call.size, call.file_offset, call.buffer_offset);
       if (!request.ok()) {
         results[i] = request.status();
-        Record(*call.io, nullptr, results[i], start);
+        Record(*call.io, nullptr, results[i], start, &tally);
       } else if (request->size == 0) {
         results[i] = size_t{0};
       } else {
@@ -360,9 +367,10 @@ void Driver::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results)
     if (requests.empty()) continue;
     moved.assign(requests.size(), size_t{0});
     engine->RunMany(requests.data(), requests.size(), moved.data());
+    const auto end = std::chrono::steady_clock::now();
     for (size_t j = 0; j < requests.size(); ++j) {
       results[index[j]] = std::move(moved[j]);
-      Record(*calls[index[j]].io, &requests[j], results[index[j]], start);
+      Record(*calls[index[j]].io, &requests[j], results[index[j]], start, &tally, end);
     }
   }
 }

@@ -14,6 +14,7 @@
 #include <hipfile.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -174,8 +175,11 @@ class Driver {
   Result<engine::IoRequest> Check(const PreparedIo& io, size_t size, off_t file_offset,
                                   off_t buffer_offset) const;
   // The stats of one transfer: request null when it failed its rules (no time recorded then).
+  // Into `tally` when given (added to the stats when the tally is flushed), else at once; `end`
+  // is when it finished (now when not given).
   void Record(const PreparedIo& io, const engine::IoRequest* request, const Result<size_t>& moved,
-              std::chrono::steady_clock::time_point start);
+              std::chrono::steady_clock::time_point start, IoTally* tally = nullptr,
+              std::optional<std::chrono::steady_clock::time_point> end = std::nullopt);
   // Runs `fn` (a call that waits for every stream, such as unpinning memory) where no
   // stream-ordered operation is in flight, and keeps any from being submitted meanwhile; false,
   // without running it, while some are in flight.
@@ -188,7 +192,8 @@ class Driver {
   Stats stats_;
 
   mutable std::mutex mu_;
-  int64_t count_ = 0;
+  // Written under mu_; UseCount reads it without the lock (every batch submission asks).
+  std::atomic<int64_t> count_{0};
   ParamSet next_;                               // what the next open uses
   ParamSet in_use_;                             // meaningful while count_ > 0
   std::shared_ptr<engine::SyncEngine> engine_;  // set while count_ > 0; I/O holds copies

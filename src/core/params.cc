@@ -18,6 +18,7 @@ ParamSet::ParamSet(const Config& config)
       page_cache_pin_after_(config.page_cache_pin_after),
       page_cache_max_pinned_bytes_(config.page_cache_max_pinned_mb << 20),
       copy_spin_us_(config.copy_spin_us),
+      copy_nap_us_(config.copy_nap_us),
       direct_writes_(config.direct_writes),
       io_uring_(config.io_uring) {
   sizes_[hipFileParamProfileStats] = config.stats_level;
@@ -133,6 +134,7 @@ engine::EngineOptions ParamSet::ToEngineOptions() const {
   options.page_cache_pin_after_uses = page_cache_pin_after_;
   options.page_cache_max_pinned_bytes = page_cache_max_pinned_bytes_;
   options.copy_spin_us = copy_spin_us_;
+  options.copy_nap_us = copy_nap_us_;
   options.direct_writes = direct_writes_;
   options.io_uring = io_uring_;
   options.max_staging_bytes = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] * 1024;

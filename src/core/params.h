@@ -63,6 +63,7 @@ class ParamSet {
   unsigned page_cache_pin_after_ = 2;                                // HIPFILE_PAGE_CACHE_PIN_AFTER
   uint64_t page_cache_max_pinned_bytes_ = 0;  // HIPFILE_PAGE_CACHE_MAX_PINNED_MB
   unsigned copy_spin_us_ = 20;                // HIPFILE_COPY_SPIN_US
+  unsigned copy_nap_us_ = 0;                  // HIPFILE_COPY_NAP_US
   bool direct_writes_ = true;                 // HIPFILE_DIRECT_WRITES
   bool io_uring_ = true;                      // HIPFILE_IO_URING
 };

@@ -42,28 +42,67 @@ void Stats::RecordBufDeregister(bool ok, int device, size_t bytes) {
   }
 }
 
+void IoTally::Record(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
+                     bool unaligned) {
+  Part* part = nullptr;
+  for (size_t i = 0; i < used_ && part == nullptr; ++i) {
+    if (parts_[i].direction == direction && parts_[i].device == device) part = &parts_[i];
+  }
+  if (part == nullptr) {
+    if (used_ == kMaxParts) Flush();
+    part = &parts_[used_++];
+    part->direction = direction;
+    part->device = device;
+  }
+  if (ok) {
+    ++part->ok;
+    part->bytes += bytes;
+    part->micros += micros;
+    ++part->hist[SizeHistogramBucket(bytes)];
+    if (unaligned) ++part->unaligned;
+  } else {
+    ++part->err;
+  }
+}
+
+void IoTally::Flush() {
+  if (used_ == 0) return;
+  stats_.Add(*this);
+  for (size_t i = 0; i < used_; ++i) parts_[i] = Part();
+  used_ = 0;
+}
+
 void Stats::RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
                      bool unaligned) {
+  IoTally tally(*this);
+  tally.Record(direction, device, ok, bytes, micros, unaligned);
+}
+
+void Stats::Add(const IoTally& tally) {
   if (!Enabled()) return;
-  const bool is_read = direction == IoDirection::kRead;
-  auto record = [&](Direction& d) {
-    if (ok) {
-      d.ok.fetch_add(1, std::memory_order_relaxed);
-      d.bytes.fetch_add(bytes, std::memory_order_relaxed);
-      d.micros.fetch_add(micros, std::memory_order_relaxed);
-      d.hist[SizeHistogramBucket(bytes)].fetch_add(1, std::memory_order_relaxed);
-    } else {
-      d.err.fetch_add(1, std::memory_order_relaxed);
-    }
+  for (size_t i = 0; i < tally.used_; ++i) AddPart(tally.parts_[i]);
+}
+
+void Stats::AddPart(const IoTally::Part& part) {
+  const auto add = [](Counter& counter, uint64_t n) {
+    if (n != 0) counter.fetch_add(n, std::memory_order_relaxed);
+  };
+  const bool is_read = part.direction == IoDirection::kRead;
+  const auto record = [&](Direction& d) {
+    add(d.ok, part.ok);
+    add(d.err, part.err);
+    add(d.bytes, part.bytes);
+    add(d.micros, part.micros);
+    for (size_t b = 0; b < kSizeHistogramBuckets; ++b) add(d.hist[b], part.hist[b]);
   };
   record(is_read ? read_ : write_);
-  if (device < 0 || device >= HIPFILE_MAX_GPUS) return;
-  PerGpu& gpu = gpus_[device];
-  gpu.in_use.store(true, std::memory_order_relaxed);
+  if (part.device < 0 || part.device >= HIPFILE_MAX_GPUS) return;
+  PerGpu& gpu = gpus_[part.device];
+  // Written once: a store on every update would take the line from every other core.
+  if (!gpu.in_use.load(std::memory_order_relaxed))
+    gpu.in_use.store(true, std::memory_order_relaxed);
   record(is_read ? gpu.read : gpu.write);
-  if (ok && unaligned) {
-    (is_read ? gpu.unaligned_reads : gpu.unaligned_writes).fetch_add(1, std::memory_order_relaxed);
-  }
+  add(is_read ? gpu.unaligned_reads : gpu.unaligned_writes, part.unaligned);
 }
 
 void Stats::FillL1(hipFileStatsLevel1_t* out) const {

@@ -20,6 +20,41 @@ inline constexpr size_t kSizeHistogramBuckets = 32;
 // transfers below 2 KiB, bucket i (1..30) those in [2^i KiB, 2^(i+1) KiB), bucket 31 the rest.
 size_t SizeHistogramBucket(uint64_t bytes);
 
+class Stats;
+
+// Sums of RecordIo calls made by one thread, added to a Stats' shared counters at once (when the
+// tally is destroyed, or when it holds its limit of distinct direction/GPU pairs): a batch group
+// records its entries with one atomic update per counter rather than one per entry - every worker
+// updates the same cache lines, and at a million entries a second per-entry updates cost cores.
+// Not thread-safe; the Stats must outlive it.
+class IoTally {
+ public:
+  explicit IoTally(Stats& stats) : stats_(stats) {}
+  ~IoTally() { Flush(); }
+  IoTally(const IoTally&) = delete;
+  IoTally& operator=(const IoTally&) = delete;
+
+  // As Stats::RecordIo.
+  void Record(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
+              bool unaligned);
+  // Adds what was recorded to the Stats and starts again from zero.
+  void Flush();
+
+ private:
+  friend class Stats;
+  struct Part {
+    IoDirection direction = IoDirection::kRead;
+    int device = -1;
+    uint64_t ok = 0, err = 0, bytes = 0, micros = 0, unaligned = 0;
+    uint64_t hist[kSizeHistogramBuckets] = {};
+  };
+  static constexpr size_t kMaxParts = 4;
+
+  Stats& stats_;
+  Part parts_[kMaxParts];
+  size_t used_ = 0;
+};
+
 class Stats {
  public:
   // 0 records nothing; 1 and above record everything.
@@ -34,6 +69,8 @@ class Stats {
   // `unaligned`: the transfer did not meet the file's O_DIRECT alignment.
   void RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
                 bool unaligned);
+  // Everything an IoTally recorded (IoTally::Flush calls it).
+  void Add(const IoTally& tally);
 
   void FillL1(hipFileStatsLevel1_t* out) const;
   void FillL2(hipFileStatsLevel2_t* out) const;
@@ -53,6 +90,7 @@ class Stats {
     Counter reg_bytes{0};
   };
 
+  void AddPart(const IoTally::Part& part);
   bool Enabled() const { return level() > 0; }
   void Count(Counter& counter) {
     if (Enabled()) counter.fetch_add(1, std::memory_order_relaxed);

@@ -80,6 +80,7 @@ struct SyncEngine::Impl {
         workers(io_threads - 1, "engine") {
     context.pins = &pins;
     context.copy_spin = std::chrono::microseconds(options.copy_spin_us);
+    context.copy_nap = std::chrono::microseconds(options.copy_nap_us);
     if (options.preallocate_staging) {
       const Status reserved = staging.Reserve();
       if (!reserved.ok()) {

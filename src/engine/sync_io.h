@@ -89,6 +89,8 @@ struct EngineOptions {
   // How long a wait for a copy polls the stream before sleeping on an event (engine/
   // copy_wait.h): copies shorter than this are waited for at the cost of a spinning core.
   unsigned copy_spin_us = 20;
+  // Microseconds slept (Sys::Nap) between two polls of that wait; 0 polls back to back.
+  unsigned copy_nap_us = 0;
   // The system calls of a group of small transfers (RunMany) go to the kernel in one io_uring
   // submission (engine/ring_io.h) where it is available; false: one after another.
   bool io_uring = true;

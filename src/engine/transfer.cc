@@ -90,7 +90,9 @@ Status Resources::EnsureStream(int device) {
   return Status::Ok();
 }
 
-Status Resources::Wait() const { return WaitForLane(context_.gpu, lane_, context_.copy_spin); }
+Status Resources::Wait() const {
+  return WaitForLane(context_.gpu, context_.sys, lane_, {context_.copy_spin, context_.copy_nap});
+}
 
 namespace {
 

@@ -41,6 +41,8 @@ struct EngineContext {
   PageCachePins* pins = nullptr;
   // How long a wait for a copy polls before it sleeps (engine/copy_wait.h).
   std::chrono::microseconds copy_spin{20};
+  // How long it sleeps between two polls (0: none).
+  std::chrono::microseconds copy_nap{0};
 };
 
 // One participant's staging lease and copy lane, taken when first needed and given back at the

@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -82,6 +84,18 @@ class PosixSys final : public Sys {
   }
   Result<std::unique_ptr<IoRing>> CreateIoRing(unsigned depth) override {
     return CreateKernelIoRing(depth);
+  }
+  void Nap(std::chrono::microseconds d) override {
+    constexpr unsigned long kSlackNs = 1000;
+    const int slack = ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    const bool lowered = slack > 0 && static_cast<unsigned long>(slack) > kSlackNs &&
+                         ::prctl(PR_SET_TIMERSLACK, kSlackNs, 0, 0, 0) == 0;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+    struct timespec ts;
+    ts.tv_sec = static_cast<time_t>(ns / 1000000000);
+    ts.tv_nsec = static_cast<long>(ns % 1000000000);
+    (void)::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);  // a signal only shortens it
+    if (lowered) (void)::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack), 0, 0, 0);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -50,6 +51,9 @@ class Sys {
   // An io_uring with `depth` entries (platform/io_ring.h): ENOSYS when built without liburing or
   // the kernel has none, EPERM where it is refused (seccomp, /proc/sys/kernel/io_uring_disabled).
   virtual Result<std::unique_ptr<IoRing>> CreateIoRing(unsigned depth) = 0;
+  // Sleeps for about `d` - a few microseconds: the thread's timer slack (50 us by default) is
+  // lowered for the sleep and put back after, so the calling thread keeps its own.
+  virtual void Nap(std::chrono::microseconds d) = 0;
 };
 
 // The real system calls. Stateless; one instance serves the process.

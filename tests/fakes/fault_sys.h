@@ -15,6 +15,8 @@
 // Thread-safe.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -83,9 +85,16 @@ class FaultSys : public platform::Sys {
   const char* Getenv(const char* name) override { return base_.Getenv(name); }
   long PageSize() override { return base_.PageSize(); }
   uint64_t PhysicalMemoryBytes() override { return base_.PhysicalMemoryBytes(); }
+  void Nap(std::chrono::microseconds d) override {
+    naps_.fetch_add(1, std::memory_order_relaxed);
+    base_.Nap(d);
+  }
+  // How many Nap calls were made.
+  uint64_t naps() const { return naps_.load(std::memory_order_relaxed); }
   Result<std::unique_ptr<platform::IoRing>> CreateIoRing(unsigned depth) override;
 
  private:
+  std::atomic<uint64_t> naps_{0};
   friend class FaultRing;
   static constexpr size_t kNoCap = std::numeric_limits<size_t>::max();
   static size_t Index(SysOp op) { return static_cast<size_t>(op); }

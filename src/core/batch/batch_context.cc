@@ -15,19 +15,35 @@ size_t EventRet(const Result<size_t>& moved) {
   return static_cast<size_t>(-code);
 }
 
+BatchContext::BatchContext(unsigned capacity, std::atomic<size_t>* pending_everywhere)
+    : capacity_(capacity), pending_everywhere_(pending_everywhere), slots_(capacity) {
+  free_.reserve(capacity);
+  for (uint32_t i = capacity; i > 0; --i) free_.push_back(i - 1);
+}
+
 Result<uint64_t> BatchContext::Accept(std::vector<BatchTransfer> entries) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return Status::Op(hipFileInvalidValue);
-  const size_t outstanding = ops_.size() + done_.size();
+  const size_t outstanding = live_ + done_.size();
   if (entries.size() > capacity_ - outstanding) return Status::Op(hipFileBatchFull);
   const uint64_t first = next_id_;
-  for (BatchTransfer& entry : entries) ops_[next_id_++].transfer = std::move(entry);
+  for (BatchTransfer& entry : entries) {
+    // Fits: live_ + done_.size() <= capacity_ and only live entries hold slots.
+    const uint32_t index = free_.back();
+    free_.pop_back();
+    Slot& slot = slots_[index];
+    slot.transfer = std::move(entry);
+    slot.id = next_id_++;
+    slot.state = SlotState::kPending;
+    queue_.push_back({index, slot.id});
+  }
+  live_ += entries.size();
   AddPending(entries.size(), true);
   return first;
 }
 
 size_t BatchContext::GroupShareLocked(const GroupLimits& limits) const {
-  size_t pending = ops_.size() - running_;
+  size_t pending = live_ - running_;
   if (pending_everywhere_ != nullptr) {
     pending = std::max(pending, pending_everywhere_->load(std::memory_order_relaxed));
   }
@@ -41,27 +57,32 @@ size_t BatchContext::GroupShare(const GroupLimits& limits) const {
   return GroupShareLocked(limits);
 }
 
-void BatchContext::ClaimLocked(std::map<uint64_t, Op>::iterator it, const GroupLimits& limits,
-                               Claimed* claimed) {
-  const size_t want = it->second.transfer.size <= limits.max_bytes ? GroupShareLocked(limits) : 1;
-  for (; it != ops_.end() && claimed->ids.size() < want; ++it) {
-    Op& op = it->second;
-    if (op.running || (!claimed->ids.empty() && op.transfer.size > limits.max_bytes)) continue;
-    op.running = true;
-    claimed->ids.push_back(it->first);
-    claimed->transfers.push_back(std::move(op.transfer));
+void BatchContext::ClaimLocked(size_t at, const GroupLimits& limits, Claimed* claimed) {
+  const size_t want =
+      slots_[queue_[at].slot].transfer.size <= limits.max_bytes ? GroupShareLocked(limits) : 1;
+  claimed->slots.reserve(want);
+  claimed->transfers.reserve(want);
+  for (size_t k = at; k < queue_.size() && claimed->slots.size() < want; ++k) {
+    if (!IsPendingLocked(queue_[k])) continue;
+    Slot& slot = slots_[queue_[k].slot];
+    if (!claimed->slots.empty() && slot.transfer.size > limits.max_bytes) continue;
+    slot.state = SlotState::kRunning;
+    claimed->slots.push_back(queue_[k].slot);
+    claimed->transfers.push_back(std::move(slot.transfer));
   }
-  running_ += claimed->ids.size();
-  AddPending(claimed->ids.size(), false);
+  while (!queue_.empty() && !IsPendingLocked(queue_.front())) queue_.pop_front();
+  running_ += claimed->slots.size();
+  AddPending(claimed->slots.size(), false);
 }
 
 void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run) {
   Claimed claimed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = ops_.find(id);
-    if (it == ops_.end() || it->second.running) return;  // canceled, or claimed by another Run
-    ClaimLocked(it, limits, &claimed);
+    const auto it = std::find_if(queue_.begin(), queue_.end(),
+                                 [&](const Queued& q) { return q.id == id && IsPendingLocked(q); });
+    if (it == queue_.end()) return;  // canceled, or claimed by another Run
+    ClaimLocked(static_cast<size_t>(it - queue_.begin()), limits, &claimed);
   }
   Execute(claimed, run);
 }
@@ -70,34 +91,33 @@ bool BatchContext::RunNext(const GroupLimits& limits, const Runner& run) {
   Claimed claimed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it =
-        std::find_if(ops_.begin(), ops_.end(), [](const auto& op) { return !op.second.running; });
-    if (it == ops_.end()) return false;
-    ClaimLocked(it, limits, &claimed);
+    if (queue_.empty()) return false;  // its front, when there is one, is Pending
+    ClaimLocked(0, limits, &claimed);
   }
   return Execute(claimed, run);
 }
 
 bool BatchContext::Execute(Claimed& claimed, const Runner& run) {
-  std::vector<const BatchTransfer*> transfers;
-  transfers.reserve(claimed.transfers.size());
-  for (const BatchTransfer& t : claimed.transfers) transfers.push_back(&t);
-  std::vector<Result<size_t>> results(transfers.size(), size_t{0});
+  const size_t n = claimed.slots.size();
+  std::vector<const BatchTransfer*> transfers(n);
+  std::vector<void*> cookies(n);
+  for (size_t i = 0; i < n; ++i) {
+    transfers[i] = &claimed.transfers[i];
+    cookies[i] = claimed.transfers[i].cookie;
+  }
+  std::vector<Result<size_t>> results(n, size_t{0});
   run(transfers, results.data());
-  std::vector<void*> cookies;
-  cookies.reserve(transfers.size());
-  for (const BatchTransfer& t : claimed.transfers) cookies.push_back(t.cookie);
   claimed.transfers.clear();  // releases the references before anyone can see the entries finished
   bool pending_left = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (size_t i = 0; i < claimed.ids.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       PushEventLocked(cookies[i], results[i].ok() ? hipFileComplete : hipFileFailed,
                       EventRet(results[i]));
-      ops_.erase(claimed.ids[i]);
+      FreeSlotLocked(claimed.slots[i]);
     }
-    running_ -= claimed.ids.size();
-    pending_left = ops_.size() > running_;
+    running_ -= n;
+    pending_left = !queue_.empty();
   }
   changed_.notify_all();
   return pending_left;
@@ -109,7 +129,7 @@ size_t BatchContext::Reap(unsigned min_nr, unsigned max_events, const BatchDeadl
   // min_nr is capped at what is outstanding, re-read at every wake-up: entries submitted or
   // events reaped by other threads meanwhile count.
   const auto ready = [&] {
-    const size_t outstanding = ops_.size() + done_.size();
+    const size_t outstanding = live_ + done_.size();
     return done_.size() >= std::min<size_t>(min_nr, outstanding);
   };
   if (deadline.has_value()) {
@@ -127,15 +147,14 @@ void BatchContext::Cancel() {
   std::vector<BatchTransfer> dropped;  // destroyed outside the lock: they may close descriptors
   {
     std::unique_lock<std::mutex> lock(mu_);
-    for (auto it = ops_.begin(); it != ops_.end();) {
-      if (it->second.running) {
-        ++it;
-        continue;
-      }
-      PushEventLocked(it->second.transfer.cookie, hipFileCanceled, 0);
-      dropped.push_back(std::move(it->second.transfer));
-      it = ops_.erase(it);
+    for (const Queued& q : queue_) {
+      if (!IsPendingLocked(q)) continue;
+      Slot& slot = slots_[q.slot];
+      PushEventLocked(slot.transfer.cookie, hipFileCanceled, 0);
+      dropped.push_back(std::move(slot.transfer));
+      FreeSlotLocked(q.slot);
     }
+    queue_.clear();
     AddPending(dropped.size(), false);
     changed_.notify_all();
     changed_.wait(lock, [this] { return running_ == 0; });
@@ -152,7 +171,14 @@ void BatchContext::Close() {
 
 size_t BatchContext::Outstanding() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return ops_.size() + done_.size();
+  return live_ + done_.size();
+}
+
+void BatchContext::FreeSlotLocked(uint32_t slot) {
+  slots_[slot].state = SlotState::kFree;
+  slots_[slot].transfer = BatchTransfer();
+  free_.push_back(slot);
+  --live_;
 }
 
 void BatchContext::AddPending(size_t n, bool add) {

@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -67,8 +66,7 @@ class BatchContext {
 
   // pending_everywhere, when given, counts Pending entries over all batches sharing it: this one
   // adds what it accepts and subtracts what it claims or cancels. It must outlive the context.
-  explicit BatchContext(unsigned capacity, std::atomic<size_t>* pending_everywhere = nullptr)
-      : capacity_(capacity), pending_everywhere_(pending_everywhere) {}
+  explicit BatchContext(unsigned capacity, std::atomic<size_t>* pending_everywhere = nullptr);
   BatchContext(const BatchContext&) = delete;
   BatchContext& operator=(const BatchContext&) = delete;
 
@@ -103,23 +101,37 @@ class BatchContext {
   size_t Outstanding() const;
 
  private:
-  struct Op {
+  // An accepted entry's place. Slots are reused; `id` tells a reused slot from its former entry.
+  enum class SlotState : uint8_t { kFree, kPending, kRunning };
+  struct Slot {
     BatchTransfer transfer;
-    bool running = false;
+    uint64_t id = 0;
+    SlotState state = SlotState::kFree;
+  };
+  // An entry in acceptance order. Records whose slot moved on (claimed, canceled, reused) are
+  // stale and skipped; the front is kept free of them.
+  struct Queued {
+    uint32_t slot;
+    uint64_t id;
   };
 
   struct Claimed {
-    std::vector<uint64_t> ids;
+    std::vector<uint32_t> slots;
     std::vector<BatchTransfer> transfers;
   };
 
+  bool IsPendingLocked(const Queued& q) const {
+    const Slot& slot = slots_[q.slot];
+    return slot.id == q.id && slot.state == SlotState::kPending;
+  }
   size_t GroupShareLocked(const GroupLimits& limits) const;
-  // Claims the entry at `it` (Pending) and, when small, more small Pending entries after it.
-  void ClaimLocked(std::map<uint64_t, Op>::iterator it, const GroupLimits& limits,
-                   Claimed* claimed);
+  // Claims the entry of queue_[at] (Pending) and, when small, more small Pending entries after
+  // it.
+  void ClaimLocked(size_t at, const GroupLimits& limits, Claimed* claimed);
   // Runs the claimed entries and queues their events; returns whether Pending entries are left.
   bool Execute(Claimed& claimed, const Runner& run);
   void PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret);
+  void FreeSlotLocked(uint32_t slot);
   void AddPending(size_t n, bool add);
 
   const unsigned capacity_;
@@ -128,7 +140,10 @@ class BatchContext {
   std::condition_variable changed_;     // an event was queued, or a Running entry finished
   bool closed_ = false;                 // guarded by mu_
   uint64_t next_id_ = 1;                // guarded by mu_
-  std::map<uint64_t, Op> ops_;          // guarded by mu_; Pending and Running entries
+  std::vector<Slot> slots_;             // guarded by mu_; capacity_ of them
+  std::vector<uint32_t> free_;          // guarded by mu_; free slots
+  std::deque<Queued> queue_;            // guarded by mu_; Pending entries, oldest first
+  size_t live_ = 0;                     // guarded by mu_; Pending and Running entries
   size_t running_ = 0;                  // guarded by mu_
   std::deque<hipFileIOEvents_t> done_;  // guarded by mu_; terminal events, oldest first
 };

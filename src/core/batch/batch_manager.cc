@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/batch/batch_rules.h"
+#include "core/config.h"
 #include "core/params.h"
 #include "util/log.h"
 
@@ -33,13 +34,14 @@ BatchManager::~BatchManager() {
   }
   for (auto& [id, batch] : batches) batch->Close();
   std::lock_guard<std::mutex> lock(pool_mu_);
+  pool_ready_.store(nullptr);
   pool_.reset();  // the tasks left are Runs of canceled entries: no-ops
 }
 
 BatchManager& BatchManager::Global() {
   // Leaked like the Driver it uses: exit with entries in flight must not join workers that are
   // still inside the engine.
-  static BatchManager* manager = new BatchManager(Driver::Global(), 0);
+  static BatchManager* manager = new BatchManager(Driver::Global(), ProcessConfig().batch_workers);
   return *manager;
 }
 
@@ -143,10 +145,12 @@ std::shared_ptr<BatchContext> BatchManager::Find(hipFileBatchHandle_t batch) con
 }
 
 WorkerPool& BatchManager::Pool() {
+  if (WorkerPool* pool = pool_ready_.load(std::memory_order_acquire)) return *pool;
   std::lock_guard<std::mutex> lock(pool_mu_);
   if (pool_ == nullptr) {
     const unsigned threads = requested_threads_ > 0 ? requested_threads_ : AutoBatchThreads();
     pool_ = std::make_unique<WorkerPool>(threads, "batch");
+    pool_ready_.store(pool_.get(), std::memory_order_release);
     HF_LOG(kInfo, "batch I/O: %u worker threads", threads);
   }
   return *pool_;

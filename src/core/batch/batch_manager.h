@@ -85,6 +85,8 @@ class BatchManager {
 
   mutable std::mutex pool_mu_;
   std::unique_ptr<WorkerPool> pool_;  // guarded by pool_mu_; made at the first submission
+  // pool_ once made: every submission asks for it, without the lock.
+  std::atomic<WorkerPool*> pool_ready_{nullptr};
 };
 
 }  // namespace hipfile::core

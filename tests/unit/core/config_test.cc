@@ -101,6 +101,34 @@ TEST(ConfigTest, CopySpin) {
   EXPECT_EQ(config.problems.size(), 1u);
 }
 
+TEST(ConfigTest, CopyNap) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).copy_nap_us, 0u);
+  sys.Set("HIPFILE_COPY_NAP_US", "5");
+  EXPECT_EQ(ParseConfig(sys).copy_nap_us, 5u);
+  EXPECT_EQ(ParamSet(ParseConfig(sys)).ToEngineOptions().copy_nap_us, 5u);
+  sys.Set("HIPFILE_COPY_NAP_US", "1001");
+  const Config config = ParseConfig(sys);
+  EXPECT_EQ(config.copy_nap_us, 0u);
+  EXPECT_EQ(config.problems.size(), 1u);
+}
+
+TEST(ConfigTest, BatchWorkers) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).batch_workers, 0u);
+  sys.Set("HIPFILE_BATCH_WORKERS", "4");
+  EXPECT_EQ(ParseConfig(sys).batch_workers, 4u);
+  sys.Set("HIPFILE_BATCH_WORKERS", "128");
+  EXPECT_EQ(ParseConfig(sys).batch_workers, 128u);
+  for (const char* bad : {"0", "129", "-1", "four", ""}) {
+    sys.Set("HIPFILE_BATCH_WORKERS", bad);
+    const Config config = ParseConfig(sys);
+    EXPECT_EQ(config.batch_workers, 0u) << bad;
+    ASSERT_EQ(config.problems.size(), 1u) << bad;
+    EXPECT_NE(config.problems[0].find("HIPFILE_BATCH_WORKERS"), std::string::npos);
+  }
+}
+
 TEST(ConfigTest, DirectWrites) {
   EnvSys sys;
   EXPECT_TRUE(ParseConfig(sys).direct_writes);

@@ -87,6 +87,51 @@ TEST_F(StatsL3Test, PerGpuSlotsAreIndexedByDevice) {
   EXPECT_EQ(l3.per_gpu_stats[0].reg_bytes, 0u);
 }
 
+// A tally adds up to what the same records made one by one add, including past its limit of
+// direction/GPU pairs, and adds nothing before it is flushed.
+TEST_F(StatsL3Test, TallyAddsWhatSeparateRecordsAdd) {
+  struct Rec {
+    IoDirection direction;
+    int device;
+    bool ok;
+    uint64_t bytes, micros;
+    bool unaligned;
+  };
+  const Rec recs[] = {
+      {IoDirection::kRead, 0, true, 4096, 10, false},
+      {IoDirection::kRead, 0, true, 4096, 12, true},
+      {IoDirection::kRead, 0, false, 0, 0, false},
+      {IoDirection::kWrite, 1, true, 1 << 20, 3, false},
+      {IoDirection::kRead, -1, false, 0, 0, false},
+      {IoDirection::kWrite, 2, true, 100, 1, true},
+      {IoDirection::kRead, 3, true, 8192, 7, false},
+      {IoDirection::kRead, 0, true, 2048, 2, false},
+  };
+  Stats separate;
+  Stats tallied;
+  {
+    IoTally tally(tallied);
+    for (const Rec& r : recs) {
+      separate.RecordIo(r.direction, r.device, r.ok, r.bytes, r.micros, r.unaligned);
+      tally.Record(r.direction, r.device, r.ok, r.bytes, r.micros, r.unaligned);
+    }
+    hipFileStatsLevel1_t l1;
+    tallied.FillL1(&l1);
+    // Five pairs were recorded against a limit of four: the first four were added then.
+    EXPECT_EQ(l1.read_ops.ok, 2u);
+    EXPECT_EQ(l1.read_ops.err, 2u);
+  }
+  hipFileStatsLevel3_t a;
+  hipFileStatsLevel3_t b;
+  separate.FillL3(&a, gpu_);
+  tallied.FillL3(&b, gpu_);
+  EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0);
+  EXPECT_EQ(b.detailed.basic.read_ops.ok, 4u);
+  EXPECT_EQ(b.detailed.basic.read_ops.err, 2u);
+  EXPECT_EQ(b.per_gpu_stats[0].n_unaligned_reads, 1u);
+  EXPECT_EQ(b.per_gpu_stats[2].n_unaligned_writes, 1u);
+}
+
 TEST(StatsTest, LevelZeroRecordsNothing) {
   Stats stats;
   stats.set_level(0);

@@ -101,6 +101,35 @@ TEST_F(GroupedIoTest, RandomSmallReadsAreByteExactWithOneCopyWait) {
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamQuery), 1u);  // one wait for the whole group
 }
 
+// The copy wait polls a copy that is not done yet: back to back by default, with a nap (a short
+// sleep through Sys) between polls when asked - and either way the entries arrive.
+TEST_F(GroupedIoTest, AWaitNapsBetweenPollsOnlyWhenAsked) {
+  ScopedFd fd(in_path_, O_RDONLY);
+  const IoFile file = fd.file();
+  const std::vector<IoRequest> ios = {ReadAt(file, 0, 4096, 8192), ReadAt(file, 4096, 100, 3)};
+  for (const unsigned nap_us : {0u, 5u}) {
+    EngineOptions options = Options(/*io_uring=*/true);
+    options.copy_spin_us = 10000000;  // the test's polls end the wait, not the deadline
+    options.copy_nap_us = nap_us;
+    SyncEngine engine(sys_, gpu_, options);
+    mem_.Fill(0);
+    gpu_.Reset();
+    gpu_.FailTimes(GpuOp::kStreamQuery, 3, hipErrorNotReady);  // "not done" three times
+    const uint64_t naps_before = sys_.naps();
+    const std::vector<Result<size_t>> results = Run(engine, ios);
+    for (size_t i = 0; i < ios.size(); ++i) {
+      ASSERT_TRUE(results[i].ok()) << "nap " << nap_us << ", entry " << i;
+      EXPECT_EQ(Device(i * 4096, ios[i].size),
+                Content(static_cast<size_t>(ios[i].offset), ios[i].size));
+    }
+    // The three refusals, then the runtime's own answers until the copy is done (the CPU
+    // runtime copies on a thread of its own); a nap after every poll but the last.
+    const uint64_t polls = gpu_.Calls(GpuOp::kStreamQuery);
+    EXPECT_GE(polls, 4u);
+    EXPECT_EQ(sys_.naps() - naps_before, nap_us == 0 ? 0u : polls - 1) << "nap " << nap_us;
+  }
+}
+
 TEST_F(GroupedIoTest, WritesReachTheirFilesAfterOneCopyWait) {
   ScopedFd fd(out_path_, O_WRONLY);
   const IoFile file = fd.file();
