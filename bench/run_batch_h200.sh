@@ -7,7 +7,10 @@
 #
 # Environment: SIZE (data set, default 4G), REPS (3), LIMIT (seconds per run, 5), THREADS (16),
 # DEV (GPU, 0), BATCH_WORKERS (a list such as "1 2 4": extra batch rows batch-Q128-wN run with
-# HIPFILE_BATCH_WORKERS=N, how IOPS trade against cores busy; default none), CACHE (warm, or cold: the page cache is dropped before every run, which needs
+# HIPFILE_BATCH_WORKERS=N, how IOPS trade against cores busy; default none), LEAN (WORKERS:NAP_US,
+# default 1:10: a row batch-lean run with HIPFILE_BATCH_WORKERS and HIPFILE_COPY_NAP_US set so,
+# the configuration for few cores busy, compared with pread-copy in IOPS and cores; "" skips it),
+# CACHE (warm, or cold: the page cache is dropped before every run, which needs
 # root, and the batch is compared with raw O_DIRECT preads into host memory, -x 1, from as many
 # threads as the batch path has workers (2 x cores) and from 128; pages read during a run stay
 # cached, so a 5 s run over 4 GiB ends slightly warm). FILE is created if missing and read once to warm the page cache. OUT_DIR gets
@@ -82,6 +85,11 @@ for n in ${BATCH_WORKERS:-}; do
   HIPFILE_BATCH_WORKERS=$n run "batch-Q128-w$n" -x 6 -Q 128
   CASES+=("batch-Q128-w$n")
 done
+LEAN=${LEAN-1:10}
+if [[ -n $LEAN ]]; then
+  HIPFILE_BATCH_WORKERS=${LEAN%%:*} HIPFILE_COPY_NAP_US=${LEAN##*:} run batch-lean -x 6 -Q 128
+  CASES+=(batch-lean)
+fi
 run pread-copy    -x 2
 CASES+=(pread-copy)
 if [[ $CACHE == cold ]]; then
@@ -114,6 +122,9 @@ median() {
   p=$(median pread-copy iops)
   ratio() { awk -v b="$1" -v p="$2" 'BEGIN { if (b == "-" || p == "-" || p == 0) print "n/a"; else printf "%.2f", b / p }'; }
   echo "IOPS ratio -x 6 / -x 2: $(ratio "$b" "$p")"
+  if [[ -n $LEAN ]]; then
+    echo "batch-lean ($LEAN) / pread-copy: IOPS $(ratio "$(median batch-lean iops)" "$p"), cores busy $(ratio "$(median batch-lean cores_busy)" "$(median pread-copy cores_busy)")"
+  fi
   if [[ $CACHE == cold ]]; then
     echo "IOPS ratio -x 6 / O_DIRECT at $WORKERS threads: $(ratio "$b" "$(median "odirect-host-w$WORKERS" iops)")"
     echo "IOPS ratio -x 6 / O_DIRECT at 128 threads: $(ratio "$b" "$(median odirect-host-w128 iops)")"
