@@ -12,7 +12,7 @@
 # the configuration for few cores busy, compared with pread-copy in IOPS and cores; "" skips it),
 # CACHE (warm, or cold: the page cache is dropped before every run, which needs
 # root, and the batch is compared with raw O_DIRECT preads into host memory, -x 1, from as many
-# threads as the batch path has workers (2 x cores) and from 128; pages read during a run stay
+# threads as the batch path has workers (one per core) and from 128; pages read during a run stay
 # cached, so a 5 s run over 4 GiB ends slightly warm). FILE is created if missing and read once to warm the page cache. OUT_DIR gets
 # results.jsonl (one line per run, with the case, the rep and the CPU time) and table.md.
 # "cores busy" is (user + sys CPU time of the run, all threads) / wall time, from bash's `time`
@@ -27,7 +27,7 @@ REPS=${REPS:-3}
 LIMIT=${LIMIT:-5}
 THREADS=${THREADS:-16}
 CACHE=${CACHE:-warm}
-WORKERS=$((2 * $(nproc)))
+WORKERS=$(nproc)
 DEV=${DEV:-0}
 
 BENCH=""

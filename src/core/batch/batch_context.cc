@@ -87,11 +87,23 @@ void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run
   Execute(claimed, run);
 }
 
+size_t BatchContext::RunsToQueue(const GroupLimits& limits) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const size_t pending = live_ - running_;
+  if (pending == 0) return 0;
+  const size_t share = GroupShareLocked(limits);
+  const size_t wanted = (pending + share - 1) / share;
+  const size_t more = wanted > queued_runs_ ? wanted - queued_runs_ : 0;
+  queued_runs_ += more;
+  return more;
+}
+
 bool BatchContext::RunNext(const GroupLimits& limits, const Runner& run) {
   Claimed claimed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (queue_.empty()) return false;  // its front, when there is one, is Pending
+    if (queued_runs_ > 0) --queued_runs_;  // this is one of them, started
+    if (queue_.empty()) return false;      // its front, when there is one, is Pending
     ClaimLocked(0, limits, &claimed);
   }
   return Execute(claimed, run);

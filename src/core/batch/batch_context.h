@@ -86,6 +86,13 @@ class BatchContext {
   bool RunNext(const GroupLimits& limits, const Runner& run);
   // How many small entries a run would claim now: ceil(pending / spread), within 1..max_entries.
   size_t GroupShare(const GroupLimits& limits) const;
+  // How many more RunNext calls the caller should queue now: enough for the Pending entries in
+  // groups of GroupShare, less those queued already (counted from here until a RunNext starts).
+  // A pool that queues what this says after each Accept and after each RunNext keeps every
+  // batch's queued runs in proportion to its Pending entries - so batches share the workers
+  // round-robin instead of by how often they submit - and a Pending entry always has a run
+  // queued or running that will look at it again.
+  size_t RunsToQueue(const GroupLimits& limits);
 
   // Waits until min(min_nr, outstanding) events are ready or the deadline passes, then moves up to
   // max_events of them (oldest first) to out and returns how many.
@@ -145,6 +152,7 @@ class BatchContext {
   std::deque<Queued> queue_;            // guarded by mu_; Pending entries, oldest first
   size_t live_ = 0;                     // guarded by mu_; Pending and Running entries
   size_t running_ = 0;                  // guarded by mu_
+  size_t queued_runs_ = 0;              // guarded by mu_; see RunsToQueue
   std::deque<hipFileIOEvents_t> done_;  // guarded by mu_; terminal events, oldest first
 };
 

@@ -68,10 +68,11 @@ class BatchManager {
  private:
   std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const;
   WorkerPool& Pool();
-  // Queues one RunNext of the batch on the pool; it queues the next while entries are left.
+  // Queues the RunNext calls the batch asks for (BatchContext::RunsToQueue); each queues what
+  // the batch asks for once it has run.
   void Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,
                 const BatchContext::GroupLimits& limits);
-  // max(2 x hardware threads, ExecutionMaxIOThreads in use), at most kMaxBatchIoCount.
+  // max(hardware threads, ExecutionMaxIOThreads in use), at most kMaxBatchIoCount.
   unsigned AutoBatchThreads() const;
 
   Driver& driver_;

@@ -373,6 +373,43 @@ TEST(BatchContextTest, GroupShareCountsWhatIsPendingInEveryBatch) {
   EXPECT_EQ(ha.groups().back().size(), 1u);
 }
 
+// Runs to queue: one per group the Pending entries make, less those queued and not started; a
+// started run counts no more, so what it leaves is asked for again; nothing once none is Pending.
+TEST(BatchContextTest, RunsToQueueFollowPendingEntriesNotSubmissions) {
+  BatchContext batch(64);
+  Harness h(batch);
+  BatchContext::GroupLimits limits;
+  limits.max_entries = 16;
+  limits.max_bytes = 4096;
+  limits.spread = 1;
+  EXPECT_EQ(batch.RunsToQueue(limits), 0u) << "nothing pending";
+  ASSERT_TRUE(h.Accept(Entries(40, 4096)).ok());
+  EXPECT_EQ(batch.RunsToQueue(limits), 3u);  // 16 + 16 + 8
+  EXPECT_EQ(batch.RunsToQueue(limits), 0u) << "queued already";
+  for (int i = 0; i < 10; ++i) {
+    // One entry per submission, as a program refilling on every completion submits.
+    ASSERT_TRUE(h.Accept(Entries(1, 4096)).ok());
+    // 41..48 pending fit in the 3 groups queued; 49 need a 4th; 50 fit in 4.
+    EXPECT_EQ(batch.RunsToQueue(limits), i == 8 ? 1u : 0u) << i;
+  }
+  // 50 pending, 4 queued. Each run takes 16 and leaves the rest to the runs still queued.
+  EXPECT_TRUE(h.RunNext(limits));
+  EXPECT_EQ(batch.RunsToQueue(limits), 0u);  // 34 pending: 3 groups, 3 queued
+  EXPECT_TRUE(h.RunNext(limits));
+  EXPECT_TRUE(h.RunNext(limits));
+  EXPECT_EQ(batch.RunsToQueue(limits), 0u);  // 2 pending, 1 queued
+  EXPECT_FALSE(h.RunNext(limits));
+  EXPECT_EQ(batch.RunsToQueue(limits), 0u) << "nothing pending";
+  EXPECT_EQ(batch.Outstanding(), 50u);
+  // A queued run whose entry was canceled meanwhile finds nothing, and no longer counts.
+  ASSERT_TRUE(h.Accept(Entries(1, 4096)).ok());
+  EXPECT_EQ(batch.RunsToQueue(limits), 1u);
+  batch.Cancel();
+  EXPECT_FALSE(h.RunNext(limits));
+  ASSERT_TRUE(h.Accept(Entries(1, 4096)).ok());
+  EXPECT_EQ(batch.RunsToQueue(limits), 1u);
+}
+
 // The worker pool hands out one RunNext per group: each takes the oldest Pending entries and
 // says whether any are left for the next run.
 TEST(BatchContextTest, RunNextTakesTheOldestPendingAndSaysWhatIsLeft) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -379,6 +380,23 @@ TEST_F(BatchTest, NrBoundsTheEventsReturned) {
   nr = 3;
   ASSERT_TRUE(manager().GetStatus(*batch, 2, &nr, events, nullptr).ok());
   EXPECT_EQ(nr, 2u);
+}
+
+// Automatic sizing: one worker per hardware thread, at least ExecutionMaxIOThreads, made at the
+// first submission.
+TEST_F(BatchTest, TheAutomaticPoolHasOneWorkerPerHardwareThread) {
+  workers_ = 0;
+  ASSERT_TRUE(driver().SetParameterSizeT(hipFileParamExecutionMaxIOThreads, 3).ok());
+  const Result<hipFileBatchHandle_t> batch = manager().SetUp(1);
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ(manager().WorkerCount(), 0u) << "no pool before the first submission";
+  hipFileHandle_t fh = OpenFile("f", 4096, O_RDWR);
+  void* buf = DeviceAlloc(4096);
+  const hipFileIOParams_t entry = Entry(hipFileBatchRead, fh, buf, 4096, 0, 0);
+  ASSERT_TRUE(manager().Submit(*batch, 1, &entry).ok());
+  EXPECT_EQ(Drain(*batch, 1).size(), 1u);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(manager().WorkerCount(), std::min(std::max(cores, 3u), 128u));
 }
 
 TEST_F(BatchTest, EntriesRunConcurrentlyOnTheWorkers) {
