@@ -29,6 +29,21 @@ void ReadBool(platform::Sys& sys, const char* name, bool* out, Config* config) {
           *out ? "true" : "false");
 }
 
+// An unsigned decimal within [lo, hi] into *out; anything else is reported, naming what *out
+// keeps (`keeps`, or its value when null).
+template <class T>
+void ReadNumber(platform::Sys& sys, const char* name, uint64_t lo, uint64_t hi,
+                const char* expected, const char* keeps, T* out, Config* config) {
+  const char* value = sys.Getenv(name);
+  if (value == nullptr) return;
+  const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
+  if (parsed && *parsed >= lo && *parsed <= hi) {
+    *out = static_cast<T>(*parsed);
+    return;
+  }
+  Problem(config, name, value, expected, keeps != nullptr ? keeps : std::to_string(*out));
+}
+
 }  // namespace
 
 bool ParseLogLevel(const std::string& text, LogLevel* level) {
@@ -88,50 +103,17 @@ Config ParseConfig(platform::Sys& sys) {
       Problem(&config, kEnvPageCache, value, "one of auto, on, off", "auto");
     }
   }
-  if (const char* value = sys.Getenv(kEnvPageCachePinAfter)) {
-    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
-    if (parsed && *parsed >= 1 && *parsed <= 1000) {
-      config.page_cache_pin_after = static_cast<unsigned>(*parsed);
-    } else {
-      Problem(&config, kEnvPageCachePinAfter, value, "a number from 1 to 1000",
-              std::to_string(config.page_cache_pin_after));
-    }
-  }
-  if (const char* value = sys.Getenv(kEnvPageCacheMaxPinnedMb)) {
-    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
-    if (parsed && *parsed <= (uint64_t{1} << 40)) {
-      config.page_cache_max_pinned_mb = *parsed;
-    } else {
-      Problem(&config, kEnvPageCacheMaxPinnedMb, value, "a size in MiB", "0 (automatic)");
-    }
-  }
-  if (const char* value = sys.Getenv(kEnvCopySpinUs)) {
-    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
-    if (parsed && *parsed <= 1000000) {
-      config.copy_spin_us = static_cast<unsigned>(*parsed);
-    } else {
-      Problem(&config, kEnvCopySpinUs, value, "microseconds from 0 to 1000000",
-              std::to_string(config.copy_spin_us));
-    }
-  }
-  if (const char* value = sys.Getenv(kEnvCopyNapUs)) {
-    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
-    if (parsed && *parsed <= 1000) {
-      config.copy_nap_us = static_cast<unsigned>(*parsed);
-    } else {
-      Problem(&config, kEnvCopyNapUs, value, "microseconds from 0 to 1000",
-              std::to_string(config.copy_nap_us));
-    }
-  }
+  ReadNumber(sys, kEnvPageCachePinAfter, 1, 1000, "a number from 1 to 1000", nullptr,
+             &config.page_cache_pin_after, &config);
+  ReadNumber(sys, kEnvPageCacheMaxPinnedMb, 0, uint64_t{1} << 40, "a size in MiB", "0 (automatic)",
+             &config.page_cache_max_pinned_mb, &config);
+  ReadNumber(sys, kEnvCopySpinUs, 0, 1000000, "microseconds from 0 to 1000000", nullptr,
+             &config.copy_spin_us, &config);
+  ReadNumber(sys, kEnvCopyNapUs, 0, 1000, "microseconds from 0 to 1000", nullptr,
+             &config.copy_nap_us, &config);
   ReadBool(sys, kEnvDirectWrites, &config.direct_writes, &config);
-  if (const char* value = sys.Getenv(kEnvBatchWorkers)) {
-    const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
-    if (parsed && *parsed >= 1 && *parsed <= 128) {
-      config.batch_workers = static_cast<unsigned>(*parsed);
-    } else {
-      Problem(&config, kEnvBatchWorkers, value, "a number of threads from 1 to 128", "automatic");
-    }
-  }
+  ReadNumber(sys, kEnvBatchWorkers, 1, 128, "a number of threads from 1 to 128", "automatic",
+             &config.batch_workers, &config);
   if (config.force_compat_mode && !config.allow_compat_mode) {
     // Printed whatever the log level (as AMD's library does): the variables contradict each other.
     Log(LogLevel::kWarn,

@@ -43,7 +43,7 @@ inline constexpr char kEnvCopyKernel[] = "HIPFILE_COPY_KERNEL";
 // Boolean: stream-ordered operations on device memory copy on their own stream (default true;
 // docs/async.md); false: on the engine's streams, as before 2026-12-01.
 inline constexpr char kEnvAsyncStaged[] = "HIPFILE_ASYNC_STAGED";
-// 1..128: worker threads of the batch pool (default 0 = automatic: max(2 x hardware threads,
+// 1..128: worker threads of the batch pool (default 0 = automatic: max(hardware threads,
 // hipFileParamExecutionMaxIOThreads)).
 inline constexpr char kEnvBatchWorkers[] = "HIPFILE_BATCH_WORKERS";
 // off|error|warn|info|debug or 0..4.

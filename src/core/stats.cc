@@ -54,14 +54,18 @@ void IoTally::Record(IoDirection direction, int device, bool ok, uint64_t bytes,
     part->direction = direction;
     part->device = device;
   }
-  if (ok) {
-    ++part->ok;
-    part->bytes += bytes;
-    part->micros += micros;
-    ++part->hist[SizeHistogramBucket(bytes)];
-    if (unaligned) ++part->unaligned;
+  part->Count(ok, bytes, micros, unaligned);
+}
+
+void IoTally::Part::Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bool is_unaligned) {
+  if (moved) {
+    ++ok;
+    bytes += bytes_moved;
+    micros += took_us;
+    ++hist[SizeHistogramBucket(bytes_moved)];
+    if (is_unaligned) ++unaligned;
   } else {
-    ++part->err;
+    ++err;
   }
 }
 
@@ -74,8 +78,13 @@ void IoTally::Flush() {
 
 void Stats::RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
                      bool unaligned) {
-  IoTally tally(*this);
-  tally.Record(direction, device, ok, bytes, micros, unaligned);
+  if (!Enabled()) return;
+  // One part, not a whole tally: this is every synchronous transfer's path.
+  IoTally::Part part;
+  part.direction = direction;
+  part.device = device;
+  part.Count(ok, bytes, micros, unaligned);
+  AddPart(part);
 }
 
 void Stats::Add(const IoTally& tally) {

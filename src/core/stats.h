@@ -47,6 +47,8 @@ class IoTally {
     int device = -1;
     uint64_t ok = 0, err = 0, bytes = 0, micros = 0, unaligned = 0;
     uint64_t hist[kSizeHistogramBuckets] = {};
+    // Counts one transfer of this direction and GPU.
+    void Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bool is_unaligned);
   };
   static constexpr size_t kMaxParts = 4;
 
