@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Draws the results of bench/run_h200.sh (and bench/run_batch_h200.sh) as one PNG.
 
     bench/plot_results.py RESULTS.jsonl [BATCH-RESULTS.jsonl] [-o OUT.png] [--title TEXT]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Stream-ordered I/O on one file, staged (copies on each operation's stream, the default) against
 # the engine's way (HIPFILE_ASYNC_STAGED=0), in one run:
 #   1. 4 KiB random reads, hipfile-bench -x 5 at 1, 4 and 16 streams (-w) with 8 in flight each:

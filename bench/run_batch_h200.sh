@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # 4 KiB random reads from a warm file, 16 threads: hipFile batch (-x 6) against pread + hipMemcpy
 # (-x 2), hipFile sync (-x 0) and stream-ordered hipFile (-x 5). Prints a table of median IOPS,
 # p50/p99 latency and cores busy over REPS runs, and the IOPS ratio of -x 6 to -x 2.

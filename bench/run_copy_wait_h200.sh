@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CPU cost of waiting for copies: the engine's poll-then-sleep wait (HIPFILE_COPY_SPIN_US, default
 # 20 us) against a spin for the whole copy (HIPFILE_COPY_SPIN_US=1000000, the behaviour of a
 # plain cuStreamSynchronize), on 4 KiB random reads (sync and batch) and 16 MiB sequential reads

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Compares hipFile's sync path with the baselines of issue 4 and with NVIDIA cuFile and RAPIDS
 # KvikIO on one file, warm and with the page cache dropped, reads and writes, and writes JSON
 # lines, a table and a chart.

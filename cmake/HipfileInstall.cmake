@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install: the library, the public header, the HIP subset headers, a CMake package exporting
 # hip::hipfile, and hipfile.pc. The list is explicit: nothing under src/ is installed.
 include(CMakePackageConfigHelpers)
@@ -28,3 +29,6 @@ file(RELATIVE_PATH HIPFILE_PC_PREFIX_FROM_PCDIR
   /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/hipfile.pc.in ${PROJECT_BINARY_DIR}/hipfile.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/hipfile.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The licence travels with the package (MIT, as upstream hipFile).
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/licenses/hipfile)

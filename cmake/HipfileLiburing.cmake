@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # liburing, for the io_uring submission path (src/platform/io_ring.cc, engine::RingIo).
 #
 # With HIPFILE_IO_URING ON (the default) and liburing found, sets

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hipfile_warnings(<target>): the project's warning set; -Werror when HIPFILE_WERROR is ON (CI).
 function(hipfile_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wnon-virtual-dtor

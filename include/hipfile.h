@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* hipfile.h - the hipFile C API: GPU-direct storage I/O.
  *
  * Same names, types and numeric values as AMD hipFile 0.5, so programs written for hipFile build

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* hipfile_ext.h - extensions of this implementation beyond the hipFile API.
  *
  * Everything here is prefixed hipFileExt and absent from AMD's hipFile; programs that want to stay

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer target over the C API (tests/fuzz/api_fuzzer.cc) with clang into build-fuzz/
 # and runs it for FUZZ_SECONDS (default 60), starting from the committed corpus tests/fuzz/corpus,
 # which is only read: new inputs go to build-fuzz/corpus. Prints the number of inputs executed.

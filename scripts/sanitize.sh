@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the library and its tests with sanitizers and runs the unit, system and stress tests on
 # the CPU runtime:
 #   scripts/sanitize.sh address   ASan + UBSan, in build-asan/

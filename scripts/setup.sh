@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One-step set-up on a fresh Debian/Ubuntu machine: installs the packages the build needs, builds
 # the library, its tests, tools and examples into build/, and runs the main job: a round trip of a
 # file through GPU memory (the CPU runtime stands in for the GPU on machines without one).

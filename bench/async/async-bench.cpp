@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // async-bench: the stream-ordered path against the synchronous one, on one file in one run.
 //
 //   async-bench FILE [STREAMS=16] [SLICE_MIB=256] [LATENCY_OPS=2000]

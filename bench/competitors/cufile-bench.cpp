@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cufile-bench: NVIDIA cuFile on the harness of hipfile-bench. Threads move a data set between a
 // file and GPU memory with cuFileRead / cuFileWrite, and the program prints one JSON line in
 // hipfile-bench's --json schema, with "ok": false and "error" naming the call that failed when

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Downloads RAPIDS KvikIO's wheels for a machine without internet access (the H200), so that
 # bench/run_h200.sh can measure KvikIO there: KVIKIO_WHEELS=DEST makes it install them into a
 # temporary folder with pip --no-index when $PYTHON cannot import kvikio.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """kvikio-bench: RAPIDS KvikIO on the harness of hipfile-bench.
 
 Reads (or writes) a data set between a file and a CuPy array with kvikio.CuFile.pread / pwrite

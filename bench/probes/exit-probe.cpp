@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // exit-probe: does a process exit while a stream is blocked? Modes:
 //   hostfn         a host function that never returns, then exit(0)
 //   hostfn-read    the same, with a hipFileReadAsync queued behind it and one on another stream

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // implicit-sync-probe: which GPU runtime calls wait for a stream that is stalled on a stream
 // memory wait (the state of a stream carrying a stream-ordered hipFile operation). Any call that
 // does must never run on the I/O path while such operations are in flight. Prints one line per

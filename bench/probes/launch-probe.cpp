@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How much CPU does queueing small GPU copies cost, per copy, with many threads? Three ways of
 // moving G pieces of S bytes from pinned host memory to device memory per round, one stream per
 // thread, one cuStreamSynchronize per round:

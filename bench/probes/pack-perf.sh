@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Packs this machine's perf and the shared libraries it needs (all but the C library's own) into
 # a folder, so that it can travel to a machine without perf - the device machine, as a carried
 # path - and run there:

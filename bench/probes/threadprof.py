@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """threadprof.py PID SECONDS [INTERVAL_MS]: per-thread-name CPU (user/sys cores) and a histogram of
 the system call each thread is in (from /proc/PID/task/*/syscall, which needs the right to trace
 the process: root or the same user), sampled every INTERVAL_MS (5). Names of x86-64 system calls;

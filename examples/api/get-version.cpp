@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* get-version: prints the hipFile version from the header macros and from the library. */
 #include <hipfile.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* roundtrip-async-multi-stream READ_FILE WRITE_FILE [GPUID]
  * roundtrip-async-multi-stream-registered READ_FILE WRITE_FILE [GPUID]  (built with
  * REGISTER_STREAMS)

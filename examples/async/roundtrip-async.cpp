@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* roundtrip-async READ_FILE WRITE_FILE [GPUID]
  * roundtrip-async-nonblocking-stream READ_FILE WRITE_FILE [GPUID]   (built with USE_NONBLOCKING)
  *

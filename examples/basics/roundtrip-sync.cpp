@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* roundtrip-sync READ_FILE WRITE_FILE [GPUID]
  *
  * Seeds READ_FILE with RS_SIZE bytes of the test pattern, reads it into GPU memory with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* batch-roundtrip READ_FILE WRITE_FILE FILE_SIZE [GPUID]
  *
  * Seeds READ_FILE with FILE_SIZE bytes of the test pattern, then copies it to WRITE_FILE through

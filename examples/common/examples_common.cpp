@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "examples_common.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* examples_common.h - helpers shared by the hipFile examples: seeding, hashing (FNV-1a 64) and
  * verifying files, and opening files registered with hipFile. Each example still calls the
  * hipFile API itself in main(), so it reads top to bottom. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stream-ordered I/O: hipFileReadAsync / hipFileWriteAsync / hipFileStreamRegister /
 // hipFileStreamDeregister. How operations run: docs/async.md.
 #include <hipfile.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Batch I/O: hipFileBatchIO*. Semantics and design: docs/batch.md.
 #include <hipfile.h>
 

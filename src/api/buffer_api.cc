@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Buffers: hipFileBufRegister / hipFileBufDeregister.
 #include <hipfile.h>
 

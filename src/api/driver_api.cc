@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Driver lifecycle and properties: hipFileDriverOpen/Close, hipFileUseCount,
 // hipFileDriverGetProperties, hipFileDriverSet*.
 #include <hipfile.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipFileGetOpErrorString.
 #include <hipfile.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File handles: hipFileHandleRegister / hipFileHandleDeregister.
 #include <hipfile.h>
 

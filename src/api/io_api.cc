@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synchronous I/O: hipFileRead / hipFileWrite.
 #include <hipfile.h>
 

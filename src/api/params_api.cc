@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parameter API: hipFileGet/SetParameterSizeT/Bool/String. The enum arguments are read as
 // integers, so values outside the enums reach the range checks instead of undefined behaviour.
 #include <hipfile.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipfile_ext.h: which GPU runtime the process uses, and why.
 #include <hipfile_ext.h>
 

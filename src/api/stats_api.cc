@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Statistics: hipFileGetStatsL1/L2/L3. They do not open the driver.
 #include <hipfile.h>
 

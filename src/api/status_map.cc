@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/status_map.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How internal results become the C API's error values (include/hipfile.h, "Errors").
 #pragma once
 

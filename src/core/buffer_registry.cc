@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/buffer_registry.h"
 
 #include "util/log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BufferRegistry: GPU and pinned host buffers registered with hipFileBufRegister, and the
 // description of unregistered memory passed to an I/O call.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Config: the environment, read once. Every variable is documented in docs/environment.md.
 #pragma once
 

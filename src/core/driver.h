@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Driver: the library's root object - the use count, the file and buffer registries, the
 // parameters and the I/O engine, behind one lock (hipFile spec §1.3).
 //

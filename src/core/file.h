@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: one registered file handle (hipFileHandleRegister), and what registration learned about
 // it for the engine's later choice of path.
 #pragma once

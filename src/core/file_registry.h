@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FileRegistry: the registered files, by handle and by the caller's descriptor.
 //
 // OpenFile does the system-call work of a registration (checks, the library's own descriptors,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pure rules of a synchronous read or write (hipFile spec §1.8).
 #pragma once
 

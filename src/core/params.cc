@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/params.h"
 
 #include <climits>

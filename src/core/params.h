@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The values behind the parameter API (hipFileGet/SetParameter*, hipFileDriverSet*). What each
 // one controls is in docs/parameters.md.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/process_runtime.h"
 
 #include <strings.h>

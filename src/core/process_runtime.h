@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process's GPU runtime: the one process global below the C boundary.
 //
 // Chosen on first use from HIPFILE_RUNTIME (auto | cuda | cpu; see docs/environment.md):

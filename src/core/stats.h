@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stats: in-process counters behind hipFileGetStatsL1/L2/L3. Lock-free (relaxed atomics); a
 // snapshot taken while I/O runs may mix counts from before and after an operation.
 #pragma once

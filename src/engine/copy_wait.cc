@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/copy_wait.h"
 
 namespace hipfile::engine {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // WaitForLane: waits for the work queued on a copy lane without keeping a core busy longer than
 // it pays.
 //

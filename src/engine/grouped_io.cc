@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/grouped_io.h"
 
 #include <algorithm>

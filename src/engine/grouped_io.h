@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Small transfers run together: the batch path's answer to the cost of one GPU copy round trip
 // per 4 KiB entry.
 //

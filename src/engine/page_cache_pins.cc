@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/page_cache_pins.h"
 
 #include <sys/mman.h>

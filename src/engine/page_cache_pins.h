@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PageCachePins: read-only mappings of the files being read, kept from one request to the next,
 // and windows of them pinned for the GPU to copy from (the page-cache path).
 //

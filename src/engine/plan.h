@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transfer planner: a pure function from the numbers of one request to a list of chunks, each
 // with the way its bytes move. The engine only executes plans; every policy decision is here.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whole-range pread/pwrite loops over Sys: the retry and short-count rules of the data path.
 //
 // EINTR and EAGAIN are retried, at most kMaxConsecutiveRetries times in a row (a descriptor that

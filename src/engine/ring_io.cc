@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/ring_io.h"
 
 #include <errno.h>

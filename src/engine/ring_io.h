@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RingIo: runs a set of whole-range reads and writes at once through io_uring, each with the
 // rules of PreadFull/PwriteFull (engine/retry.h): short counts are continued, a read that
 // completes 0 is end of file, a write that completes 0 is tried once more and then EIO, EINTR and

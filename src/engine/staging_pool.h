@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StagingPool: pinned, page-aligned host buffers of one size, shared by all transfers of an engine.
 //
 // Lifetime: buffers are made with GpuRuntime::HostMalloc - all at once by Reserve (what the

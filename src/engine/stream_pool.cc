@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/stream_pool.h"
 
 #include "util/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StreamPool: lanes for the engine's copies - a non-blocking stream per lane, and an event
 // (blocking sync, no timing) to wait on it without spinning a core (engine/copy_wait.h).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/sync_io.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The synchronous data path: moves bytes between a file and GPU or pinned host memory.
 //
 // Each request is planned (engine/plan.h) into chunks, each moved one of three ways: copied by

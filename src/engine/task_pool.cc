@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/task_pool.h"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // TaskPool: the engine's worker threads, which help the calling thread through a request's chunks.
 //
 // Lifetime: threads start on the first Submit (an engine that never splits a request never makes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/transfer.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // TransferJob: one request in flight — its plan, each chunk's outcome, and the threads working
 // on it (the caller and any engine workers that join).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Copies and fills. Zero bytes succeed without touching the pointers; otherwise a null pointer is
 // hipErrorInvalidValue, as in HIP.
 #include <hip/hip_runtime_api.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Devices: count, the calling thread's current device, synchronization, memory totals.
 #include <hip/hip_runtime_api.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipGetErrorName, hipGetErrorString, hipGetLastError, hipPeekAtLastError. None of them records
 // an error.
 #include <hip/hip_runtime_api.h>

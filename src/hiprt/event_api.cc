@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Events. A null event is hipErrorInvalidHandle, as in HIP.
 #include <hip/hip_runtime_api.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "hiprt/last_error.h"
 
 namespace hipfile::hiprt {

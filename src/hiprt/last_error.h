@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-thread "last error" of the HIP runtime subset (hipGetLastError / hipPeekAtLastError).
 //
 // HIP 6 semantics: a failing call stores its error in the calling thread's slot and the error stays

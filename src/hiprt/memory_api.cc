@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Allocation and registration: device memory, pinned host memory, registered host memory.
 #include <hip/hip_runtime_api.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the runtime knows about a pointer: hipPointerGetAttributes and hipMemGetAddressRange.
 #include <hip/hip_runtime_api.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Streams and host functions. A null stream is the default (legacy) stream everywhere except
 // hipStreamDestroy, which cannot destroy it.
 #include <hip/hip_runtime_api.h>

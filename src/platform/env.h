@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parsing of environment variable values. Pure functions: the caller reads the variable (through
 // Sys::Getenv) and decides what to do with a value that does not parse.
 #pragma once

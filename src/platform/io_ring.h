@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IoRing: a submission queue of reads and writes that run at once (io_uring), behind an interface
 // so that tests can inject faults into it as they do into Sys (tests/fakes/fault_sys.h).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // /proc/self/mountinfo parsing (proc(5)): which file system holds a device, with its options.
 #pragma once
 

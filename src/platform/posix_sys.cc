@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sys: every system call the library makes goes through this interface.
 //
 // The real implementation (PosixSys) captures errno at the call and returns it as

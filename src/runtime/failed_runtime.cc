@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "runtime/failed_runtime.h"
 
 namespace hipfile::runtime {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A GpuRuntime whose every call fails with one error: what a forced but unusable runtime gives,
 // so that programs see a clear error instead of silently running on another runtime.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GpuRuntime: every GPU call the library makes goes through this interface.
 //
 // Two implementations: CUDA (driver API loaded at run time; src/runtime/cuda) and CPU (device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Alignment arithmetic on unsigned sizes. `a` must be a power of two unless noted.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names and descriptions of the library's error codes: hipFile op errors and HIP runtime errors.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Logging to stderr, "hipfile[<level>]: message". The threshold comes from HIPFILE_LOG_LEVEL
 // (see docs/environment.md), set once by the configuration.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "util/status.h"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Status and Result: errors as values inside the library.
 //
 // Three error channels are kept apart, because the C API reports each one differently:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "util/thread_name.h"
 
 #include <pthread.h>

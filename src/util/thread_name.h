@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names for the library's threads, as top -H, ps -L, perf, gdb and bench/probes/threadprof.py
 // show them: "hf-<role>" or "hf-<role>-<index>", cut to the 15 characters Linux keeps.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Compiled as C11 and C2x with -Werror: the public headers must be valid C. */
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installs the build into a scratch prefix, then builds and runs tests/compat/consumer and the
 # fault programs of tests/compat/fault_programs against it with find_package(hipfile CONFIG), and
 # compiles the consumer with pkg-config's flags.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FaultPlan: the fault bookkeeping shared by FaultSys and FaultRuntime.
 //
 // Operations are small integers below `num_ops`; a fault is a nonzero code (an errno value or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fakes/fault_runtime.h"
 
 namespace hipfile::testing {

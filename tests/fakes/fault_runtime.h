@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FaultRuntime: a runtime::GpuRuntime that forwards to another and injects hipError_t failures.
 //
 //   auto cpu = runtime::CreateCpuRuntime();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fakes/fault_sys.h"
 
 #include <algorithm>

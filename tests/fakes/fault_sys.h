@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FaultSys: a platform::Sys that forwards to another and injects failures and short counts.
 //
 //   testing::FaultSys sys;                       // over the real system calls

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StreamGate: holds a stream in a host function until the test opens it, so a test can change
 // state (arguments, registrations, the driver) while work queued behind it has not run yet.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GateSys: a FaultSys whose Pread and Pwrite wait while its gate is closed, so that a test can
 // hold a transfer in flight (a batch entry Running, a stream-ordered read started) and change
 // the world under it. The gate is open until CloseGate.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fakes/temp_dir.h"
 
 #include <fcntl.h>

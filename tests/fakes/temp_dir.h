@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // TempDir: a fresh directory for one test, removed with everything in it at the end.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fakes/tiny_tmpfs.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // TinyTmpfs: a tmpfs of a few pages mounted for one test, so that writes meet a real ENOSPC.
 //
 // A child process mounts it in a mount namespace of its own - as root after

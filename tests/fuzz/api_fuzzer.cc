@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // api_fuzzer: a libFuzzer target that drives the hipFile C API (include/hipfile.h) on the CPU
 // runtime. Each input is decoded into a sequence of up to kMaxCalls calls - driver open and close,
 // handle and buffer (de)registration, sync, stream-ordered and batch I/O, parameters, statistics -

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stream-ordered operations on device memory whose copies run on their own stream (staged:
 // core/async/async_executor.h), through a core::Driver on FaultRuntime over the CPU runtime:
 // every byte of multi-chunk reads and writes, sizes bound at execution, end of file, system-call

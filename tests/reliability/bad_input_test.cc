@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bad input at every C API entry point of include/hipfile.h, on the process runtime: NULLs,
 // negative and overflowing offsets and sizes, unknown or deregistered handles, buffers, streams
 // and batches, out-of-range enum values and flags, double (de)registration, wrong file types and

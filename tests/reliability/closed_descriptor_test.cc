@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The caller closes its descriptor while reads on it wait: stream-ordered reads queued behind a
 // held stream (StreamGate) and batch reads held in flight at pread (GateSys), each with an
 // O_DIRECT-aligned and an unaligned (buffered) request. Every read ends with -EBADF or with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Real ENOSPC: a write into a 1 MiB tmpfs, on every API path, reports a short count of exactly
 // the bytes that reached the file, and the next write, which can move nothing, reports ENOSPC
 // with the file unchanged. Skipped, with the reason, where no tmpfs can be mounted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Storage faults on every API path (sync read/write, stream-ordered, batch) through a
 // core::Driver built on FaultSys and the CPU runtime: EINTR/EAGAIN retried, short transfers
 // continued, EIO/ESTALE reported with errno intact, EIO/ENOSPC part-way giving exactly the bytes

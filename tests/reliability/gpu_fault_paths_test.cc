@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU-runtime faults on every API path (sync, stream-ordered, batch) through a core::Driver built
 // on FaultRuntime over the CPU runtime. FaultRuntime says device memory is not host memory, so
 // the engine takes the staged path a GPU takes: pinned staging buffers, copies on its own copy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IoPathTest: a fixture that runs one transfer on any of the three API paths - Driver::Read/Write
 // (sync), Driver::SubmitAsync on a CPU-runtime stream (stream-ordered) and a BatchManager of its
 // own (batch) - and reports it the same way, so one scenario is checked on all three. The Driver

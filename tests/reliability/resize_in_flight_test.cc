@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A file truncated or extended by someone else while a read on it waits: a stream-ordered read
 // queued behind a held stream (StreamGate), and a batch read held in flight at its first pread
 // (GateSys). The read sees the file as it is when it runs: a short count of exactly the bytes

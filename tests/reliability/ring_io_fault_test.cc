@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Faults under engine::RingIo, injected through FaultSys's rings (FaultRing): EINTR/EAGAIN
 // resubmitted, short counts continued, EIO/ENOSPC stopping one transfer with the bytes that
 // moved, the ring refused (EPERM, ENOSYS) or a submission failing, with pread/pwrite taking over

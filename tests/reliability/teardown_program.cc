@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Teardown with work outstanding (issue 6): dlclose() of libhipfile.so, process exit and
 // hipFileDriverClose while a file, a buffer and a stream are registered, stream-ordered reads are
 // queued behind a held stream and a batch is in flight. The library is reached only through

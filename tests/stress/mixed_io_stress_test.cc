@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stress: for a bounded time (HIPFILE_STRESS_SECONDS, default 10) eight threads do mixed sync,
 // stream-ordered and batch reads and writes through the C API on one shared registered file,
 // each in a region of its own, with random sizes, offsets and buffer offsets; every byte read is

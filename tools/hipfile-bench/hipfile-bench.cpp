@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipfile-bench: moves a data set between a file and GPU memory with several threads and prints
 // gdsio's result line (or JSON), for hipFile's sync path and the baselines it must beat.
 //

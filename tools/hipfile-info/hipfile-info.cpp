@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipfile-info: what this machine's hipFile would do - version, GPU runtime and why, devices,
 // and the driver properties in use.
 //   hipfile-info           full report

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* hip/hip_runtime_api.h - the subset of the HIP runtime API that hipFile programs use.
  *
  * Installed only where no real HIP is present. On a machine with an NVIDIA GPU the calls run on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // AsyncExecutor's internals shared by its two files (async_executor.cc, async_staged.cc): the
 // channel words, a channel, and a staged operation in progress. Not part of any interface.
 #pragma once

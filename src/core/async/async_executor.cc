@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/async/async_executor.h"
 
 #include <hipfile.h>

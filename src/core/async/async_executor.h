@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // AsyncExecutor: runs stream-ordered operations without host callbacks.
 //
 // Each stream that carries operations gets a channel: two 32-bit words in pinned host memory,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/async/async_op.h"
 
 #include <hipfile.h>

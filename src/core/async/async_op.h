@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One stream-ordered read or write, as submitted by hipFileReadAsync / hipFileWriteAsync.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // AsyncExecutor: staged operations, whose GPU copies run on their own stream (async_executor.h).
 #include <hipfile.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/async/worker_pool.h"
 
 #include "util/thread_name.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // WorkerPool: a fixed set of threads running queued tasks in submission order of pickup.
 #pragma once
 

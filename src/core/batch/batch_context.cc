@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/batch/batch_context.h"
 
 #include <algorithm>

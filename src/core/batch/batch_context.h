@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BatchContext: one batch of hipFileBatchIO* (spec §1.9, §2.5) - the entries accepted and not yet
 // finished, the terminal events not yet returned, and the capacity that bounds both.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BatchManager: the batches of hipFileBatchIO* (spec §1.9) and the workers that run their
 // entries; docs/batch.md has the semantics and the design.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The argument rules of hipFileBatchIOSubmit and hipFileBatchIOGetStatus (spec §1.9).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CpuRuntime: events. An event holds the point of its latest record on a stream's timeline and
 // the time that point completed.
 #include <chrono>

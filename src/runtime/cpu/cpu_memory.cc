@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CpuRuntime: allocations, pointer information, copies and fills.
 #include <unistd.h>
 

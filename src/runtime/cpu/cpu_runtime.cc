@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CpuRuntime: lifetime and devices. See cpu_runtime_impl.h for where the rest lives.
 #include "runtime/cpu/cpu_runtime.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CPU runtime: a GpuRuntime for machines without a GPU.
 //
 // One emulated device (device 0), UUID the 16 bytes "hipfile-cpu-dev0"; MemGetInfo reports

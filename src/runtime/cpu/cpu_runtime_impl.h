@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CpuRuntime: the class behind CreateCpuRuntime(). Its methods are split by topic:
 // cpu_runtime.cc (devices, lifetime), cpu_memory.cc (allocations, copies, fills),
 // cpu_streams.cc (streams, host functions, stream memory operations), cpu_events.cc (events).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CpuRuntime: streams, the legacy default stream's ordering, host functions and stream memory
 // operations.
 #include <algorithm>

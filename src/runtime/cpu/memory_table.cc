@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "runtime/cpu/memory_table.h"
 
 namespace hipfile::runtime::cpu {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MemoryTable: the address ranges the CPU runtime knows about, so that PointerGetInfo can answer
 // for any pointer inside one and copies can be checked against the end of their allocation.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "runtime/cpu/stream_worker.h"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StreamWorker: one emulated stream, an in-order queue of tasks run by one thread.
 //
 // Each task first waits for its SyncPoints (other streams' work, events), then runs; the next task

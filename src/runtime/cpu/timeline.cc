@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "runtime/cpu/timeline.h"
 
 namespace hipfile::runtime::cpu {

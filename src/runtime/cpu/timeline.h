@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Timeline: how far the work queued on one emulated stream has got.
 //
 // Tasks on a stream are numbered 1, 2, 3, ... in submission order and complete in that order, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA driver's entry points, resolved from libcuda.so.1 at run time.
 //
 // Each member is named after the unversioned API function and holds the versioned ABI symbol

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Our own declarations of the part of the CUDA driver API the CUDA runtime uses.
 //
 // The library never includes <cuda.h> or links libcuda: it loads libcuda.so.1 at run time

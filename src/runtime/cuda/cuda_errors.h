@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CUresult -> hipError_t.
 #pragma once
 

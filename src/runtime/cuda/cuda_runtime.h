@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA runtime: a GpuRuntime over the CUDA driver API, loaded with dlopen at run time so
 // that one build of the library runs on machines with and without libcuda.
 //

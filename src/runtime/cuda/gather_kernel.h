@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gather-copy kernel: many small copies in one kernel launch.
 //
 // Queueing a copy costs a context-wide lock in the CUDA driver, for cuMemcpyAsync and for every

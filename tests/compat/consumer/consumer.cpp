@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Uses the installed headers and library: writes a file from GPU memory and reads it back.
 #include <fcntl.h>
 #include <hip/hip_runtime_api.h>

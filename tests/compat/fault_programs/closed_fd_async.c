@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A descriptor closed under an async read: reads queued behind a held stream whose descriptor
  * the caller closes - and whose number the next open then reuses for another file - end with
  * -EBADF or the registered file's bytes, never the other file's; afterwards the stale handle

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Shared by the fault programs: failing loudly, file patterns, registration, a held stream and
  * the three I/O paths behind one call. Header-only so each program is one compile. */
 #ifndef HIPFILE_FAULT_COMMON_H

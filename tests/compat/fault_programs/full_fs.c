@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A full file system: writes of 2 MiB into a 1 MiB tmpfs, on the sync, stream-ordered and batch
  * paths, report a short count of exactly the bytes the file then holds, and the next write reports
  * ENOSPC. The tmpfs is mounted by a child in a mount namespace of its own (as root, or through a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A shrinking file: a registered file truncated by someone else is read as a short count of
  * exactly what remains, on the sync, stream-ordered and batch paths - also when the truncation
  * lands while a stream-ordered read waits behind a held stream - and read in full once it grows

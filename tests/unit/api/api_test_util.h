@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The API tests share the process's driver: every test starts and ends with it closed (use count
 // 0, nothing registered), and restores any parameter it changes.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipFileReadAsync / hipFileWriteAsync / hipFileStreamRegister / hipFileStreamDeregister through
 // the C API on the process runtime (spec §1.10; docs/async.md).
 #include <hip/hip_runtime_api.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Version, error strings, the driver's lifecycle, properties and parameters through the C API.
 #include <gtest/gtest.h>
 #include <hipfile.h>

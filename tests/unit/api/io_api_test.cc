@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File handles, buffers, synchronous I/O and statistics through the C API on the process runtime.
 #include <errno.h>
 #include <gtest/gtest.h>

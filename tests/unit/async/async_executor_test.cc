@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // AsyncExecutor on the CPU runtime: stream order, binding time of arguments, progress across
 // streams while one is blocked, parallelism, teardown with work in flight, and channels recycled
 // between streams.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // WorkerPool runs every task posted, including those posted at destruction, and names its
 // threads for the people and tools looking at them; TaskPool (the engine's) names its threads too.
 #include "core/async/worker_pool.h"

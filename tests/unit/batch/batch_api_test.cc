@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipFileBatchIO* through the C API and the process's driver: error values as the header states
 // them, a round trip through GPU memory, properties, and several threads at once.
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BatchContext on its own: capacity, events, waiting, cancel and close, grouping, with plain
 // functions standing in for the entries' transfers (looked up by cookie by the test's Runner).
 #include "core/batch/batch_context.h"

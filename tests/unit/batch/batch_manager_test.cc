@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BatchManager over a Driver on the CPU runtime: the rules of hipFileBatchIO* (spec §1.9),
 // transfers checked byte for byte, per-entry errors, waiting, cancel and destroy while entries
 // are held inside a system call, and many batches from many threads.

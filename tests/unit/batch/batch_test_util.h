@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared pieces of the batch tests: a fixture with a Driver over the CPU runtime and a
 // BatchManager of its own, on a GateSys (fakes/gate_sys.h) so entries stay Running for as long
 // as a test needs.

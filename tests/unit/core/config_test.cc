@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/config.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared pieces of the core tests: a Driver over the CPU runtime (under a FaultRuntime) and a
 // FaultSys whose environment the test sets.
 #pragma once

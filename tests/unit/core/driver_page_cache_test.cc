@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // When the driver releases page-cache pins: at handle deregistration, unless a stream-ordered
 // operation is in flight (unpinning waits for every stream, and such a stream waits for the
 // driver), and at driver close.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The O_DIRECT path (the aligned body of cold data), on the CPU runtime.
 #include <errno.h>
 #include <fcntl.h>

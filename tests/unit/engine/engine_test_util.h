@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared pieces of the engine tests: a CPU runtime under a FaultRuntime, a FaultSys, files and
 // device buffers.
 #pragma once

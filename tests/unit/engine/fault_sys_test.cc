@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fault injectors themselves: FaultSys and FaultRuntime.
 #include "fakes/fault_sys.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SyncEngine::RunMany: small staged transfers moved as a group (engine/grouped_io.h) - every
 // entry byte-exact with its own POSIX result, one copy wait per group, faults confined to the
 // entries they hit.

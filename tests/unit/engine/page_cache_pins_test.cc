@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PageCachePins on its own: mapping reuse, the pinning rule, and when pins may be released.
 #include "engine/page_cache_pins.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The page-cache path through the engine (resident data read again is copied from pinned
 // windows of a file mapping kept between requests), on the CPU runtime behind FaultRuntime,
 // which makes the engine treat device memory as a GPU's.

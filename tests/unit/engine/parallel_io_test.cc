@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SyncEngine splitting requests over its worker threads: results assembled as POSIX counts
 // whatever the order chunks finish in.
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/plan.h"
 
 #include <gtest/gtest.h>

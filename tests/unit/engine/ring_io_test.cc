@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RingIo over the real system calls: many transfers at once through the kernel ring, and the
 // same results through pread/pwrite when the ring is off. Fault injection: ring_io_fault_test.cc
 // in tests/reliability.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/staging_pool.h"
 
 #include <gtest/gtest.h>

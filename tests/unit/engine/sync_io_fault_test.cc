@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SyncEngine under injected system call and GPU failures.
 #include <errno.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HIP subset header is self-contained (included first, alone) and has HIP's numbers. That it
 // also compiles as C is checked by the C compile checks in tests/compat.
 #include <gtest/gtest.h>

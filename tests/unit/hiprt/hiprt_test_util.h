@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the HIP runtime subset tests. They run on the process runtime, whatever it is (the
 // CPU runtime without a GPU, CUDA with one), so the same tests check both.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A small HIP program: four non-blocking streams, each filling, copying and checking its own data
 // with a host function, all in flight at once.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel ring (platform/io_ring.h) through Sys::CreateIoRing: reads and writes of a temporary
 // file, completions by tag, errors as -errno. Skipped where io_uring is refused.
 #include "platform/io_ring.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GpuRuntime contract, run against every runtime: "cpu" always, "cuda" where a CUDA device is
 // usable (skipped otherwise). Device memory is only ever touched through the runtime's copies.
 #include <gtest/gtest.h>

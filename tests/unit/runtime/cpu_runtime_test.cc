@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CPU runtime's own rules: what conformance_test.cc cannot check on a GPU (host access to
 // "device" memory, exact ranges, the legacy default stream, error codes, shutdown).
 #include "runtime/cpu/cpu_runtime.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Loading the CUDA driver; these run on machines without a GPU.
 #include "runtime/cuda/cuda_driver.h"
 

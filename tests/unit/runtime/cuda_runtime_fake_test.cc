@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA runtime over a fake driver table: context handling, flag and attribute mapping, and
 // the reasons creation fails. Runs without a GPU.
 #include <gtest/gtest.h>

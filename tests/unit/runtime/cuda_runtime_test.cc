@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CUDA-specific behaviour on a real GPU (skipped without one): primary-context interop, pinned
 // memory shapes, read-only registration of a file mapping, stream memory operations.
 #include "runtime/cuda/cuda_runtime.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers for the runtime tests: gates that hold a stream in a host function, and bounded waits
 // so that a broken runtime fails a test instead of hanging it.
 #pragma once
