@@ -15,25 +15,33 @@ extern "C" {
 HIPFILE_API hipFileError_t hipFileReadAsync(hipFileHandle_t fh, void* buffer_base, size_t* size_p,
                                             hoff_t* file_offset_p, hoff_t* buffer_offset_p,
                                             ssize_t* bytes_read_p, hipStream_t stream) {
-  return ToError(Driver::Global().SubmitAsync(IoDirection::kRead, fh, buffer_base, size_p,
-                                              file_offset_p, buffer_offset_p, bytes_read_p,
-                                              stream));
+  return hipfile::api::GuardError("hipFileReadAsync", [&] {
+    return ToError(Driver::Global().SubmitAsync(IoDirection::kRead, fh, buffer_base, size_p,
+                                                file_offset_p, buffer_offset_p, bytes_read_p,
+                                                stream));
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void* buffer_base, size_t* size_p,
                                              hoff_t* file_offset_p, hoff_t* buffer_offset_p,
                                              ssize_t* bytes_written_p, hipStream_t stream) {
-  return ToError(Driver::Global().SubmitAsync(IoDirection::kWrite, fh, buffer_base, size_p,
-                                              file_offset_p, buffer_offset_p, bytes_written_p,
-                                              stream));
+  return hipfile::api::GuardError("hipFileWriteAsync", [&] {
+    return ToError(Driver::Global().SubmitAsync(IoDirection::kWrite, fh, buffer_base, size_p,
+                                                file_offset_p, buffer_offset_p, bytes_written_p,
+                                                stream));
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileStreamRegister(hipStream_t stream, unsigned flags) {
-  return ToError(Driver::Global().RegisterStream(stream, flags));
+  return hipfile::api::GuardError("hipFileStreamRegister", [&] {
+    return ToError(Driver::Global().RegisterStream(stream, flags));
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileStreamDeregister(hipStream_t stream) {
-  return ToError(Driver::Global().DeregisterStream(stream));
+  return hipfile::api::GuardError("hipFileStreamDeregister", [&] {
+    return ToError(Driver::Global().DeregisterStream(stream));
+  });
 }
 
 }  // extern "C"

@@ -13,30 +13,38 @@ using hipfile::core::BatchManager;
 extern "C" {
 
 HIPFILE_API hipFileError_t hipFileBatchIOSetUp(hipFileBatchHandle_t* batch_idp, unsigned max_nr) {
-  if (batch_idp == nullptr) return OpError(hipFileInvalidValue);
-  const hipfile::Result<hipFileBatchHandle_t> batch = BatchManager::Global().SetUp(max_nr);
-  if (!batch.ok()) return ToError(batch.status());
-  *batch_idp = *batch;
-  return Success();
+  return hipfile::api::GuardError("hipFileBatchIOSetUp", [&] {
+    if (batch_idp == nullptr) return OpError(hipFileInvalidValue);
+    const hipfile::Result<hipFileBatchHandle_t> batch = BatchManager::Global().SetUp(max_nr);
+    if (!batch.ok()) return ToError(batch.status());
+    *batch_idp = *batch;
+    return Success();
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileBatchIOSubmit(hipFileBatchHandle_t batch_idp, unsigned nr,
                                                 hipFileIOParams_t* iocbp, unsigned /*flags*/) {
-  return ToError(BatchManager::Global().Submit(batch_idp, nr, iocbp));
+  return hipfile::api::GuardError("hipFileBatchIOSubmit", [&] {
+    return ToError(BatchManager::Global().Submit(batch_idp, nr, iocbp));
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileBatchIOGetStatus(hipFileBatchHandle_t batch_idp, unsigned min_nr,
                                                    unsigned* nr, hipFileIOEvents_t* iocbp,
                                                    struct timespec* timeout) {
-  return ToError(BatchManager::Global().GetStatus(batch_idp, min_nr, nr, iocbp, timeout));
+  return hipfile::api::GuardError("hipFileBatchIOGetStatus", [&] {
+    return ToError(BatchManager::Global().GetStatus(batch_idp, min_nr, nr, iocbp, timeout));
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileBatchIOCancel(hipFileBatchHandle_t batch_idp) {
-  return ToError(BatchManager::Global().Cancel(batch_idp));
+  return hipfile::api::GuardError(
+      "hipFileBatchIOCancel", [&] { return ToError(BatchManager::Global().Cancel(batch_idp)); });
 }
 
 HIPFILE_API void hipFileBatchIODestroy(hipFileBatchHandle_t batch_idp) {
-  BatchManager::Global().Destroy(batch_idp);
+  hipfile::api::GuardVoid("hipFileBatchIODestroy",
+                          [&] { BatchManager::Global().Destroy(batch_idp); });
 }
 
 }  // extern "C"

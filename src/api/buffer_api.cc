@@ -12,13 +12,17 @@ using hipfile::core::Driver;
 extern "C" {
 
 HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t length, int flags) {
-  if (buffer_base == nullptr) return OpError(hipFileInvalidValue);
-  return ToError(Driver::Global().RegisterBuffer(buffer_base, length, flags));
+  return hipfile::api::GuardError("hipFileBufRegister", [&] {
+    if (buffer_base == nullptr) return OpError(hipFileInvalidValue);
+    return ToError(Driver::Global().RegisterBuffer(buffer_base, length, flags));
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
-  if (buffer_base == nullptr) return OpError(hipFileInvalidValue);
-  return ToError(Driver::Global().DeregisterBuffer(buffer_base));
+  return hipfile::api::GuardError("hipFileBufDeregister", [&] {
+    if (buffer_base == nullptr) return OpError(hipFileInvalidValue);
+    return ToError(Driver::Global().DeregisterBuffer(buffer_base));
+  });
 }
 
 }  // extern "C"

@@ -16,21 +16,25 @@ using hipfile::core::Driver;
 extern "C" {
 
 HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDescr_t* descr) {
-  if (fh == nullptr || descr == nullptr) return OpError(hipFileInvalidValue);
-  // Read as an integer: a value outside the enum is not undefined behaviour here.
-  int type;
-  static_assert(sizeof type == sizeof descr->type, "enum is int-sized");
-  std::memcpy(&type, &descr->type, sizeof type);
-  if (type != hipFileHandleTypeOpaqueFD) return OpError(hipFileIONotSupported);
-  const Result<void*> handle = Driver::Global().RegisterHandle(descr->handle.fd);
-  if (!handle.ok()) return ToError(handle.status());
-  *fh = *handle;
-  return Success();
+  return hipfile::api::GuardError("hipFileHandleRegister", [&] {
+    if (fh == nullptr || descr == nullptr) return OpError(hipFileInvalidValue);
+    // Read as an integer: a value outside the enum is not undefined behaviour here.
+    int type;
+    static_assert(sizeof type == sizeof descr->type, "enum is int-sized");
+    std::memcpy(&type, &descr->type, sizeof type);
+    if (type != hipFileHandleTypeOpaqueFD) return OpError(hipFileIONotSupported);
+    const Result<void*> handle = Driver::Global().RegisterHandle(descr->handle.fd);
+    if (!handle.ok()) return ToError(handle.status());
+    *fh = *handle;
+    return Success();
+  });
 }
 
 HIPFILE_API void hipFileHandleDeregister(hipFileHandle_t fh) {
-  if (fh == nullptr) return;
-  Driver::Global().DeregisterHandle(fh);
+  hipfile::api::GuardVoid("hipFileHandleDeregister", [&] {
+    if (fh == nullptr) return;
+    Driver::Global().DeregisterHandle(fh);
+  });
 }
 
 }  // extern "C"

@@ -12,12 +12,16 @@ extern "C" {
 
 HIPFILE_API ssize_t hipFileRead(hipFileHandle_t fh, void* buffer_base, size_t size,
                                 hoff_t file_offset, hoff_t buffer_offset) {
-  return ToSsize(Driver::Global().Read(fh, buffer_base, size, file_offset, buffer_offset));
+  return hipfile::api::GuardSsize("hipFileRead", [&] {
+    return ToSsize(Driver::Global().Read(fh, buffer_base, size, file_offset, buffer_offset));
+  });
 }
 
 HIPFILE_API ssize_t hipFileWrite(hipFileHandle_t fh, const void* buffer_base, size_t size,
                                  hoff_t file_offset, hoff_t buffer_offset) {
-  return ToSsize(Driver::Global().Write(fh, buffer_base, size, file_offset, buffer_offset));
+  return hipfile::api::GuardSsize("hipFileWrite", [&] {
+    return ToSsize(Driver::Global().Write(fh, buffer_base, size, file_offset, buffer_offset));
+  });
 }
 
 }  // extern "C"

@@ -32,46 +32,58 @@ extern "C" {
 
 HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_t param,
                                                     size_t* value) {
-  if (value == nullptr) return OpError(hipFileInvalidValue);
-  const Result<size_t> result = Driver::Global().GetParameterSizeT(AsInt(param));
-  if (!result.ok()) return ToError(result.status());
-  *value = *result;
-  return Success();
+  return hipfile::api::GuardError("hipFileGetParameterSizeT", [&] {
+    if (value == nullptr) return OpError(hipFileInvalidValue);
+    const Result<size_t> result = Driver::Global().GetParameterSizeT(AsInt(param));
+    if (!result.ok()) return ToError(result.status());
+    *value = *result;
+    return Success();
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t param,
                                                    bool* value) {
-  if (value == nullptr) return OpError(hipFileInvalidValue);
-  const Result<bool> result = Driver::Global().GetParameterBool(AsInt(param));
-  if (!result.ok()) return ToError(result.status());
-  *value = *result;
-  return Success();
+  return hipfile::api::GuardError("hipFileGetParameterBool", [&] {
+    if (value == nullptr) return OpError(hipFileInvalidValue);
+    const Result<bool> result = Driver::Global().GetParameterBool(AsInt(param));
+    if (!result.ok()) return ToError(result.status());
+    *value = *result;
+    return Success();
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParameter_t param,
                                                      char* desc_str, int len) {
-  if (desc_str == nullptr || len <= 0) return OpError(hipFileInvalidValue);
-  const Result<std::string> result = Driver::Global().GetParameterString(AsInt(param));
-  if (!result.ok()) return ToError(result.status());
-  // The value and its terminator must fit.
-  if (result->size() >= static_cast<size_t>(len)) return OpError(hipFileInvalidValue);
-  std::memcpy(desc_str, result->c_str(), result->size() + 1);
-  return Success();
+  return hipfile::api::GuardError("hipFileGetParameterString", [&] {
+    if (desc_str == nullptr || len <= 0) return OpError(hipFileInvalidValue);
+    const Result<std::string> result = Driver::Global().GetParameterString(AsInt(param));
+    if (!result.ok()) return ToError(result.status());
+    // The value and its terminator must fit.
+    if (result->size() >= static_cast<size_t>(len)) return OpError(hipFileInvalidValue);
+    std::memcpy(desc_str, result->c_str(), result->size() + 1);
+    return Success();
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_t param,
                                                     size_t value) {
-  return ToError(Driver::Global().SetParameterSizeT(AsInt(param), value));
+  return hipfile::api::GuardError("hipFileSetParameterSizeT", [&] {
+    return ToError(Driver::Global().SetParameterSizeT(AsInt(param), value));
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t param, bool value) {
-  return ToError(Driver::Global().SetParameterBool(AsInt(param), value));
+  return hipfile::api::GuardError("hipFileSetParameterBool", [&] {
+    return ToError(Driver::Global().SetParameterBool(AsInt(param), value));
+  });
 }
 
 HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t param,
                                                      const char* desc_str) {
-  if (desc_str == nullptr) return OpError(hipFileInvalidValue);
-  return ToError(Driver::Global().SetParameterString(AsInt(param), desc_str));
+  return hipfile::api::GuardError("hipFileSetParameterString", [&] {
+    if (desc_str == nullptr) return OpError(hipFileInvalidValue);
+    return ToError(Driver::Global().SetParameterString(AsInt(param), desc_str));
+  });
 }
 
 }  // extern "C"

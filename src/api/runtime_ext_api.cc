@@ -3,13 +3,28 @@
 #include <hipfile_ext.h>
 
 #include "core/process_runtime.h"
+#include "util/exception_status.h"
 
 extern "C" {
 
-HIPFILE_API const char* hipFileExtRuntimeName(void) { return hipfile::ProcessRuntime().Name(); }
+// Choosing the runtime is the first thing a process does with the library; if that runs out of
+// memory, the call says so instead of throwing, and the next call chooses again.
+HIPFILE_API const char* hipFileExtRuntimeName(void) {
+  try {
+    return hipfile::ProcessRuntime().Name();
+  } catch (...) {
+    (void)hipfile::CurrentExceptionStatus("hipFileExtRuntimeName");
+    return "unavailable";
+  }
+}
 
 HIPFILE_API const char* hipFileExtRuntimeReason(void) {
-  return hipfile::ProcessRuntimeReason().c_str();
+  try {
+    return hipfile::ProcessRuntimeReason().c_str();
+  } catch (...) {
+    (void)hipfile::CurrentExceptionStatus("hipFileExtRuntimeReason");
+    return "the runtime could not be chosen: out of memory";
+  }
 }
 
 }  // extern "C"

@@ -18,8 +18,10 @@ hipFileError_t ToError(Status status) {
     case Status::Kind::kErrno:
       break;
   }
-  HF_LOG(kInfo, "system call failed: %s; reported as hipFileInternalError",
-         status.ToString().c_str());
+  if (status.code() == ENOMEM) return hipFileError_t{hipFileHipDriverError, hipErrorOutOfMemory};
+  // No std::string here: this also reports exhaustion.
+  HF_LOG(kInfo, "system call failed: errno %d; reported as hipFileInternalError", status.code());
+  errno = status.code();
   return OpError(hipFileInternalError);
 }
 

@@ -376,10 +376,13 @@ void Driver::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results)
   }
 }
 
-AsyncExecutor& Driver::Async() {
+Result<AsyncExecutor*> Driver::Async() {
   std::lock_guard<std::mutex> lock(async_mu_);
-  if (async_ == nullptr) async_ = std::make_unique<AsyncExecutor>(gpu_, 0);
-  return *async_;
+  if (async_ == nullptr) {
+    // Its threads may be refused (a process limit): the call fails, and a later one tries again.
+    HF_ASSIGN_OR_RETURN(async_, AsyncExecutor::Create(sys_, gpu_, 0));
+  }
+  return async_.get();
 }
 
 bool Driver::RunWithoutStreamOps(const std::function<void()>& fn) {
@@ -443,7 +446,8 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
   HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &stream_device)));
   if (stream_device != prepared->buffer.device) return Status::Op(hipFileInvalidValue);
 
-  AsyncExecutor& executor = Async();
+  HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor_p, Async());
+  AsyncExecutor& executor = *executor_p;
   auto op = std::make_unique<AsyncOp>();
   op->size_p = size_p;
   op->file_offset_p = file_offset_p;
@@ -515,10 +519,14 @@ Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
   }
   int device = -1;
   HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &device)));
-  return Async().RegisterStream(stream, flags);
+  HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
+  return executor->RegisterStream(stream, flags);
 }
 
-Status Driver::DeregisterStream(runtime::Stream stream) { return Async().DeregisterStream(stream); }
+Status Driver::DeregisterStream(runtime::Stream stream) {
+  HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
+  return executor->DeregisterStream(stream);
+}
 
 template <class Fn>
 Status Driver::SetParameter(Fn&& set) {

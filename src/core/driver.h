@@ -153,9 +153,10 @@ class Driver {
   std::optional<engine::EngineOptions> EngineOptionsInUse() const;
 
   Stats& stats() { return stats_; }
+  platform::Sys& sys() { return sys_; }
   runtime::GpuRuntime& gpu() { return gpu_; }
-  // The stream-ordered executor, made on first use.
-  AsyncExecutor& async_executor() { return Async(); }
+  // The stream-ordered executor, made on first use; the error when its threads were refused.
+  Result<AsyncExecutor*> async_executor() { return Async(); }
 
  private:
   template <class Fn>
@@ -167,7 +168,7 @@ class Driver {
   void EnsureOpenLocked();
   Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                           size_t size, off_t file_offset, off_t buffer_offset);
-  AsyncExecutor& Async();
+  Result<AsyncExecutor*> Async();
   // Prepare's lookups (the driver open, the handle, a registration), mu_ held; and its
   // description of the buffer, without the lock.
   Status LookUpLocked(const PrepareArgs& args, PreparedIo* io) const;

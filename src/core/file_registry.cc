@@ -93,15 +93,32 @@ Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd) {
     info.io.dio_mem_align = reported ? stx.stx_dio_mem_align : kDefaultDioAlign;
     info.io.dio_offset_align = reported ? stx.stx_dio_offset_align : kDefaultDioAlign;
   }
-  info.fs = LookUpFileSystem(sys, stx);
-  return std::make_shared<File>(sys, std::move(info));
+  // The descriptors are this call's until the File owns them: what follows allocates, and memory
+  // that runs out must not leave them open.
+  try {
+    info.fs = LookUpFileSystem(sys, stx);
+    return std::make_shared<File>(sys, std::move(info));
+  } catch (...) {
+    for (const int own : {info.io.direct_fd, info.io.buffered_fd}) {
+      if (own >= 0) (void)sys.Close(own);
+    }
+    throw;
+  }
 }
 
 Status FileRegistry::Insert(std::shared_ptr<File> file) {
   if (ContainsFd(file->client_fd())) return Status::Op(hipFileHandleAlreadyRegistered);
   const void* handle = file.get();
-  by_fd_[file->client_fd()] = handle;
-  by_handle_[handle] = std::move(file);
+  const int fd = file->client_fd();
+  // Both maps or neither: memory that runs out between the two must not leave the descriptor
+  // looking registered.
+  const auto inserted = by_handle_.emplace(handle, std::move(file)).first;
+  try {
+    by_fd_[fd] = handle;
+  } catch (...) {
+    by_handle_.erase(inserted);
+    throw;
+  }
   return Status::Ok();
 }
 

@@ -78,7 +78,7 @@ struct SyncEngine::Impl {
         page_cache(ResolvePageCache(options.page_cache, gpu)),
         page_size(static_cast<size_t>(std::max(sys.PageSize(), 512L))),
         pins(sys, gpu, PinOptions(options, page_cache, page_size, sys)),
-        workers(io_threads - 1, "engine") {
+        workers(sys, io_threads - 1, "engine") {
     context.pins = &pins;
     context.copy_spin = std::chrono::microseconds(options.copy_spin_us);
     context.copy_nap = std::chrono::microseconds(options.copy_nap_us);
@@ -99,11 +99,14 @@ struct SyncEngine::Impl {
     if (chunks == 0) return size_t{0};
     const size_t helpers = std::min(workers.size(), chunks - 1);
     for (size_t i = 0; i < helpers; ++i) {
-      workers.Submit([this, job] {
+      // A helper that cannot be had (no thread, no memory) leaves its share to the others and
+      // to the caller, which runs until every chunk is done.
+      const Status queued = workers.Submit([this, job] {
         if (!job->Join()) return;  // the caller finished without this worker
         RunParticipant(context, *job);
         job->Leave();
       });
+      if (!queued.ok()) break;
     }
     RunParticipant(context, *job);
     job->CloseAndWait();

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "engine/task_pool.h"
 
+#include <errno.h>
+
+#include <new>
 #include <utility>
 
+#include "util/log.h"
 #include "util/thread_name.h"
 
 namespace hipfile::engine {
@@ -18,20 +22,55 @@ TaskPool::~TaskPool() {
   for (std::thread& t : threads) t.join();
 }
 
-void TaskPool::Submit(std::function<void()> task) {
+Status TaskPool::StartLocked() {
+  threads_.reserve(size_);
+  for (size_t i = 0; i < size_; ++i) {
+    Result<std::thread> thread = sys_.StartThread([this, i] { Work(i); });
+    if (thread.ok()) {
+      threads_.push_back(std::move(thread).value());
+      continue;
+    }
+    // The started ones wait on mu_, which this thread holds: let them see stopping_ and leave,
+    // then make the pool startable again.
+    stopping_ = true;
+    joining_ = true;
+    std::vector<std::thread> started;
+    started.swap(threads_);
+    mu_.unlock();
+    ready_.notify_all();
+    for (std::thread& t : started) t.join();
+    mu_.lock();
+    stopping_ = false;
+    joining_ = false;
+    HF_LOG(kWarn,
+           "starting engine worker %zu of %zu failed (errno %d); the calling thread moves the "
+           "data alone",
+           i + 1, size_, thread.status().code());
+    return thread.status();
+  }
+  return Status::Ok();
+}
+
+Status TaskPool::Submit(std::function<void()> task) {
   if (size_ == 0) {
     task();
-    return;
+    return Status::Ok();
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (threads_.empty()) {
-      threads_.reserve(size_);
-      for (size_t i = 0; i < size_; ++i) threads_.emplace_back([this, i] { Work(i); });
+      if (joining_) return Status::Errno(EAGAIN);  // another Submit's start just failed
+      const Status started = StartLocked();
+      if (!started.ok()) return started;
     }
-    queue_.push_back(std::move(task));
+    try {
+      queue_.push_back(std::move(task));
+    } catch (const std::bad_alloc&) {
+      return Status::Errno(ENOMEM);
+    }
   }
   ready_.notify_one();
+  return Status::Ok();
 }
 
 void TaskPool::Work(size_t index) {

@@ -2,8 +2,10 @@
 // TaskPool: the engine's worker threads, which help the calling thread through a request's chunks.
 //
 // Lifetime: threads start on the first Submit (an engine that never splits a request never makes
-// one) and are joined by the destructor, which first runs every task already queued. Tasks must
-// not throw and must not wait for other tasks of the pool. Thread-safe.
+// one) and are joined by the destructor, which first runs every task already queued. When the
+// system refuses a thread (a process limit, no memory), Submit joins those it started and returns
+// the refusal without queueing; the caller does the work itself, and a later Submit tries again.
+// Tasks must not throw and must not wait for other tasks of the pool. Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -14,29 +16,39 @@
 #include <thread>
 #include <vector>
 
+#include "platform/sys.h"
+#include "util/status.h"
+
 namespace hipfile::engine {
 
 class TaskPool {
  public:
-  // Its threads are named hf-<role>-<index> (util/thread_name.h); role must outlive the pool.
-  TaskPool(size_t threads, const char* role) : size_(threads), role_(role) {}
+  // Its threads are started through sys and named hf-<role>-<index> (util/thread_name.h); sys and
+  // role must outlive the pool.
+  TaskPool(platform::Sys& sys, size_t threads, const char* role)
+      : sys_(sys), size_(threads), role_(role) {}
   ~TaskPool();
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;
 
   // Queues `task` for a worker. With a pool of size 0 it runs on the caller, before returning.
-  void Submit(std::function<void()> task);
+  // Errors (nothing queued): the thread start's errno, ENOMEM when the queue cannot grow.
+  Status Submit(std::function<void()> task);
   size_t size() const { return size_; }
 
  private:
   void Work(size_t index);
+  // Starts every thread or none; mu_ held.
+  Status StartLocked();
 
+  platform::Sys& sys_;
   const size_t size_;
   const char* const role_;
   std::mutex mu_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;  // guarded by mu_
   bool stopping_ = false;                    // guarded by mu_
+  bool joining_ = false;                     // guarded by mu_; a failed start is unwinding
   std::vector<std::thread> threads_;         // guarded by mu_
 };
 

@@ -10,6 +10,7 @@
 #include "engine/retry.h"
 #include "util/align.h"
 #include "util/errors.h"
+#include "util/exception_status.h"
 #include "util/log.h"
 
 namespace hipfile::engine {
@@ -35,6 +36,13 @@ void TransferJob::Record(size_t k, size_t bytes, Status status) {
   size_t stop = stop_.load(std::memory_order_relaxed);
   while (k < stop && !stop_.compare_exchange_weak(stop, k, std::memory_order_relaxed)) {
   }
+}
+
+void TransferJob::Fail(Status status) {
+  stop_.store(0, std::memory_order_relaxed);
+  next_.store(chunks_.size(), std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_.ok()) failed_ = status;
 }
 
 bool TransferJob::Join() {
@@ -68,6 +76,7 @@ Result<size_t> TransferJob::Assemble() const {
     }
     if (o.bytes < chunks_[k].size) break;  // end of file
   }
+  if (error.ok()) error = failed_;
   if (total > 0 || error.ok()) return total;
   return error;
 }
@@ -364,11 +373,17 @@ void RunUnstaged(EngineContext& cx, TransferJob& job) {
 }  // namespace
 
 void RunParticipant(EngineContext& context, TransferJob& job) {
-  if (!job.staged) return RunUnstaged(context, job);
-  if (job.direction() == TransferJob::Direction::kRead) {
-    StagedReader(context, job).Run();
-  } else {
-    StagedWriter(context, job).Run();
+  try {
+    if (!job.staged) return RunUnstaged(context, job);
+    if (job.direction() == TransferJob::Direction::kRead) {
+      StagedReader(context, job).Run();
+    } else {
+      StagedWriter(context, job).Run();
+    }
+  } catch (...) {
+    // Its resources were released on the way out; the other participants stop at their next
+    // chunk.
+    job.Fail(CurrentExceptionStatus("engine transfer"));
   }
 }
 

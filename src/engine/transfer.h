@@ -97,6 +97,10 @@ class TransferJob {
   bool Stopped(size_t k) const { return k > stop_.load(std::memory_order_relaxed); }
   // A chunk's outcome: `bytes` moved from its start, then `status`. Once per taken chunk.
   void Record(size_t k, size_t bytes, Status status);
+  // A participant threw (out of memory) with a chunk in hand: no chunk is taken from now on, and
+  // the result is `status` unless bytes before the failed chunk moved (then that count, as for
+  // any error). The first failure is kept.
+  void Fail(Status status);
   // Set once a method failed in a way that will not get better for this request.
   std::atomic<bool> direct_ok{true};
 
@@ -127,6 +131,7 @@ class TransferJob {
   std::mutex mu_;
   std::condition_variable idle_;
   int active_ = 0;       // guarded by mu_
+  Status failed_;        // guarded by mu_; read by Assemble after CloseAndWait
   bool closed_ = false;  // guarded by mu_
 };
 

@@ -6,11 +6,32 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <new>
+#include <system_error>
+#include <utility>
 
 #include "platform/sys.h"
 
 namespace hipfile::platform {
 namespace {
+
+// The rest of fd's contents; ENOMEM when the string cannot grow (the caller closes fd either way).
+Result<std::string> ReadAll(int fd) {
+  std::string text;
+  char chunk[4096];
+  try {
+    for (;;) {
+      const ssize_t n = ::read(fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Status::Errno(errno);
+      if (n == 0) break;
+      text.append(chunk, static_cast<size_t>(n));
+    }
+  } catch (const std::bad_alloc&) {
+    return Status::Errno(ENOMEM);
+  }
+  return text;
+}
 
 class PosixSys final : public Sys {
  public:
@@ -60,19 +81,7 @@ class PosixSys final : public Sys {
   Result<std::string> ReadTextFile(const char* path) override {
     const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Status::Errno(errno);
-    std::string text;
-    char chunk[4096];
-    for (;;) {
-      const ssize_t n = ::read(fd, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const int e = errno;
-        ::close(fd);
-        return Status::Errno(e);
-      }
-      if (n == 0) break;
-      text.append(chunk, static_cast<size_t>(n));
-    }
+    Result<std::string> text = ReadAll(fd);
     ::close(fd);
     return text;
   }
@@ -97,6 +106,18 @@ class PosixSys final : public Sys {
     ts.tv_nsec = static_cast<long>(ns % 1000000000);
     (void)::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);  // a signal only shortens it
     if (lowered) (void)::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack), 0, 0, 0);
+  }
+  Result<std::thread> StartThread(std::function<void()> body) override {
+    // std::thread reports pthread_create's error as std::system_error, and the state it
+    // allocates for the thread as std::bad_alloc; both become the errno here.
+    try {
+      return std::thread(std::move(body));
+    } catch (const std::system_error& e) {
+      const int code = e.code().value();
+      return Status::Errno(code > 0 ? code : EAGAIN);
+    } catch (const std::bad_alloc&) {
+      return Status::Errno(ENOMEM);
+    }
   }
 };
 

@@ -14,8 +14,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "platform/io_ring.h"
 #include "util/status.h"
@@ -55,6 +57,10 @@ class Sys {
   // Sleeps for about `d` - a few microseconds: the thread's timer slack (50 us by default) is
   // lowered for the sleep and put back after, so the calling thread keeps its own.
   virtual void Nap(std::chrono::microseconds d) = 0;
+  // A thread running `body`, or the errno the system refused it with: EAGAIN at a process or
+  // thread limit (RLIMIT_NPROC, a container's pids.max), ENOMEM when its stack cannot be mapped.
+  // Every thread the library starts outside the CPU runtime starts here.
+  virtual Result<std::thread> StartThread(std::function<void()> body) = 0;
 };
 
 // The real system calls. Stateless; one instance serves the process.

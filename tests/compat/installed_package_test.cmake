@@ -14,6 +14,28 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+# Installed programs start from the prefix with LD_LIBRARY_PATH unset: their run path points at
+# the prefix's library ($ORIGIN-relative).
+unset(ENV{LD_LIBRARY_PATH})
+run(${prefix}/bin/hipfile-info)
+if(NOT last_output MATCHES "runtime")
+  message(FATAL_ERROR "installed hipfile-info printed no runtime line:\n${last_output}")
+endif()
+file(GLOB installed_examples_bin ${prefix}/share/doc/*/examples/bin)
+run(${installed_examples_bin}/get-version)
+if(NOT last_output MATCHES "hipFileGetVersion")
+  message(FATAL_ERROR "installed get-version printed:\n${last_output}")
+endif()
+run(${installed_examples_bin}/roundtrip-async-multi-stream-registered ${WORK_DIR}/i.in
+    ${WORK_DIR}/i.out)
+if(NOT last_output MATCHES "across 4 registered streams")
+  message(FATAL_ERROR "the installed tutorial program did not print its OK line")
+endif()
+file(GLOB licence ${prefix}/share/licenses/hipfile/LICENSE)
+if(NOT licence)
+  message(FATAL_ERROR "LICENSE is not installed under share/licenses/hipfile")
+endif()
 run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build -G ${CMAKE_GENERATOR}
     -DCMAKE_PREFIX_PATH=${prefix})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)

@@ -120,6 +120,11 @@ Result<std::string> FaultSys::ReadTextFile(const char* path) {
   return base_.ReadTextFile(path);
 }
 
+Result<std::thread> FaultSys::StartThread(std::function<void()> body) {
+  if (const int e = plan_.OnCall(Index(SysOp::kStartThread))) return Status::Errno(e);
+  return base_.StartThread(std::move(body));
+}
+
 }  // namespace hipfile::testing
 
 namespace hipfile::testing {

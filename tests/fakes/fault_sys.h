@@ -51,6 +51,7 @@ enum class SysOp : size_t {
   kRingWait,    // IoRing::Wait
   kRingRead,    // each read op of a Submit: its completion is -errno, or capped
   kRingWrite,   // each write op of a Submit
+  kStartThread,
   kCount,
 };
 
@@ -93,6 +94,7 @@ class FaultSys : public platform::Sys {
   // How many Nap calls were made.
   uint64_t naps() const { return naps_.load(std::memory_order_relaxed); }
   Result<std::unique_ptr<platform::IoRing>> CreateIoRing(unsigned depth) override;
+  Result<std::thread> StartThread(std::function<void()> body) override;
 
  private:
   std::atomic<uint64_t> naps_{0};

@@ -32,7 +32,7 @@ class AsyncStagedTest : public IoPathTest {
   explicit AsyncStagedTest(const runtime::CpuRuntimeOptions& options = {})
       : IoPathTest(kBuffer, options) {}
 
-  size_t Staged() { return driver_->async_executor().StagedOperations(); }
+  size_t Staged() { return (*driver_->async_executor())->StagedOperations(); }
 
   // Submits one operation on `stream` without waiting; the variables live in `slot`.
   struct Slot {
@@ -215,7 +215,7 @@ TEST_P(AsyncStagedTest, ARuntimeCallWaitingForTheStreamDoesNotHoldItUp) {
   Slot first{4096, 0, 0};
   Slot second{4096, 8192, 4096};
   ASSERT_TRUE(Submit(IoDirection::kRead, fh, &first, Stream()).ok());
-  AsyncExecutor& executor = driver_->async_executor();
+  AsyncExecutor& executor = **driver_->async_executor();
   std::atomic<int> calls{0};
   std::atomic<bool> first_ran{false};
   gpu_.BeforeCall(GpuOp::kCopyTableAsync, [&] {
@@ -304,7 +304,7 @@ TEST_P(AsyncStagedTest, StreamsPastTheStagingLimitTakeIdleStaging) {
     ASSERT_EQ(gpu_.StreamDestroy(s), hipSuccess);
   }
   EXPECT_EQ(Staged() - staged, kStreams);
-  EXPECT_GE(driver_->async_executor().StagingMoves(), 20u);
+  EXPECT_GE((*driver_->async_executor())->StagingMoves(), 20u);
 }
 
 // Many streams over few hardware queues (the GPU runs what shares a queue in order): streams

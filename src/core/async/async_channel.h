@@ -57,6 +57,19 @@ struct AsyncExecutor::Staged {
   }
 };
 
+// A runtime call that queues work on a stream, with what it throws (a CPU runtime's queue that
+// cannot grow) turned into hipErrorOutOfMemory: the call queued nothing then, and the submission
+// takes its error path (refused, or abandoned once part of it is on the stream) instead of
+// unwinding past the sequence number it took.
+template <class Call>
+hipError_t Enqueue(Call&& call) noexcept {
+  try {
+    return call();
+  } catch (...) {
+    return hipErrorOutOfMemory;
+  }
+}
+
 struct AsyncExecutor::Channel {
   struct Pending {
     uint32_t seq;
@@ -64,6 +77,10 @@ struct AsyncExecutor::Channel {
     std::unique_ptr<Staged> staged = nullptr;  // a staged operation (op is null then)
     bool abandoned_staged = false;             // a staged chain queued in part: release it (below)
     uint32_t abandoned_ready = 0;              // the last ready token that chain waits for
+    // False while its submission is still queueing stream operations: the entry is made before
+    // them, so that nothing a submission allocates can fail once the stream may wait for it,
+    // and the poller stops at it until it is filled in.
+    bool filled = false;
   };
   runtime::Stream stream = nullptr;
   uint32_t* words = nullptr;   // pinned host memory, async_detail::Word; fixed for its life

@@ -11,6 +11,7 @@
 
 #include "core/async/async_channel.h"
 #include "util/errors.h"
+#include "util/exception_status.h"
 #include "util/log.h"
 #include "util/thread_name.h"
 
@@ -41,11 +42,17 @@ struct AsyncExecutor::Ready {
   AsyncOp* op;
 };
 
-AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers, size_t max_channels)
-    : gpu_(gpu),
-      workers_(std::make_unique<WorkerPool>(DefaultWorkers(workers), "async")),
-      reaper_(std::make_unique<WorkerPool>(1, "reap")),
-      max_channels_(max_channels) {
+Result<std::unique_ptr<AsyncExecutor>> AsyncExecutor::Create(platform::Sys& sys,
+                                                             runtime::GpuRuntime& gpu,
+                                                             unsigned workers,
+                                                             size_t max_channels) {
+  std::unique_ptr<AsyncExecutor> executor(new AsyncExecutor(gpu, max_channels));
+  HF_RETURN_IF_ERROR(executor->Start(sys, workers));
+  return executor;
+}
+
+AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels)
+    : gpu_(gpu), max_channels_(max_channels) {
   void* slab = nullptr;
   const hipError_t e = gpu_.HostMalloc(&slab, max_channels_ * kWordsPerChannel * sizeof(uint32_t),
                                        hipHostMallocPortable | hipHostMallocMapped);
@@ -60,10 +67,26 @@ AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers, size_t 
     mem_ops_.push_back(gpu_.SupportsStreamMemOps(d) ? 1 : 0);
     tables_.push_back(gpu_.SupportsCopyTable(d) ? 1 : 0);
   }
-  poller_ = std::thread([this] {
+}
+
+Status AsyncExecutor::Start(platform::Sys& sys, unsigned workers) {
+  Result<std::unique_ptr<WorkerPool>> pool =
+      WorkerPool::Start(sys, DefaultWorkers(workers), "async");
+  if (!pool.ok()) return pool.status();
+  workers_ = std::move(pool).value();
+  Result<std::unique_ptr<WorkerPool>> reaper = WorkerPool::Start(sys, 1, "reap");
+  if (!reaper.ok()) return reaper.status();
+  reaper_ = std::move(reaper).value();
+  Result<std::thread> poller = sys.StartThread([this] {
     NameThisThread("poll");
     PollLoop();
   });
+  if (!poller.ok()) {
+    HF_LOG(kWarn, "starting the stream-ordered poller failed: errno %d", poller.status().code());
+    return poller.status();
+  }
+  poller_ = std::move(poller).value();
+  return Status::Ok();
 }
 
 AsyncExecutor::~AsyncExecutor() {
@@ -73,8 +96,8 @@ AsyncExecutor::~AsyncExecutor() {
     stopping_ = true;
   }
   wake_poller_.notify_all();
-  poller_.join();
-  workers_.reset();  // joins: no task touches the executor after this
+  if (poller_.joinable()) poller_.join();  // not started when Create failed
+  workers_.reset();                        // joins: no task touches the executor after this
   reaper_.reset();
   for (auto& entry : channels_) {
     if (entry.second->staging_block != nullptr) (void)gpu_.HostFree(entry.second->staging_block);
@@ -117,14 +140,20 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
   Channel* channel = nullptr;
   if (slab_used_ < max_channels_) {
     auto fresh = std::make_unique<Channel>();
-    fresh->words = slab_ + kWordsPerChannel * slab_used_++;
+    fresh->words = slab_ + kWordsPerChannel * slab_used_;
     StoreWord(&fresh->words[kReached], 0);
     StoreWord(&fresh->words[kDone], 0);
     StoreWord(&fresh->words[kReady], 0);
     StoreWord(&fresh->words[kCopied], 0);
     channel = fresh.get();
     channel->lru = lru_.insert(lru_.end(), channel);
-    channels_.emplace(stream, std::move(fresh));
+    try {
+      channels_.emplace(stream, std::move(fresh));
+    } catch (...) {
+      lru_.erase(channel->lru);  // out of memory: as if the channel had never been made
+      throw;
+    }
+    ++slab_used_;
   } else {
     channel = IdleChannel();
     if (channel == nullptr) {
@@ -191,7 +220,17 @@ Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op
   // meanwhile: a runtime call may wait for the stream (a full queue), and the stream for the
   // poller, which takes that mutex.
   std::lock_guard<std::mutex> order(channel->submit_mu);
-  return SubmitOrdered(channel, stream, std::move(op));
+  try {
+    return SubmitOrdered(channel, stream, std::move(op));
+  } catch (...) {
+    // Only SubmitOrdered's allocations throw, and they come before it takes a sequence number
+    // or queues anything on the stream: the submission is refused whole.
+    const Status status = CurrentExceptionStatus("stream-ordered submission");
+    std::lock_guard<std::mutex> lock(mutex_);
+    --channel->submitters;
+    if (--outstanding_ == 0) idle_.notify_all();
+    return status;
+  }
 }
 
 void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
@@ -205,39 +244,56 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
                                     std::unique_ptr<AsyncOp> op) {
   bool staged = false;
   uint32_t seq = 0;
+  std::unique_ptr<Ready> ready;
+  std::unique_ptr<Staged> chain;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    // Everything the submission needs is allocated here, before a sequence number is taken:
+    // once a stream operation is queued, nothing may fail for want of memory.
     staged = CanStage(*channel, *op) && EnsureStaging(channel);
+    if (!staged && channel->host_fn) {
+      ready = std::make_unique<Ready>();
+    } else {
+      if (staged) chain = std::make_unique<Staged>();
+      channel->queued.emplace_back();  // filled in below; last: nothing throws after it
+    }
     seq = ++channel->last_seq;
+    if (ready == nullptr) channel->queued.back().seq = seq;
   }
-  if (staged) return SubmitStaged(channel, stream, seq, std::move(op));
+  if (staged) return SubmitStaged(channel, stream, seq, std::move(op), std::move(chain));
 
-  if (channel->host_fn) {
-    auto* ready = new Ready{this, channel, seq, op.get()};
-    const hipError_t err = gpu_.LaunchHostFunc(stream, &AsyncExecutor::HostFnTrampoline, ready);
+  if (ready != nullptr) {
+    *ready = Ready{this, channel, seq, op.get()};
+    const hipError_t err = Enqueue(
+        [&] { return gpu_.LaunchHostFunc(stream, &AsyncExecutor::HostFnTrampoline, ready.get()); });
     std::lock_guard<std::mutex> lock(mutex_);
     if (err != hipSuccess) {
-      delete ready;
       EndSubmissionLocked(channel, true);
       return Status::Gpu(err);
     }
-    op.release();  // owned by the host function's call now, which completes it
+    (void)ready.release();  // the host function's call owns both now, and completes the op
+    (void)op.release();
     EndSubmissionLocked(channel, false);
     return Status::Ok();
   }
 
-  const hipError_t reached = gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq);
+  const hipError_t reached =
+      Enqueue([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
   if (reached != hipSuccess) {
     std::lock_guard<std::mutex> lock(mutex_);
+    channel->queued.pop_back();  // the entry made above: submit_mu keeps it the last
     EndSubmissionLocked(channel, true);
     return Status::Gpu(reached);
   }
-  const hipError_t wait = gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq);
+  const hipError_t wait =
+      Enqueue([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
   {
     std::lock_guard<std::mutex> lock(mutex_);
     // Once `reached` is on the stream the sequence number is spent: if the wait could not be
     // enqueued, the operation is abandoned and the poller only completes the handshake.
-    channel->queued.push_back({seq, wait == hipSuccess ? std::move(op) : nullptr});
+    Channel::Pending& pending = channel->queued.back();
+    if (wait == hipSuccess) pending.op = std::move(op);
+    pending.filled = true;
     ++queued_;
     EndSubmissionLocked(channel, false);
   }
@@ -254,7 +310,8 @@ void AsyncExecutor::HostFnTrampoline(void* arg) {
   Channel* channel = ready->channel;
   const uint32_t seq = ready->seq;
   AsyncOp* op = ready->op;
-  self->workers_->Post([&, self, channel, seq, op] {
+  // Run here when the task cannot be queued: the stream waits in this call until it completes.
+  self->workers_->PostOrRun([&, self, channel, seq, op] {
     self->Complete(channel, seq, std::unique_ptr<AsyncOp>(op));
     std::lock_guard<std::mutex> lock(done_mutex);
     done = true;
@@ -265,11 +322,11 @@ void AsyncExecutor::HostFnTrampoline(void* arg) {
 }
 
 void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) {
-  if (op) *op->bytes_p = RunBound(*op);
+  if (op) *op->bytes_p = RunBoundNoThrow(*op);
   StoreWord(&channel->words[kDone], seq);
   if (op) {
     AsyncOp* finished = op.release();
-    reaper_->Post([finished] { delete finished; });
+    reaper_->PostOrRun([finished] { delete finished; });
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (--outstanding_ == 0) idle_.notify_all();
@@ -311,17 +368,29 @@ void AsyncExecutor::PollLoop() {
       continue;
     }
     bool progressed = false;
-    for (auto& entry : channels_) {
-      Channel* channel = entry.second.get();
+    // A task the pool cannot queue (no memory) runs here, with mutex_ released; the channel walk
+    // then starts again, since the channels may have changed meanwhile.
+    bool ran_here = false;
+    auto hand_over = [&](const auto& task) {
+      if (workers_->TryPost(task)) return;
+      lock.unlock();
+      task();
+      lock.lock();
+      ran_here = true;
+    };
+    for (auto it = channels_.begin(); it != channels_.end() && !ran_here; ++it) {
+      Channel* channel = it->second.get();
       if (channel->waiting && Reached(LoadWord(&channel->words[kCopied]), channel->trigger)) {
         channel->waiting = false;
         --waiting_;
         progressed = true;
-        workers_->Post([this, channel] { Step(channel); });
+        hand_over([this, channel] { Step(channel); });
+        if (ran_here) break;
       }
       if (channel->queued.empty()) continue;
       const uint32_t reached = LoadWord(&channel->words[kReached]);
-      while (!channel->queued.empty() && Reached(reached, channel->queued.front().seq)) {
+      while (!ran_here && !channel->queued.empty() && channel->queued.front().filled &&
+             Reached(reached, channel->queued.front().seq)) {
         Channel::Pending pending = std::move(channel->queued.front());
         channel->queued.pop_front();
         --queued_;
@@ -330,17 +399,18 @@ void AsyncExecutor::PollLoop() {
         if (pending.staged != nullptr) {
           // The stream passed the previous operation's whole chain: none is active.
           channel->active = std::move(pending.staged);
-          workers_->Post([this, channel] { Step(channel); });
+          hand_over([this, channel] { Step(channel); });
         } else if (pending.abandoned_staged) {
           const uint32_t ready = pending.abandoned_ready;
-          workers_->Post([this, channel, seq, ready] { ReleaseAbandoned(channel, seq, ready); });
+          hand_over([this, channel, seq, ready] { ReleaseAbandoned(channel, seq, ready); });
         } else {
           AsyncOp* op = pending.op.release();
-          workers_->Post(
+          hand_over(
               [this, channel, seq, op] { Complete(channel, seq, std::unique_ptr<AsyncOp>(op)); });
         }
       }
     }
+    if (ran_here) continue;
     idle_rounds = progressed ? 0 : idle_rounds + 1;
     // A staged operation waiting for its stream's copy is near: its copy takes microseconds to
     // a millisecond, and the worker that moves it on waits for this loop.

@@ -83,6 +83,7 @@
 
 #include "core/async/async_op.h"
 #include "core/async/worker_pool.h"
+#include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
 #include "util/status.h"
 
@@ -93,8 +94,12 @@ class AsyncExecutor {
   // Channels in the slab by default: streams that can have operations in flight at once.
   static constexpr size_t kMaxChannels = 4096;
 
-  // `workers` 0: one per hardware thread, at least 4.
-  AsyncExecutor(runtime::GpuRuntime& gpu, unsigned workers, size_t max_channels = kMaxChannels);
+  // `workers` 0: one per hardware thread, at least 4. Its threads (workers, the reaper, the
+  // poller) start through sys; when the system refuses one, those started are joined and the
+  // refusal returned (errno EAGAIN or ENOMEM), and a later Create can try again.
+  static Result<std::unique_ptr<AsyncExecutor>> Create(platform::Sys& sys, runtime::GpuRuntime& gpu,
+                                                       unsigned workers,
+                                                       size_t max_channels = kMaxChannels);
   ~AsyncExecutor();  // waits for submitted operations, then stops its threads
   AsyncExecutor(const AsyncExecutor&) = delete;
   AsyncExecutor& operator=(const AsyncExecutor&) = delete;
@@ -138,6 +143,9 @@ class AsyncExecutor {
   struct Ready;
   struct Staged;
 
+  AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels);
+  // Create's second half: the threads.
+  Status Start(platform::Sys& sys, unsigned workers);
   Result<Channel*> ChannelFor(runtime::Stream stream);  // mutex_ held
   Channel* IdleChannel();                               // mutex_ held; null when none is idle
   void PollLoop();
@@ -149,8 +157,9 @@ class AsyncExecutor {
   bool EnsureStaging(Channel* channel);                      // mutex_ held
   // The part of Submit that queues stream operations: the channel's submit_mu held, mutex_ not.
   Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op);
+  // `chain` and the channel's last queued entry were made for it by SubmitOrdered.
   Status SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
-                      std::unique_ptr<AsyncOp> op);
+                      std::unique_ptr<AsyncOp> op, std::unique_ptr<Staged> chain);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
   // (the sequence number it took is given back, and it no longer counts as outstanding). mutex_
   // held.

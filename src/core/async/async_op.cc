@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "util/exception_status.h"
+
 namespace hipfile::core {
 
 namespace {
@@ -28,6 +30,20 @@ ssize_t RunBound(const AsyncOp& op) {
   AsyncParams p;
   if (const ssize_t refused = BindParams(op, &p); refused != 0) return refused;
   return op.run(p);
+}
+
+ssize_t CaughtResult() noexcept {
+  const Status status = CurrentExceptionStatus("stream-ordered operation");
+  if (status.kind() == Status::Kind::kErrno) return -static_cast<ssize_t>(status.code());
+  return -static_cast<ssize_t>(hipFileInternalError);
+}
+
+ssize_t RunBoundNoThrow(const AsyncOp& op) noexcept {
+  try {
+    return RunBound(op);
+  } catch (...) {
+    return CaughtResult();
+  }
 }
 
 }  // namespace hipfile::core

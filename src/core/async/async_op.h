@@ -74,5 +74,11 @@ ssize_t BindParams(const AsyncOp& op, AsyncParams* p);
 // caller's pointers now. A size larger than at submission is refused (-hipFileInvalidValue), as
 // the buffer was checked for the submitted size only.
 ssize_t RunBound(const AsyncOp& op);
+// Only inside a catch block: what *bytes_p receives when an operation's work threw (the
+// exception is logged): -ENOMEM for exhausted memory, -errno for a refused thread,
+// -hipFileInternalError for anything else (util/exception_status.h).
+ssize_t CaughtResult() noexcept;
+// RunBound, with what it throws turned into CaughtResult.
+ssize_t RunBoundNoThrow(const AsyncOp& op) noexcept;
 
 }  // namespace hipfile::core

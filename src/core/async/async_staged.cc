@@ -8,6 +8,7 @@
 #include "core/async/async_channel.h"
 #include "core/async/async_executor.h"
 #include "util/errors.h"
+#include "util/exception_status.h"
 #include "util/log.h"
 
 namespace hipfile::core {
@@ -64,11 +65,13 @@ bool AsyncExecutor::EnsureStaging(Channel* channel) {
 }
 
 Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
-                                   std::unique_ptr<AsyncOp> op) {
+                                   std::unique_ptr<AsyncOp> op, std::unique_ptr<Staged> chain) {
   const size_t chunks = (op->submitted.size + kStagingChunk - 1) / kStagingChunk;
-  hipError_t e = gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq);
+  hipError_t e =
+      Enqueue([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
   if (e != hipSuccess) {
     std::lock_guard<std::mutex> lock(mutex_);
+    channel->queued.pop_back();  // SubmitOrdered's entry: submit_mu keeps it the last
     EndSubmissionLocked(channel, true);
     return Status::Gpu(e);
   }
@@ -80,15 +83,16 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
   uint32_t written = before;  // the last token the stream stores in `copied`
   for (size_t k = 0; k < chunks && e == hipSuccess; ++k) {
     const uint32_t token = first + static_cast<uint32_t>(k);
-    e = gpu_.StreamWaitValue32(stream, &channel->words[kReady], token);
+    e = Enqueue([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
     if (e != hipSuccess) break;
     waited = token;
-    e = gpu_.CopyTableAsync(channel->Table(token), stream);
+    e = Enqueue([&] { return gpu_.CopyTableAsync(channel->Table(token), stream); });
     if (e != hipSuccess) break;
-    e = gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token);
+    e = Enqueue([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token); });
     if (e == hipSuccess) written = token;
   }
-  if (e == hipSuccess) e = gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq);
+  if (e == hipSuccess)
+    e = Enqueue([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (e != hipSuccess) {
@@ -98,15 +102,19 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
       channel->last_token = written;
       HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
              GpuErrorName(e));
-      channel->queued.push_back({seq, nullptr, nullptr, waited != before, waited});
+      Channel::Pending& pending = channel->queued.back();
+      pending.abandoned_staged = waited != before;
+      pending.abandoned_ready = waited;
+      pending.filled = true;
     } else {
       channel->last_token = first + static_cast<uint32_t>(chunks) - 1;
-      auto staged = std::make_unique<Staged>();
-      staged->seq = seq;
-      staged->op = std::move(op);
-      staged->first_token = first;
-      staged->chunks = chunks;
-      channel->queued.push_back({seq, nullptr, std::move(staged), false, 0});
+      chain->seq = seq;
+      chain->op = std::move(op);
+      chain->first_token = first;
+      chain->chunks = chunks;
+      Channel::Pending& pending = channel->queued.back();
+      pending.staged = std::move(chain);
+      pending.filled = true;
       ++staged_ops_;
     }
     ++queued_;
@@ -126,7 +134,8 @@ void AsyncExecutor::Step(Channel* channel) {
       s.error = Status::Op(static_cast<hipFileOpError_t>(-refused));
       s.stopped = true;
     } else {
-      Result<StagedPlan> plan = io.begin(params);
+      Result<StagedPlan> plan =
+          CatchToStatus("stream-ordered operation", [&] { return io.begin(params); });
       if (plan.ok()) {
         s.plan = *plan;
       } else {
@@ -163,7 +172,8 @@ void AsyncExecutor::Step(Channel* channel) {
     const size_t bytes = s.slot_bytes[token % 2];
     if (bytes > 0 && !s.stopped) {
       const off_t at = s.plan.file_offset + static_cast<off_t>(s.written * kStagingChunk);
-      const Result<size_t> wrote = io.move(channel->Slot(token), bytes, at);
+      const Result<size_t> wrote = CatchToStatus(
+          "stream-ordered write", [&] { return io.move(channel->Slot(token), bytes, at); });
       const size_t n = wrote.ok() ? *wrote : 0;
       s.moved += n;
       if (n < bytes) {
@@ -195,8 +205,9 @@ void AsyncExecutor::StepRead(Channel* channel, Staged& s, size_t k) {
   const size_t want = s.ChunkBytes(k);
   size_t got = 0;
   if (want > 0) {
-    const Result<size_t> read =
-        s.op->staged->move(staging, want, s.plan.file_offset + static_cast<off_t>(done));
+    const Result<size_t> read = CatchToStatus("stream-ordered read", [&] {
+      return s.op->staged->move(staging, want, s.plan.file_offset + static_cast<off_t>(done));
+    });
     got = read.ok() ? *read : 0;
     s.moved += got;
     if (got < want) {  // end of file, or an error: nothing more moves
@@ -236,11 +247,15 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   const Result<size_t> outcome = finished->moved > 0 || finished->error.ok()
                                      ? Result<size_t>(finished->moved)
                                      : Result<size_t>(finished->error);
-  *finished->op->bytes_p = finished->op->staged->finish(outcome);
+  try {
+    *finished->op->bytes_p = finished->op->staged->finish(outcome);
+  } catch (...) {
+    *finished->op->bytes_p = CaughtResult();
+  }
   // Released after the last ready: the stream runs the copies first, then passes the wait.
   StoreWord(&channel->words[kDone], finished->seq);
   Staged* gone = finished.release();
-  reaper_->Post([gone] { delete gone; });
+  reaper_->PostOrRun([gone] { delete gone; });
   std::lock_guard<std::mutex> lock(mutex_);
   if (--outstanding_ == 0) idle_.notify_all();
 }

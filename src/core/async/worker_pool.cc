@@ -1,26 +1,46 @@
 // SPDX-License-Identifier: MIT
 #include "core/async/worker_pool.h"
 
+#include <utility>
+
+#include "util/exception_status.h"
+#include "util/log.h"
 #include "util/thread_name.h"
 
 namespace hipfile::core {
 
-WorkerPool::WorkerPool(unsigned threads, const char* role) : role_(role) {
+Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(platform::Sys& sys, unsigned threads,
+                                                      const char* role) {
   if (threads == 0) threads = 1;
-  threads_.reserve(threads);
-  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this, i] { Run(i); });
+  std::unique_ptr<WorkerPool> pool(new WorkerPool(role));
+  pool->threads_.reserve(threads);
+  WorkerPool* self = pool.get();
+  for (unsigned i = 0; i < threads; ++i) {
+    Result<std::thread> thread = sys.StartThread([self, i] { self->Run(i); });
+    if (!thread.ok()) {
+      HF_LOG(kWarn, "starting thread %u of %u for hf-%s failed: errno %d", i + 1, threads, role,
+             thread.status().code());
+      pool->Stop();
+      return thread.status();
+    }
+    pool->threads_.push_back(std::move(thread).value());
+  }
+  return pool;
 }
 
-WorkerPool::~WorkerPool() {
+WorkerPool::~WorkerPool() { Stop(); }
+
+void WorkerPool::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   cv_.notify_all();
   for (std::thread& t : threads_) t.join();
+  threads_.clear();
 }
 
-void WorkerPool::Post(std::function<void()> task) {
+void WorkerPool::Push(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     tasks_.push_back(std::move(task));
@@ -39,7 +59,11 @@ void WorkerPool::Run(unsigned index) {
       task = std::move(tasks_.front());
       tasks_.pop_front();
     }
-    task();
+    try {
+      task();
+    } catch (...) {
+      (void)CurrentExceptionStatus(role_);  // logged; the task's own caller saw nothing
+    }
   }
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "util/exception_status.h"
+
 namespace hipfile::core {
 
 size_t EventRet(const Result<size_t>& moved) {
@@ -17,7 +19,10 @@ size_t EventRet(const Result<size_t>& moved) {
 }
 
 BatchContext::BatchContext(unsigned capacity, std::atomic<size_t>* pending_everywhere)
-    : capacity_(capacity), pending_everywhere_(pending_everywhere), slots_(capacity) {
+    : capacity_(capacity),
+      pending_everywhere_(pending_everywhere),
+      slots_(capacity),
+      done_(capacity) {
   free_.reserve(capacity);
   for (uint32_t i = capacity; i > 0; --i) free_.push_back(i - 1);
 }
@@ -25,18 +30,27 @@ BatchContext::BatchContext(unsigned capacity, std::atomic<size_t>* pending_every
 Result<uint64_t> BatchContext::Accept(std::vector<BatchTransfer> entries) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return Status::Op(hipFileInvalidValue);
-  const size_t outstanding = live_ + done_.size();
+  const size_t outstanding = live_ + done_count_;
   if (entries.size() > capacity_ - outstanding) return Status::Op(hipFileBatchFull);
   const uint64_t first = next_id_;
+  // Fits: live_ + done_count_ <= capacity_ and only live entries hold slots. The queue's records
+  // are the one allocation: made first, so running out of memory accepts nothing.
+  const size_t queued_before = queue_.size();
+  try {
+    for (size_t i = 0; i < entries.size(); ++i) {
+      queue_.push_back({free_[free_.size() - 1 - i], first + i});
+    }
+  } catch (...) {
+    queue_.resize(queued_before);
+    throw;
+  }
   for (BatchTransfer& entry : entries) {
-    // Fits: live_ + done_.size() <= capacity_ and only live entries hold slots.
     const uint32_t index = free_.back();
     free_.pop_back();
     Slot& slot = slots_[index];
     slot.transfer = std::move(entry);
     slot.id = next_id_++;
     slot.state = SlotState::kPending;
-    queue_.push_back({index, slot.id});
   }
   live_ += entries.size();
   AddPending(entries.size(), true);
@@ -112,21 +126,29 @@ bool BatchContext::RunNext(const GroupLimits& limits, const Runner& run) {
 
 bool BatchContext::Execute(Claimed& claimed, const Runner& run) {
   const size_t n = claimed.slots.size();
-  std::vector<const BatchTransfer*> transfers(n);
-  std::vector<void*> cookies(n);
-  for (size_t i = 0; i < n; ++i) {
-    transfers[i] = &claimed.transfers[i];
-    cookies[i] = claimed.transfers[i].cookie;
+  std::vector<Result<size_t>> results;
+  // What the run throws (out of memory) fails every claimed entry; their events need no memory.
+  Status thrown = CatchToStatus("batch I/O", [&] {
+    std::vector<const BatchTransfer*> transfers(n);
+    for (size_t i = 0; i < n; ++i) transfers[i] = &claimed.transfers[i];
+    results.assign(n, size_t{0});
+    run(transfers, results.data());
+    return Status::Ok();
+  });
+  if (!thrown.ok()) results.clear();
+  for (BatchTransfer& transfer : claimed.transfers) {
+    // Releases the references before anyone can see the entries finished; the cookie stays.
+    void* const cookie = transfer.cookie;
+    transfer = BatchTransfer();
+    transfer.cookie = cookie;
   }
-  std::vector<Result<size_t>> results(n, size_t{0});
-  run(transfers, results.data());
-  claimed.transfers.clear();  // releases the references before anyone can see the entries finished
   bool pending_left = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (size_t i = 0; i < n; ++i) {
-      PushEventLocked(cookies[i], results[i].ok() ? hipFileComplete : hipFileFailed,
-                      EventRet(results[i]));
+      const Result<size_t> moved = thrown.ok() ? results[i] : Result<size_t>(thrown);
+      PushEventLocked(claimed.transfers[i].cookie, moved.ok() ? hipFileComplete : hipFileFailed,
+                      EventRet(moved));
       FreeSlotLocked(claimed.slots[i]);
     }
     running_ -= n;
@@ -142,33 +164,40 @@ size_t BatchContext::Reap(unsigned min_nr, unsigned max_events, const BatchDeadl
   // min_nr is capped at what is outstanding, re-read at every wake-up: entries submitted or
   // events reaped by other threads meanwhile count.
   const auto ready = [&] {
-    const size_t outstanding = live_ + done_.size();
-    return done_.size() >= std::min<size_t>(min_nr, outstanding);
+    const size_t outstanding = live_ + done_count_;
+    return done_count_ >= std::min<size_t>(min_nr, outstanding);
   };
   if (deadline.has_value()) {
     changed_.wait_until(lock, *deadline, ready);
   } else {
     changed_.wait(lock, ready);
   }
-  const size_t n = std::min<size_t>(max_events, done_.size());
-  std::copy_n(done_.begin(), n, out);
-  done_.erase(done_.begin(), done_.begin() + static_cast<std::ptrdiff_t>(n));
+  const size_t n = std::min<size_t>(max_events, done_count_);
+  for (size_t i = 0; i < n; ++i) out[i] = done_[(done_head_ + i) % capacity_];
+  done_head_ = (done_head_ + n) % capacity_;
+  done_count_ -= n;
   return n;
 }
 
 void BatchContext::Cancel() {
   std::vector<BatchTransfer> dropped;  // destroyed outside the lock: they may close descriptors
+  size_t canceled = 0;
   {
     std::unique_lock<std::mutex> lock(mu_);
     for (const Queued& q : queue_) {
       if (!IsPendingLocked(q)) continue;
       Slot& slot = slots_[q.slot];
       PushEventLocked(slot.transfer.cookie, hipFileCanceled, 0);
-      dropped.push_back(std::move(slot.transfer));
+      try {
+        dropped.push_back(std::move(slot.transfer));
+      } catch (...) {
+        // Out of memory: FreeSlotLocked releases this one here, under the lock.
+      }
       FreeSlotLocked(q.slot);
+      ++canceled;
     }
     queue_.clear();
-    AddPending(dropped.size(), false);
+    AddPending(canceled, false);
     changed_.notify_all();
     changed_.wait(lock, [this] { return running_ == 0; });
   }
@@ -184,7 +213,7 @@ void BatchContext::Close() {
 
 size_t BatchContext::Outstanding() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return live_ + done_.size();
+  return live_ + done_count_;
 }
 
 void BatchContext::FreeSlotLocked(uint32_t slot) {
@@ -208,7 +237,9 @@ void BatchContext::PushEventLocked(void* cookie, hipFileStatus_t status, size_t 
   event.cookie = cookie;
   event.status = status;
   event.ret = ret;
-  done_.push_back(event);
+  // Never full: every event belongs to an entry that holds capacity until it is returned.
+  done_[(done_head_ + done_count_) % capacity_] = event;
+  ++done_count_;
 }
 
 }  // namespace hipfile::core

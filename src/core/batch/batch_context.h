@@ -145,16 +145,20 @@ class BatchContext {
   const unsigned capacity_;
   std::atomic<size_t>* const pending_everywhere_;  // may be null
   mutable std::mutex mu_;
-  std::condition_variable changed_;     // an event was queued, or a Running entry finished
-  bool closed_ = false;                 // guarded by mu_
-  uint64_t next_id_ = 1;                // guarded by mu_
-  std::vector<Slot> slots_;             // guarded by mu_; capacity_ of them
-  std::vector<uint32_t> free_;          // guarded by mu_; free slots
-  std::deque<Queued> queue_;            // guarded by mu_; Pending entries, oldest first
-  size_t live_ = 0;                     // guarded by mu_; Pending and Running entries
-  size_t running_ = 0;                  // guarded by mu_
-  size_t queued_runs_ = 0;              // guarded by mu_; see RunsToQueue
-  std::deque<hipFileIOEvents_t> done_;  // guarded by mu_; terminal events, oldest first
+  std::condition_variable changed_;  // an event was queued, or a Running entry finished
+  bool closed_ = false;              // guarded by mu_
+  uint64_t next_id_ = 1;             // guarded by mu_
+  std::vector<Slot> slots_;          // guarded by mu_; capacity_ of them
+  std::vector<uint32_t> free_;       // guarded by mu_; free slots
+  std::deque<Queued> queue_;         // guarded by mu_; Pending entries, oldest first
+  size_t live_ = 0;                  // guarded by mu_; Pending and Running entries
+  size_t running_ = 0;               // guarded by mu_
+  size_t queued_runs_ = 0;           // guarded by mu_; see RunsToQueue
+  // guarded by mu_: terminal events, oldest first, a ring of capacity_ (made with the context,
+  // so finishing an entry never allocates)
+  std::vector<hipFileIOEvents_t> done_;
+  size_t done_head_ = 0;
+  size_t done_count_ = 0;
 };
 
 // hipFileIOEvents_t::ret of a finished transfer: the bytes moved, or a negative error cast to

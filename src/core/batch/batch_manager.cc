@@ -67,12 +67,14 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
   if (driver_.UseCount() == 0) return Status::Op(hipFileDriverNotInitialized);
   if (nr > context->capacity()) return Status::Op(hipFileBatchFull);
 
+  // The workers first: when their threads are refused (a process limit), nothing is accepted.
+  HF_ASSIGN_OR_RETURN(WorkerPool* const pool_p, Pool());
+  WorkerPool& pool = *pool_p;
   Result<std::vector<BatchTransfer>> entries = ValidateBatchEntries(driver_, params, nr);
   if (!entries.ok()) return entries.status();
   if (const Result<uint64_t> accepted = context->Accept(std::move(*entries)); !accepted.ok()) {
     return accepted.status();
   }
-  WorkerPool& pool = Pool();
   BatchContext::GroupLimits limits;
   limits.max_entries = kMaxGroupEntries;
   limits.max_bytes = engine::SyncEngine::kMaxGroupedBytes;
@@ -90,8 +92,10 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
 void BatchManager::Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,
                             const BatchContext::GroupLimits& limits) {
   // The pool outlives its tasks: its destructor runs every queued task (and those they queue).
+  // A run that cannot be queued (no memory for the task) runs here: RunsToQueue counted it, and
+  // the entries it stands for have no other run coming.
   for (size_t runs = context->RunsToQueue(limits); runs > 0; --runs) {
-    pool.Post([this, &pool, context, limits] {
+    pool.PostOrRun([this, &pool, context, limits] {
       context->RunNext(limits, runner_);
       Schedule(pool, context, limits);
     });
@@ -148,16 +152,17 @@ std::shared_ptr<BatchContext> BatchManager::Find(hipFileBatchHandle_t batch) con
   return it == batches_.end() ? nullptr : it->second;
 }
 
-WorkerPool& BatchManager::Pool() {
-  if (WorkerPool* pool = pool_ready_.load(std::memory_order_acquire)) return *pool;
+Result<WorkerPool*> BatchManager::Pool() {
+  if (WorkerPool* pool = pool_ready_.load(std::memory_order_acquire)) return pool;
   std::lock_guard<std::mutex> lock(pool_mu_);
   if (pool_ == nullptr) {
     const unsigned threads = requested_threads_ > 0 ? requested_threads_ : AutoBatchThreads();
-    pool_ = std::make_unique<WorkerPool>(threads, "batch");
+    // Refused threads fail this submission; the next one tries again.
+    HF_ASSIGN_OR_RETURN(pool_, WorkerPool::Start(driver_.sys(), threads, "batch"));
     pool_ready_.store(pool_.get(), std::memory_order_release);
     HF_LOG(kInfo, "batch I/O: %u worker threads", threads);
   }
-  return *pool_;
+  return pool_.get();
 }
 
 unsigned BatchManager::AutoBatchThreads() const {

@@ -68,7 +68,8 @@ class BatchManager {
 
  private:
   std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const;
-  WorkerPool& Pool();
+  // The workers, started at the first submission: the error when their threads are refused.
+  Result<WorkerPool*> Pool();
   // Queues the RunNext calls the batch asks for (BatchContext::RunsToQueue); each queues what
   // the batch asks for once it has run.
   void Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -131,7 +132,14 @@ hipError_t CpuRuntime::DeviceSynchronize() {
 hipError_t CpuRuntime::StreamCreate(Stream* stream, unsigned flags) {
   if (!stream) return hipErrorInvalidValue;
   if (flags & ~static_cast<unsigned>(hipStreamNonBlocking)) return hipErrorInvalidValue;
-  auto worker = std::make_unique<StreamWorker>(flags, NextQueue());
+  // A stream is a thread here: one the system refuses (a process limit) or memory that runs out
+  // is hipErrorOutOfMemory, as a GPU runtime says when it cannot make a stream.
+  std::unique_ptr<StreamWorker> worker;
+  try {
+    worker = std::make_unique<StreamWorker>(flags, NextQueue());
+  } catch (const std::exception&) {
+    return hipErrorOutOfMemory;
+  }
   const auto handle = reinterpret_cast<Stream>(NewHandle());
   std::unique_lock<std::shared_mutex> lock(streams_mu_);
   ReapRetiredLocked();

@@ -22,9 +22,12 @@ SyncPoint StreamWorker::Submit(std::vector<SyncPoint> waits, std::function<void(
   uint64_t seq;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    // Numbered under mu_ so that queue order and sequence order agree.
+    // Numbered under mu_ so that queue order and sequence order agree; queued first, so that a
+    // queue that cannot grow (std::bad_alloc, thrown to the caller) leaves no number behind that
+    // the stream would wait for.
+    queue_.push_back(Task{0, std::move(waits), std::move(task)});
     seq = timeline_->Advance();
-    queue_.push_back(Task{seq, std::move(waits), std::move(task)});
+    queue_.back().seq = seq;
   }
   cv_.notify_one();
   return SyncPoint{timeline_, seq};

@@ -35,7 +35,7 @@ class AsyncExecutorTest : public ::testing::Test {
  protected:
   void SetUp() override {
     gpu_ = runtime::CreateCpuRuntime();
-    executor_ = std::make_unique<AsyncExecutor>(*gpu_, 4);
+    executor_ = Create(4, AsyncExecutor::kMaxChannels);
   }
   void TearDown() override {
     executor_.reset();
@@ -49,8 +49,11 @@ class AsyncExecutorTest : public ::testing::Test {
     return s;
   }
   // An executor whose slab holds `channels` channels, in place of the default one.
-  void UseChannels(size_t channels) {
-    executor_ = std::make_unique<AsyncExecutor>(*gpu_, 4, channels);
+  void UseChannels(size_t channels) { executor_ = Create(4, channels); }
+  std::unique_ptr<AsyncExecutor> Create(unsigned workers, size_t channels) {
+    auto made = AsyncExecutor::Create(platform::RealSys(), *gpu_, workers, channels);
+    EXPECT_TRUE(made.ok()) << made.status().ToString();
+    return made.ok() ? std::move(made).value() : nullptr;
   }
   // An operation whose I/O is `body(params)`; it returns what body returns.
   std::unique_ptr<AsyncOp> MakeOp(Slot* slot, unsigned fixed,
