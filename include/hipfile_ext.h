@@ -21,6 +21,12 @@ HIPFILE_API const char *hipFileExtRuntimeName(void);
  * Never NULL; valid until process exit. */
 HIPFILE_API const char *hipFileExtRuntimeReason(void);
 
+/* The enumerator's name of a hipFile error code, e.g. "hipFileHandleNotRegistered" for 5018;
+ * "hipFileSuccess" for 0; "hipFileUnknownError" for a value that is no hipFileOpError_t. Never
+ * NULL; the string is static.
+ * hipFileGetOpErrorString gives its description. */
+HIPFILE_API const char *hipFileExtOpErrorName(int err);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // hipFileGetOpErrorString.
 #include <hipfile.h>
+#include <hipfile_ext.h>
 
 #include <cstring>
 
@@ -16,5 +17,7 @@ HIPFILE_API const char* hipFileGetOpErrorString(hipFileOpError_t status) {
   std::memcpy(&raw, &status, sizeof raw);
   return hipfile::OpErrorString(raw);
 }
+
+HIPFILE_API const char* hipFileExtOpErrorName(int err) { return hipfile::OpErrorName(err); }
 
 }  // extern "C"

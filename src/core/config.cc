@@ -113,6 +113,7 @@ Config ParseConfig(platform::Sys& sys) {
   ReadNumber(sys, kEnvCopyNapUs, 0, 1000, "microseconds from 0 to 1000", nullptr,
              &config.copy_nap_us, &config);
   ReadBool(sys, kEnvDirectWrites, &config.direct_writes, &config);
+  ReadBool(sys, kEnvWriteThrough, &config.write_through, &config);
   ReadNumber(sys, kEnvBatchWorkers, 1, 128, "a number of threads from 1 to 128", "automatic",
              &config.batch_workers, &config);
   if (config.force_compat_mode && !config.allow_compat_mode) {

@@ -35,6 +35,11 @@ inline constexpr char kEnvCopyNapUs[] = "HIPFILE_COPY_NAP_US";
 // Whether writes use O_DIRECT for their aligned body (default true; false: through the page
 // cache).
 inline constexpr char kEnvDirectWrites[] = "HIPFILE_DIRECT_WRITES";
+// Boolean: every successful write (sync, stream-ordered, batch) is followed by fdatasync of its
+// file before it is reported done, so a write reported done survives a crash - what AMD's
+// compatibility path does after each write (default false: written bytes may still be in the
+// page cache, as with pwrite).
+inline constexpr char kEnvWriteThrough[] = "HIPFILE_WRITE_THROUGH";
 // Boolean: run batches of reads and writes through io_uring (engine::RingIo) where the kernel
 // allows it (default true); false: one pread/pwrite after another.
 inline constexpr char kEnvIoUring[] = "HIPFILE_IO_URING";
@@ -64,6 +69,7 @@ struct Config {
   unsigned copy_spin_us = 20;
   unsigned copy_nap_us = 0;
   bool direct_writes = true;
+  bool write_through = false;
   bool io_uring = true;
   bool copy_kernel = true;
   bool async_staged = true;

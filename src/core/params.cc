@@ -21,6 +21,7 @@ ParamSet::ParamSet(const Config& config)
       copy_spin_us_(config.copy_spin_us),
       copy_nap_us_(config.copy_nap_us),
       direct_writes_(config.direct_writes),
+      write_through_(config.write_through),
       io_uring_(config.io_uring) {
   sizes_[hipFileParamProfileStats] = config.stats_level;
   sizes_[hipFileParamExecutionMaxIOQueueDepth] = 128;
@@ -137,6 +138,7 @@ engine::EngineOptions ParamSet::ToEngineOptions() const {
   options.copy_spin_us = copy_spin_us_;
   options.copy_nap_us = copy_nap_us_;
   options.direct_writes = direct_writes_;
+  options.write_through = write_through_;
   options.io_uring = io_uring_;
   options.max_staging_bytes = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] * 1024;
   options.chunk_bytes = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] * 1024;

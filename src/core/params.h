@@ -66,6 +66,7 @@ class ParamSet {
   unsigned copy_spin_us_ = 20;                // HIPFILE_COPY_SPIN_US
   unsigned copy_nap_us_ = 0;                  // HIPFILE_COPY_NAP_US
   bool direct_writes_ = true;                 // HIPFILE_DIRECT_WRITES
+  bool write_through_ = false;                // HIPFILE_WRITE_THROUGH
   bool io_uring_ = true;                      // HIPFILE_IO_URING
 };
 

@@ -225,7 +225,14 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
                                            PlanTransfer(request));
   job->staged = request.staged;
   job->direct_align = request.dio_offset_align;
-  return impl_->Execute(std::move(job));
+  return MadeDurable(file, impl_->Execute(std::move(job)));
+}
+
+Result<size_t> SyncEngine::MadeDurable(const IoFile& file, Result<size_t> wrote) {
+  if (!options_.write_through || !wrote.ok() || *wrote == 0) return wrote;
+  // One descriptor flushes the inode's data whichever descriptor wrote it (O_DIRECT bytes too).
+  HF_RETURN_IF_ERROR(sys_.Fdatasync(file.buffered_fd));
+  return wrote;
 }
 
 void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results) {
@@ -255,7 +262,19 @@ void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results
   }
   std::vector<Result<size_t>> grouped(group.size(), size_t{0});
   RunGroup(impl_->context, group.data(), group.size(), grouped.data());
-  for (size_t j = 0; j < group.size(); ++j) results[index[j]] = std::move(grouped[j]);
+  // Write-through: one fdatasync per file of the group, after all of its writes.
+  std::vector<std::pair<int, Status>> synced;
+  for (size_t j = 0; j < group.size(); ++j) {
+    const IoRequest& io = group[j];
+    if (options_.write_through && io.write && grouped[j].ok() && *grouped[j] > 0) {
+      const int fd = io.file->buffered_fd;
+      auto it =
+          std::find_if(synced.begin(), synced.end(), [fd](const auto& s) { return s.first == fd; });
+      if (it == synced.end()) it = synced.insert(synced.end(), {fd, sys_.Fdatasync(fd)});
+      if (!it->second.ok()) grouped[j] = it->second;
+    }
+    results[index[j]] = std::move(grouped[j]);
+  }
 }
 
 }  // namespace hipfile::engine

@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
+#include <hipfile_ext.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -280,13 +281,30 @@ bool HipOk(hipError_t e, const char* what) {
   return false;
 }
 
+// A hipFileRead/Write result that is not a byte count, in words: -1 is errno's, a larger negative
+// value a hipFile error (or, past the hipFile range, a HIP runtime error).
+std::string DescribeResult(ssize_t n, int saved_errno) {
+  char text[256];
+  if (n == -1) {
+    std::snprintf(text, sizeof text, "-1: %s", std::strerror(saved_errno));
+  } else if (n < -1 && -n >= HIPFILE_BASE_ERR) {
+    std::snprintf(text, sizeof text, "%zd: %s (%s)", n, hipFileExtOpErrorName(static_cast<int>(-n)),
+                  hipFileGetOpErrorString(static_cast<hipFileOpError_t>(-n)));
+  } else if (n < -1) {
+    std::snprintf(text, sizeof text, "%zd: %s", n, hipGetErrorName(static_cast<hipError_t>(-n)));
+  } else {
+    std::snprintf(text, sizeof text, "%zd bytes", n);
+  }
+  return text;
+}
+
 bool HipFileOk(hipFileError_t e, const char* what) {
   if (e.err == hipFileSuccess) return true;
   if (IS_HIP_DRV_ERR(e)) {
     std::fprintf(stderr, "hipfile-bench: %s failed: %s\n", what, hipGetErrorName(HIP_DRV_ERR(e)));
   } else {
-    std::fprintf(stderr, "hipfile-bench: %s failed: %s (%d)\n", what,
-                 hipFileGetOpErrorString(e.err), e.err);
+    std::fprintf(stderr, "hipfile-bench: %s failed: %s (%s)\n", what, hipFileExtOpErrorName(e.err),
+                 hipFileGetOpErrorString(e.err));
   }
   return false;
 }
@@ -683,8 +701,9 @@ void RunThread(const Shared& s, int t, ThreadResult* r) {
     }
     const auto end = std::chrono::steady_clock::now();
     if (n != static_cast<ssize_t>(io)) {
-      std::fprintf(stderr, "hipfile-bench: %s at %" PRIu64 " returned %zd (errno %d)\n",
-                   IsWrite(o) ? "write" : "read", off, n, errno);
+      const int saved_errno = errno;
+      std::fprintf(stderr, "hipfile-bench: %s at %" PRIu64 " returned %s, expected %zu bytes\n",
+                   IsWrite(o) ? "write" : "read", off, DescribeResult(n, saved_errno).c_str(), io);
       r->failed = true;
       break;
     }
@@ -776,19 +795,11 @@ int main(int argc, char** argv) {
   }
   const bool uses_hipfile = o.xfer == 0 || o.xfer == 5 || o.xfer == 6;
   if (uses_hipfile) {
-    const hipFileError_t opened = hipFileDriverOpen();
-    if (opened.err != hipFileSuccess) {
-      std::fprintf(stderr, "hipfile-bench: hipFileDriverOpen failed: %d\n", opened.err);
-      return 1;
-    }
+    if (!HipFileOk(hipFileDriverOpen(), "hipFileDriverOpen")) return 1;
     hipFileDescr_t descr = {};
     descr.type = hipFileHandleTypeOpaqueFD;
     descr.handle.fd = s.fd;
-    const hipFileError_t reg = hipFileHandleRegister(&s.fh, &descr);
-    if (reg.err != hipFileSuccess) {
-      std::fprintf(stderr, "hipfile-bench: hipFileHandleRegister failed: %d\n", reg.err);
-      return 1;
-    }
+    if (!HipFileOk(hipFileHandleRegister(&s.fh, &descr), "hipFileHandleRegister")) return 1;
   }
 
   std::vector<ThreadResult> results(static_cast<size_t>(o.threads));

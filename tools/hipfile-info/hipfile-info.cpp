@@ -42,15 +42,23 @@ int Full() {
     }
   }
 
-  if (hipFileDriverOpen().err != hipFileSuccess) {
-    std::printf("driver: could not open\n");
+  const hipFileError_t opened = hipFileDriverOpen();
+  if (opened.err != hipFileSuccess) {
+    if (opened.err == hipFileHipDriverError) {
+      std::printf("driver: could not open: %s (%s)\n", hipGetErrorName(opened.hip_drv_err),
+                  hipGetErrorString(opened.hip_drv_err));
+    } else {
+      std::printf("driver: could not open: %s (%s)\n", hipFileExtOpErrorName(opened.err),
+                  hipFileGetOpErrorString(opened.err));
+    }
     return EXIT_FAILURE;
   }
   hipFileDriverProps_t props;
   std::memset(&props, 0, sizeof props);
   const hipFileError_t status = hipFileDriverGetProperties(&props);
   if (status.err != hipFileSuccess) {
-    std::printf("driver properties: unavailable (%s)\n", hipFileGetOpErrorString(status.err));
+    std::printf("driver properties: unavailable: %s (%s)\n", hipFileExtOpErrorName(status.err),
+                hipFileGetOpErrorString(status.err));
   } else {
     std::printf("driver properties:\n");
     std::printf("  max direct I/O size      %llu KiB\n",
