@@ -85,9 +85,10 @@ class GpuRuntime {
   virtual hipError_t GetDeviceAttribute(int device, hipDeviceAttribute_t attribute, int* value) = 0;
   // The driver's version (CUDA: cuDriverGetVersion, 1000 * major + 10 * minor).
   virtual hipError_t DriverGetVersion(int* version) = 0;
-  // Waits for the current device's work, then destroys its state: every allocation, stream and
-  // event made on it (CUDA: the primary context is reset). The caller makes sure nothing else
-  // uses the device meanwhile, or later uses what was destroyed.
+  // Waits for the current device's work, then destroys its state where it has any: on CUDA the
+  // primary context is reset, with every allocation, stream and event made on it; the CPU runtime
+  // only waits. The caller makes sure nothing else uses the device meanwhile, or later uses what
+  // was destroyed.
   virtual hipError_t DeviceReset() = 0;
 
   // Memory.
