@@ -14,6 +14,13 @@ Result<runtime::PointerInfo> LookUp(runtime::GpuRuntime& gpu, const void* ptr) {
   return info;
 }
 
+// Managed memory is I/O'd as device memory: on a GPU the engine stages it through pinned memory
+// with the device's copies, which take managed addresses; where device memory is host memory it
+// reads and writes it directly. Either way it needs no registration of its extent.
+hipMemoryType IoTypeOf(hipMemoryType type) {
+  return type == hipMemoryTypeManaged ? hipMemoryTypeDevice : type;
+}
+
 }  // namespace
 
 bool RangeInside(uintptr_t alloc_base, size_t alloc_size, uintptr_t ptr, size_t length) {
@@ -27,7 +34,8 @@ Result<Buffer> DescribeForRegistration(runtime::GpuRuntime& gpu, const void* ptr
                                        int flags) {
   if (ptr == nullptr || length == 0) return Status::Op(hipFileInvalidValue);
   HF_ASSIGN_OR_RETURN(const runtime::PointerInfo info, LookUp(gpu, ptr));
-  if (info.type != hipMemoryTypeDevice && info.type != hipMemoryTypeHost) {
+  const hipMemoryType type = IoTypeOf(info.type);
+  if (type != hipMemoryTypeDevice && type != hipMemoryTypeHost) {
     return Status::Op(hipFileHipMemoryTypeInvalid);
   }
   if (!RangeInside(reinterpret_cast<uintptr_t>(info.base), info.size,
@@ -38,7 +46,7 @@ Result<Buffer> DescribeForRegistration(runtime::GpuRuntime& gpu, const void* ptr
   buffer.base = ptr;
   buffer.length = length;
   buffer.flags = flags;
-  buffer.type = info.type;
+  buffer.type = type;
   buffer.device = info.device < 0 ? 0 : info.device;
   return buffer;
 }
@@ -50,14 +58,14 @@ Result<Buffer> DescribeUnregistered(runtime::GpuRuntime& gpu, const void* ptr) {
     HF_LOG(kDebug, "host buffer %p must be registered with an explicit size", ptr);
     return Status::Op(hipFileInvalidValue);
   }
-  if (info.type != hipMemoryTypeDevice) return Status::Op(hipFileHipMemoryTypeInvalid);
+  if (IoTypeOf(info.type) != hipMemoryTypeDevice) return Status::Op(hipFileHipMemoryTypeInvalid);
   const uintptr_t base = reinterpret_cast<uintptr_t>(info.base);
   const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   if (p < base || p - base >= info.size) return Status::Op(hipFileHipPointerRangeError);
   Buffer buffer;
   buffer.base = ptr;
   buffer.length = info.size - (p - base);
-  buffer.type = info.type;
+  buffer.type = hipMemoryTypeDevice;
   buffer.device = info.device < 0 ? 0 : info.device;
   return buffer;
 }

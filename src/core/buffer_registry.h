@@ -20,7 +20,7 @@ struct Buffer {
   const void* base = nullptr;                // the pointer the caller registered (or passed to I/O)
   size_t length = 0;                         // bytes usable from base
   int flags = 0;                             // as registered; unused
-  hipMemoryType type = hipMemoryTypeDevice;  // Device or Host (pinned)
+  hipMemoryType type = hipMemoryTypeDevice;  // Device (managed memory too) or Host (pinned)
   int device = 0;
 };
 
@@ -31,15 +31,17 @@ bool RangeInside(uintptr_t alloc_base, size_t alloc_size, uintptr_t ptr, size_t 
 //   length 0, or a pointer the runtime does not know (hipErrorInvalidValue/NotFound)
 //                                              -> hipFileInvalidValue
 //   other runtime failures                     -> Status::Gpu(e)
-//   not device memory nor pinned host memory   -> hipFileHipMemoryTypeInvalid
+//   not device, managed nor pinned host memory -> hipFileHipMemoryTypeInvalid
 //   [ptr, ptr + length) outside the allocation -> hipFileHipPointerRangeError
+// Managed memory is described as hipMemoryTypeDevice: I/O treats it as device memory.
 Result<Buffer> DescribeForRegistration(runtime::GpuRuntime& gpu, const void* ptr, size_t length,
                                        int flags);
 
-// Describes memory that I/O uses without registration: device memory reaches from ptr to the end
-// of its allocation. Pinned host memory must be registered (its extent is the caller's to state):
-// hipFileInvalidValue. Pageable host memory: hipFileHipMemoryTypeInvalid. A pointer the runtime
-// rejects as invalid: hipFileInvalidValue; other runtime failures: Status::Gpu(e).
+// Describes memory that I/O uses without registration: device (or managed) memory reaches from
+// ptr to the end of its allocation. Pinned host memory must be registered (its extent is the
+// caller's to state): hipFileInvalidValue. Pageable host memory: hipFileHipMemoryTypeInvalid. A
+// pointer the runtime rejects as invalid: hipFileInvalidValue; other runtime failures:
+// Status::Gpu(e).
 Result<Buffer> DescribeUnregistered(runtime::GpuRuntime& gpu, const void* ptr);
 
 class BufferRegistry {

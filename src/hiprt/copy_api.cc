@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copies and fills. Zero bytes succeed without touching the pointers; otherwise a null pointer is
-// hipErrorInvalidValue, as in HIP.
+// hipErrorInvalidValue, as in HIP. The driver-style copies (hipMemcpyHtoD, ...) are hipMemcpy with
+// their direction as the kind.
 #include <hip/hip_runtime_api.h>
 
 #include "core/process_runtime.h"
@@ -17,23 +18,58 @@ bool ValidKind(hipMemcpyKind kind) {
   return k >= hipMemcpyHostToHost && k <= hipMemcpyDefault;
 }
 
-}  // namespace
-
-extern "C" {
-
-hipError_t hipMemcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
+hipError_t Copy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
   if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
   if (size == 0) return hipSuccess;
   if (dst == nullptr || src == nullptr) return Record(hipErrorInvalidValue);
   return Record(ProcessRuntime().Memcpy(dst, src, size, kind));
 }
 
-hipError_t hipMemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
-                          hipStream_t stream) {
+hipError_t CopyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+                     hipStream_t stream) {
   if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
   if (size == 0) return hipSuccess;
   if (dst == nullptr || src == nullptr) return Record(hipErrorInvalidValue);
   return Record(ProcessRuntime().MemcpyAsync(dst, src, size, kind, stream));
+}
+
+}  // namespace
+
+extern "C" {
+
+hipError_t hipMemcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
+  return Copy(dst, src, size, kind);
+}
+
+hipError_t hipMemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+                          hipStream_t stream) {
+  return CopyAsync(dst, src, size, kind, stream);
+}
+
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void* src, size_t size) {
+  return Copy(dst, src, size, hipMemcpyHostToDevice);
+}
+
+hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t size) {
+  return Copy(dst, src, size, hipMemcpyDeviceToHost);
+}
+
+hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t size) {
+  return Copy(dst, src, size, hipMemcpyDeviceToDevice);
+}
+
+hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, const void* src, size_t size,
+                              hipStream_t stream) {
+  return CopyAsync(dst, src, size, hipMemcpyHostToDevice, stream);
+}
+
+hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t size, hipStream_t stream) {
+  return CopyAsync(dst, src, size, hipMemcpyDeviceToHost, stream);
+}
+
+hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t size,
+                              hipStream_t stream) {
+  return CopyAsync(dst, src, size, hipMemcpyDeviceToDevice, stream);
 }
 
 hipError_t hipMemset(void* dst, int value, size_t size) {

@@ -1,14 +1,39 @@
 // SPDX-License-Identifier: MIT
-// Devices: count, the calling thread's current device, synchronization, memory totals.
+// Initialization, versions and devices: count, the calling thread's current device,
+// synchronization and reset, attributes, memory totals. hipGetDeviceProperties is in
+// properties_api.cc.
 #include <hip/hip_runtime_api.h>
 
 #include "core/process_runtime.h"
 #include "hiprt/last_error.h"
+#include "runtime/gpu_runtime.h"
 
 using hipfile::ProcessRuntime;
 using hipfile::hiprt::Record;
 
 extern "C" {
+
+// Flags must be 0, as in HIP. Chooses the process runtime if nothing has yet, and says whether it
+// has a device: a forced runtime that cannot be used is hipErrorNoDevice.
+hipError_t hipInit(unsigned int flags) {
+  if (flags != 0) return Record(hipErrorInvalidValue);
+  int count = 0;
+  return Record(ProcessRuntime().GetDeviceCount(&count));
+}
+
+// CUDA's driver version (1000 * major + 10 * minor) on CUDA; kHipVersion on the CPU runtime.
+hipError_t hipDriverGetVersion(int* version) {
+  if (version == nullptr) return Record(hipErrorInvalidValue);
+  return Record(ProcessRuntime().DriverGetVersion(version));
+}
+
+// The HIP release whose semantics the subset follows (kHipVersion: HIP 6.0, 60000000), whatever
+// the runtime.
+hipError_t hipRuntimeGetVersion(int* version) {
+  if (version == nullptr) return Record(hipErrorInvalidValue);
+  *version = hipfile::runtime::kHipVersion;
+  return hipSuccess;
+}
 
 hipError_t hipGetDeviceCount(int* count) {
   if (count == nullptr) return Record(hipErrorInvalidValue);
@@ -26,6 +51,18 @@ hipError_t hipGetDevice(int* device) {
 }
 
 hipError_t hipDeviceSynchronize(void) { return Record(ProcessRuntime().DeviceSynchronize()); }
+
+// The current device only. On CUDA its primary context is reset: every allocation, stream and
+// event on it is destroyed, those hipFile holds included (see docs/hip-runtime-subset.md).
+hipError_t hipDeviceReset(void) { return Record(ProcessRuntime().DeviceReset()); }
+
+// The attributes runtime/device_attributes.h lists; any other is hipErrorInvalidValue, as HIP
+// answers for attributes the device lacks.
+hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
+  if (value == nullptr) return Record(hipErrorInvalidValue);
+  if (device < 0) return Record(hipErrorInvalidDevice);
+  return Record(ProcessRuntime().GetDeviceAttribute(device, attribute, value));
+}
 
 // Either out-pointer may be null (that value is not returned), as with cudaMemGetInfo.
 hipError_t hipMemGetInfo(size_t* free_out, size_t* total_out) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Allocation and registration: device memory, pinned host memory, registered host memory.
+// Allocation and registration: device, managed, pinned host and registered host memory.
 #include <hip/hip_runtime_api.h>
 
 #include "core/process_runtime.h"
@@ -29,6 +29,20 @@ hipError_t hipMalloc(void** ptr, size_t size) {
   return Record(ProcessRuntime().Malloc(ptr, size));
 }
 
+// Flags are hipMemAttachGlobal or hipMemAttachHost, exactly one. As hipMalloc, a zero-byte
+// request succeeds with a null pointer (CUDA's cudaMallocManaged refuses it).
+hipError_t hipMallocManaged(void** ptr, size_t size, unsigned int flags) {
+  if (ptr == nullptr || (flags != hipMemAttachGlobal && flags != hipMemAttachHost)) {
+    return Record(hipErrorInvalidValue);
+  }
+  if (size == 0) {
+    *ptr = nullptr;
+    return hipSuccess;
+  }
+  return Record(ProcessRuntime().MallocManaged(ptr, size, flags));
+}
+
+// Device or managed memory.
 hipError_t hipFree(void* ptr) {
   if (ptr == nullptr) return hipSuccess;
   return Record(ProcessRuntime().Free(ptr));

@@ -19,7 +19,13 @@ class FailedRuntime final : public GpuRuntime {
   hipError_t DeviceSynchronize() override { return error_; }
   hipError_t MemGetInfo(size_t*, size_t*) override { return error_; }
   hipError_t GetDeviceUuid(int, char*) override { return error_; }
+  hipError_t GetDeviceName(int, char*, size_t) override { return error_; }
+  hipError_t GetDeviceTotalMem(int, size_t*) override { return error_; }
+  hipError_t GetDeviceAttribute(int, hipDeviceAttribute_t, int*) override { return error_; }
+  hipError_t DriverGetVersion(int*) override { return error_; }
+  hipError_t DeviceReset() override { return error_; }
   hipError_t Malloc(void**, size_t) override { return error_; }
+  hipError_t MallocManaged(void**, size_t, unsigned) override { return error_; }
   hipError_t Free(void*) override { return error_; }
   hipError_t HostMalloc(void**, size_t, unsigned) override { return error_; }
   hipError_t HostFree(void*) override { return error_; }

@@ -17,6 +17,11 @@
 
 namespace hipfile::runtime {
 
+// The HIP release whose semantics the runtimes follow, in HIP_VERSION's encoding
+// (major * 10000000 + minor * 100000 + patch): HIP 6.0. hipRuntimeGetVersion reports it, and so
+// does DriverGetVersion on runtimes with no driver of their own (the CPU runtime).
+inline constexpr int kHipVersion = 60000000;
+
 using Stream = hipStream_t;
 using Event = hipEvent_t;
 using HostFn = void (*)(void* user_data);
@@ -71,9 +76,28 @@ class GpuRuntime {
   virtual hipError_t MemGetInfo(size_t* free_bytes, size_t* total_bytes) = 0;
   // 16-byte device UUID.
   virtual hipError_t GetDeviceUuid(int device, char uuid[16]) = 0;
+  // The device's name, NUL-terminated and cut to fit `size` bytes.
+  virtual hipError_t GetDeviceName(int device, char* name, size_t size) = 0;
+  // All the memory the device has, in bytes.
+  virtual hipError_t GetDeviceTotalMem(int device, size_t* bytes) = 0;
+  // One of the attributes in runtime/device_attributes.h (SupportedDeviceAttribute); any other
+  // is hipErrorInvalidValue. hipDeviceAttributeTotalGlobalMem is clamped to INT_MAX.
+  virtual hipError_t GetDeviceAttribute(int device, hipDeviceAttribute_t attribute, int* value) = 0;
+  // The driver's version (CUDA: cuDriverGetVersion, 1000 * major + 10 * minor).
+  virtual hipError_t DriverGetVersion(int* version) = 0;
+  // Waits for the current device's work, then destroys its state where it has any: on CUDA the
+  // primary context is reset, with every allocation, stream and event made on it; the CPU runtime
+  // only waits. The caller makes sure nothing else uses the device meanwhile, or later uses what
+  // was destroyed.
+  virtual hipError_t DeviceReset() = 0;
 
   // Memory.
   virtual hipError_t Malloc(void** ptr, size_t size) = 0;
+  // Managed memory: one address for the host and every device, hipMemAttachGlobal or
+  // hipMemAttachHost (exactly one). PointerGetInfo reports it as hipMemoryTypeManaged with
+  // is_managed set and both pointers; Free frees it. Size 0 gives a null pointer.
+  virtual hipError_t MallocManaged(void** ptr, size_t size, unsigned flags) = 0;
+  // Device or managed memory.
   virtual hipError_t Free(void* ptr) = 0;
   // Page-aligned, pinned host memory, accessible to the device.
   virtual hipError_t HostMalloc(void** ptr, size_t size, unsigned flags) = 0;

@@ -13,6 +13,12 @@ int hipfile_c_header_check(void) {
   params.mode = hipFileBatch;
   hipFileStatsLevel3_t stats;
   (void)stats;
+  hipDeviceProp_t prop = {0};
+  prop.arch.hasDoubles = 1;
+  hipDeviceAttribute_t attribute = hipDeviceAttributePciDomainID;
+  hipDeviceptr_t dptr = NULL;
+  (void)dptr;
   return (int)sizeof(hipFileDriverProps_t) + (int)params.mode + (int)descr.type +
-         IS_HIPFILE_ERR(hipFileInvalidValue) + HIPFILE_STREAM_FLAGS_MASK;
+         IS_HIPFILE_ERR(hipFileInvalidValue) + HIPFILE_STREAM_FLAGS_MASK + prop.major +
+         (int)attribute + hipMemAttachGlobal;
 }

@@ -33,9 +33,40 @@ hipError_t FaultRuntime::GetDeviceUuid(int device, char uuid[16]) {
   return Forwarded(GpuOp::kGetDeviceUuid, base_.GetDeviceUuid(device, uuid));
 }
 
+hipError_t FaultRuntime::GetDeviceName(int device, char* name, size_t size) {
+  if (const hipError_t e = Injected(GpuOp::kGetDeviceName)) return e;
+  return Forwarded(GpuOp::kGetDeviceName, base_.GetDeviceName(device, name, size));
+}
+
+hipError_t FaultRuntime::GetDeviceTotalMem(int device, size_t* bytes) {
+  if (const hipError_t e = Injected(GpuOp::kGetDeviceTotalMem)) return e;
+  return Forwarded(GpuOp::kGetDeviceTotalMem, base_.GetDeviceTotalMem(device, bytes));
+}
+
+hipError_t FaultRuntime::GetDeviceAttribute(int device, hipDeviceAttribute_t attribute,
+                                            int* value) {
+  if (const hipError_t e = Injected(GpuOp::kGetDeviceAttribute)) return e;
+  return Forwarded(GpuOp::kGetDeviceAttribute, base_.GetDeviceAttribute(device, attribute, value));
+}
+
+hipError_t FaultRuntime::DriverGetVersion(int* version) {
+  if (const hipError_t e = Injected(GpuOp::kDriverGetVersion)) return e;
+  return Forwarded(GpuOp::kDriverGetVersion, base_.DriverGetVersion(version));
+}
+
+hipError_t FaultRuntime::DeviceReset() {
+  if (const hipError_t e = Injected(GpuOp::kDeviceReset)) return e;
+  return Forwarded(GpuOp::kDeviceReset, base_.DeviceReset());
+}
+
 hipError_t FaultRuntime::Malloc(void** ptr, size_t size) {
   if (const hipError_t e = Injected(GpuOp::kMalloc)) return e;
   return Forwarded(GpuOp::kMalloc, base_.Malloc(ptr, size));
+}
+
+hipError_t FaultRuntime::MallocManaged(void** ptr, size_t size, unsigned flags) {
+  if (const hipError_t e = Injected(GpuOp::kMallocManaged)) return e;
+  return Forwarded(GpuOp::kMallocManaged, base_.MallocManaged(ptr, size, flags));
 }
 
 hipError_t FaultRuntime::Free(void* ptr) {

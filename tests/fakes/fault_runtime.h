@@ -29,7 +29,13 @@ enum class GpuOp : size_t {
   kDeviceSynchronize,
   kMemGetInfo,
   kGetDeviceUuid,
+  kGetDeviceName,
+  kGetDeviceTotalMem,
+  kGetDeviceAttribute,
+  kDriverGetVersion,
+  kDeviceReset,
   kMalloc,
+  kMallocManaged,
   kFree,
   kHostMalloc,
   kHostFree,
@@ -108,7 +114,13 @@ class FaultRuntime : public runtime::GpuRuntime {
   hipError_t DeviceSynchronize() override;
   hipError_t MemGetInfo(size_t* free_bytes, size_t* total_bytes) override;
   hipError_t GetDeviceUuid(int device, char uuid[16]) override;
+  hipError_t GetDeviceName(int device, char* name, size_t size) override;
+  hipError_t GetDeviceTotalMem(int device, size_t* bytes) override;
+  hipError_t GetDeviceAttribute(int device, hipDeviceAttribute_t attribute, int* value) override;
+  hipError_t DriverGetVersion(int* version) override;
+  hipError_t DeviceReset() override;
   hipError_t Malloc(void** ptr, size_t size) override;
+  hipError_t MallocManaged(void** ptr, size_t size, unsigned flags) override;
   hipError_t Free(void* ptr) override;
   hipError_t HostMalloc(void** ptr, size_t size, unsigned flags) override;
   hipError_t HostFree(void* ptr) override;

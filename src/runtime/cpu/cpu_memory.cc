@@ -34,11 +34,25 @@ hipError_t CpuRuntime::Malloc(void** ptr, size_t size) {
   return hipSuccess;
 }
 
+hipError_t CpuRuntime::MallocManaged(void** ptr, size_t size, unsigned flags) {
+  if (!ptr) return hipErrorInvalidValue;
+  *ptr = nullptr;
+  if (flags != hipMemAttachGlobal && flags != hipMemAttachHost) return hipErrorInvalidValue;
+  if (size == 0) return hipSuccess;
+  void* p = AlignedAlloc(page_size_, size);
+  if (!p) return hipErrorOutOfMemory;
+  memory_.Insert(Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kManaged, flags});
+  *ptr = p;
+  return hipSuccess;
+}
+
 hipError_t CpuRuntime::Free(void* ptr) {
   if (!ptr) return hipSuccess;
   // As cudaFree: queued work that may still use the memory finishes first.
   DeviceSynchronize();
-  if (!memory_.Remove(ptr, RegionKind::kDevice)) return hipErrorInvalidValue;
+  if (!memory_.Remove(ptr, RegionKind::kDevice) && !memory_.Remove(ptr, RegionKind::kManaged)) {
+    return hipErrorInvalidValue;
+  }
   free(ptr);
   return hipSuccess;
 }
@@ -91,6 +105,10 @@ hipError_t CpuRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
   info->flags = region->flags;
   if (region->kind == RegionKind::kDevice) {
     info->type = hipMemoryTypeDevice;  // device-only memory: no host address, as on a GPU
+  } else if (region->kind == RegionKind::kManaged) {
+    info->type = hipMemoryTypeManaged;  // one address for host and device, as on a GPU
+    info->is_managed = true;
+    info->host_pointer = p;
   } else {
     info->type = hipMemoryTypeHost;
     info->host_pointer = p;

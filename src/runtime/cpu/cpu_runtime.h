@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: MIT
 // The CPU runtime: a GpuRuntime for machines without a GPU.
 //
-// One emulated device (device 0), UUID the 16 bytes "hipfile-cpu-dev0"; MemGetInfo reports
-// physical RAM as total and the kernel's free RAM as free. Device memory is page-aligned host
-// memory that the runtime tracks, so PointerGetInfo reports it as hipMemoryTypeDevice (no host
-// pointer) with its allocation's base and size for any pointer inside it; pinned host memory
-// (HostMalloc / HostRegister) is reported as hipMemoryTypeHost. Malloc(0) gives a null pointer;
-// Malloc or HostMalloc of physical RAM or more is hipErrorOutOfMemory;
-// Free and HostFree wait for all queued work first, as cudaFree does.
+// One emulated device (device 0), named "hipFile CPU device", UUID the 16 bytes
+// "hipfile-cpu-dev0"; its total memory (GetDeviceTotalMem, MemGetInfo) is physical RAM and
+// MemGetInfo's free is the kernel's free RAM. Attributes: multiprocessor count = online CPUs;
+// 1 for warp size, threads per block and per multiprocessor, blocks per multiprocessor, block and
+// grid dimensions, and for integrated, can-map-host-memory, host-pointer-for-registered-memory,
+// unified addressing, managed memory, concurrent and direct managed access, pageable memory
+// access (through the host's page tables) and host registration; every other supported attribute
+// (compute capability, PCI ids, clocks, caches, ...) is 0. DriverGetVersion is kHipVersion.
+// DeviceReset only waits for queued work: memory, streams and events stay valid.
+//
+// Device memory is page-aligned host memory that the runtime tracks, so PointerGetInfo reports it
+// as hipMemoryTypeDevice (no host pointer) with its allocation's base and size for any pointer
+// inside it; pinned host memory (HostMalloc / HostRegister) is reported as hipMemoryTypeHost, and
+// managed memory (MallocManaged, the same host memory) as hipMemoryTypeManaged with both
+// pointers. Malloc(0) and MallocManaged(0) give a null pointer; Malloc, MallocManaged or
+// HostMalloc of physical RAM or more is hipErrorOutOfMemory; Free (device and managed memory) and
+// HostFree wait for all queued work first, as cudaFree does.
 //
 // Each stream is an in-order worker thread running a queue of tasks; the default (null) stream
 // is one more, started on first use. Host functions run on their stream's worker, so one that

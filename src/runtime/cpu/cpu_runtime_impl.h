@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CpuRuntime: the class behind CreateCpuRuntime(). Its methods are split by topic:
-// cpu_runtime.cc (devices, lifetime), cpu_memory.cc (allocations, copies, fills),
+// cpu_runtime.cc (devices, lifetime), cpu_device.cc (properties, attributes, versions, reset),
+// cpu_memory.cc (allocations, copies, fills),
 // cpu_streams.cc (streams, host functions, stream memory operations), cpu_events.cc (events).
 // The behaviour it promises is in cpu_runtime.h.
 #pragma once
@@ -37,8 +38,14 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t DeviceSynchronize() override;
   hipError_t MemGetInfo(size_t* free_bytes, size_t* total_bytes) override;
   hipError_t GetDeviceUuid(int device, char uuid[16]) override;
+  hipError_t GetDeviceName(int device, char* name, size_t size) override;
+  hipError_t GetDeviceTotalMem(int device, size_t* bytes) override;
+  hipError_t GetDeviceAttribute(int device, hipDeviceAttribute_t attribute, int* value) override;
+  hipError_t DriverGetVersion(int* version) override;
+  hipError_t DeviceReset() override;
 
   hipError_t Malloc(void** ptr, size_t size) override;
+  hipError_t MallocManaged(void** ptr, size_t size, unsigned flags) override;
   hipError_t Free(void* ptr) override;
   hipError_t HostMalloc(void** ptr, size_t size, unsigned flags) override;
   hipError_t HostFree(void* ptr) override;

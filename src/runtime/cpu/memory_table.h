@@ -17,6 +17,7 @@ enum class RegionKind {
   kDevice,      // Malloc: "device" memory (host memory in this runtime)
   kPinnedHost,  // HostMalloc
   kRegistered,  // HostRegister of the caller's memory
+  kManaged,     // MallocManaged: host memory reported as managed
 };
 
 struct Region {

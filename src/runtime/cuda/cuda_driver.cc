@@ -44,8 +44,12 @@ void ResolveAll(Resolver& r, CudaDriver* d) {
   r.Required(&d->cuDeviceGet, "cuDeviceGet");
   r.Preferred(&d->cuDeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid");
   r.Required(&d->cuDeviceGetAttribute, "cuDeviceGetAttribute");
+  r.Required(&d->cuDeviceGetName, "cuDeviceGetName");
+  r.Required(&d->cuDeviceTotalMem, "cuDeviceTotalMem_v2");
+  r.Required(&d->cuDriverGetVersion, "cuDriverGetVersion");
   r.Required(&d->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   r.Required(&d->cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+  r.Required(&d->cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2");
   r.Required(&d->cuCtxSetCurrent, "cuCtxSetCurrent");
   r.Required(&d->cuCtxGetCurrent, "cuCtxGetCurrent");
   r.Required(&d->cuCtxGetDevice, "cuCtxGetDevice");
@@ -54,6 +58,7 @@ void ResolveAll(Resolver& r, CudaDriver* d) {
   r.Required(&d->cuCtxPopCurrent, "cuCtxPopCurrent_v2");
   r.Required(&d->cuMemGetInfo, "cuMemGetInfo_v2");
   r.Required(&d->cuMemAlloc, "cuMemAlloc_v2");
+  r.Required(&d->cuMemAllocManaged, "cuMemAllocManaged");
   r.Required(&d->cuMemFree, "cuMemFree_v2");
   r.Required(&d->cuMemHostAlloc, "cuMemHostAlloc");
   r.Required(&d->cuMemFreeHost, "cuMemFreeHost");

@@ -19,8 +19,12 @@ struct CudaDriver {
   cu::PFN_cuDeviceGet cuDeviceGet = nullptr;
   cu::PFN_cuDeviceGetUuid cuDeviceGetUuid = nullptr;  // _v2 where the driver has it
   cu::PFN_cuDeviceGetAttribute cuDeviceGetAttribute = nullptr;
+  cu::PFN_cuDeviceGetName cuDeviceGetName = nullptr;
+  cu::PFN_cuDeviceTotalMem cuDeviceTotalMem = nullptr;
+  cu::PFN_cuDriverGetVersion cuDriverGetVersion = nullptr;
   cu::PFN_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain = nullptr;
   cu::PFN_cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease = nullptr;
+  cu::PFN_cuDevicePrimaryCtxReset cuDevicePrimaryCtxReset = nullptr;
   cu::PFN_cuCtxSetCurrent cuCtxSetCurrent = nullptr;
   cu::PFN_cuCtxGetCurrent cuCtxGetCurrent = nullptr;
   cu::PFN_cuCtxGetDevice cuCtxGetDevice = nullptr;
@@ -29,6 +33,7 @@ struct CudaDriver {
   cu::PFN_cuCtxPopCurrent cuCtxPopCurrent = nullptr;
   cu::PFN_cuMemGetInfo cuMemGetInfo = nullptr;
   cu::PFN_cuMemAlloc cuMemAlloc = nullptr;
+  cu::PFN_cuMemAllocManaged cuMemAllocManaged = nullptr;
   cu::PFN_cuMemFree cuMemFree = nullptr;
   cu::PFN_cuMemHostAlloc cuMemHostAlloc = nullptr;
   cu::PFN_cuMemFreeHost cuMemFreeHost = nullptr;

@@ -59,9 +59,14 @@ constexpr unsigned CU_MEMHOSTREGISTER_DEVICEMAP = 0x02;
 constexpr unsigned CU_MEMHOSTREGISTER_IOMEMORY = 0x04;
 constexpr unsigned CU_MEMHOSTREGISTER_READ_ONLY = 0x08;
 
-// CUdevice_attribute values the runtime asks for.
+// CUdevice_attribute values the runtime asks for itself; cuda_attributes.cc has the ones that
+// answer hipDeviceGetAttribute.
 constexpr int CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41;
 constexpr int CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91;
+
+// CUmemAttach_flags (cuMemAllocManaged).
+constexpr unsigned CU_MEM_ATTACH_GLOBAL = 0x1;
+constexpr unsigned CU_MEM_ATTACH_HOST = 0x2;
 
 // CUstream_flags, CUevent_flags.
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
@@ -79,6 +84,10 @@ using PFN_cuDeviceGetCount = CUresult (*)(int* count);
 using PFN_cuDeviceGet = CUresult (*)(CUdevice* device, int ordinal);
 using PFN_cuDeviceGetUuid = CUresult (*)(CUuuid* uuid, CUdevice device);
 using PFN_cuDeviceGetAttribute = CUresult (*)(int* value, int attribute, CUdevice device);
+using PFN_cuDeviceGetName = CUresult (*)(char* name, int length, CUdevice device);
+using PFN_cuDeviceTotalMem = CUresult (*)(size_t* bytes, CUdevice device);
+using PFN_cuDriverGetVersion = CUresult (*)(int* version);
+using PFN_cuDevicePrimaryCtxReset = CUresult (*)(CUdevice device);
 using PFN_cuDevicePrimaryCtxRetain = CUresult (*)(CUcontext* ctx, CUdevice device);
 using PFN_cuDevicePrimaryCtxRelease = CUresult (*)(CUdevice device);
 using PFN_cuCtxSetCurrent = CUresult (*)(CUcontext ctx);
@@ -89,6 +98,7 @@ using PFN_cuCtxPushCurrent = CUresult (*)(CUcontext ctx);
 using PFN_cuCtxPopCurrent = CUresult (*)(CUcontext* ctx);
 using PFN_cuMemGetInfo = CUresult (*)(size_t* free_bytes, size_t* total_bytes);
 using PFN_cuMemAlloc = CUresult (*)(CUdeviceptr* dptr, size_t size);
+using PFN_cuMemAllocManaged = CUresult (*)(CUdeviceptr* dptr, size_t size, unsigned flags);
 using PFN_cuMemFree = CUresult (*)(CUdeviceptr dptr);
 using PFN_cuMemHostAlloc = CUresult (*)(void** ptr, size_t size, unsigned flags);
 using PFN_cuMemFreeHost = CUresult (*)(void* ptr);

@@ -3,15 +3,18 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <utility>
 #include <vector>
 
+#include "runtime/cuda/cuda_attributes.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/gather_kernel.h"
+#include "runtime/device_attributes.h"
 #include "util/log.h"
 
 namespace hipfile::runtime {
@@ -120,6 +123,45 @@ class CudaRuntime final : public GpuRuntime {
     return hipSuccess;
   }
 
+  hipError_t GetDeviceName(int device, char* name, size_t size) override {
+    if (device < 0 || device >= DeviceCount()) return hipErrorInvalidDevice;
+    if (name == nullptr || size == 0) return hipErrorInvalidValue;
+    const int length = static_cast<int>(std::min<size_t>(size, INT_MAX));
+    if (const CUresult r = d_.cuDeviceGetName(name, length, devices_[device]); r != CUDA_SUCCESS) {
+      return Map(r);
+    }
+    name[size - 1] = '\0';  // a name as long as the buffer is cut, not left unterminated
+    return hipSuccess;
+  }
+
+  hipError_t GetDeviceTotalMem(int device, size_t* bytes) override {
+    if (device < 0 || device >= DeviceCount()) return hipErrorInvalidDevice;
+    if (bytes == nullptr) return hipErrorInvalidValue;
+    return Map(d_.cuDeviceTotalMem(bytes, devices_[device]));
+  }
+
+  // Device queries need no context: cuInit is enough.
+  hipError_t GetDeviceAttribute(int device, hipDeviceAttribute_t attribute, int* value) override {
+    if (device < 0 || device >= DeviceCount()) return hipErrorInvalidDevice;
+    if (value == nullptr || !SupportedDeviceAttribute(attribute)) return hipErrorInvalidValue;
+    if (attribute == hipDeviceAttributeTotalGlobalMem) {
+      size_t bytes = 0;
+      if (const hipError_t err = GetDeviceTotalMem(device, &bytes); err != hipSuccess) return err;
+      *value = static_cast<int>(std::min<size_t>(bytes, INT_MAX));
+      return hipSuccess;
+    }
+    const int cu_attribute = CudaDeviceAttributeOf(attribute);
+    if (cu_attribute < 0) return hipErrorInvalidValue;
+    return Map(d_.cuDeviceGetAttribute(value, cu_attribute, devices_[device]));
+  }
+
+  hipError_t DriverGetVersion(int* version) override {
+    if (version == nullptr) return hipErrorInvalidValue;
+    return Map(d_.cuDriverGetVersion(version));
+  }
+
+  hipError_t DeviceReset() override;
+
   hipError_t Malloc(void** ptr, size_t size) override {
     if (ptr == nullptr) return hipErrorInvalidValue;
     *ptr = nullptr;
@@ -131,6 +173,23 @@ class CudaRuntime final : public GpuRuntime {
     return hipSuccess;
   }
 
+  hipError_t MallocManaged(void** ptr, size_t size, unsigned flags) override {
+    if (ptr == nullptr) return hipErrorInvalidValue;
+    *ptr = nullptr;
+    static_assert(hipMemAttachGlobal == cu::CU_MEM_ATTACH_GLOBAL &&
+                  hipMemAttachHost == cu::CU_MEM_ATTACH_HOST);
+    if (flags != hipMemAttachGlobal && flags != hipMemAttachHost) return hipErrorInvalidValue;
+    if (size == 0) return hipSuccess;  // as hipMalloc; cuMemAllocManaged would refuse it
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    CUdeviceptr dptr = 0;
+    if (const CUresult r = d_.cuMemAllocManaged(&dptr, size, flags); r != CUDA_SUCCESS) {
+      return Map(r);
+    }
+    *ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(dptr));
+    return hipSuccess;
+  }
+
+  // cuMemFree frees managed memory too.
   hipError_t Free(void* ptr) override {
     if (ptr == nullptr) return hipSuccess;
     if (const hipError_t err = Enter(); err != hipSuccess) return err;
@@ -474,6 +533,33 @@ hipError_t CudaRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
   }
   *info = out;
   return hipSuccess;
+}
+
+// The reset destroys the copy kernels and the probe's pinned word along with everything else in
+// the context, so they are forgotten (the kernels load again on next use). Resetting does not
+// release a primary context: our retain is balanced, and the next call retains it afresh
+// (PrimaryContext), which initializes it again.
+hipError_t CudaRuntime::DeviceReset() {
+  const int device = CurrentDevice();
+  if (const hipError_t err = Enter(); err != hipSuccess) return err;
+  // Queued work finishes first. A failed wait (a sticky error in the context) does not stop the
+  // reset: recovering from one is what resets are for.
+  d_.cuCtxSynchronize();
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto on_device = [device](const auto& entry) { return entry.first == device; };
+  probe_words_.erase(std::remove_if(probe_words_.begin(), probe_words_.end(), on_device),
+                     probe_words_.end());
+  modules_.erase(std::remove_if(modules_.begin(), modules_.end(), on_device), modules_.end());
+  kernels_[device] = Kernels{};
+  kernel_state_[device].store(-1, std::memory_order_release);
+  const CUresult r = d_.cuDevicePrimaryCtxReset(devices_[device]);
+  const CUcontext ctx = contexts_[device].exchange(nullptr, std::memory_order_acq_rel);
+  if (ctx != nullptr) {
+    CUcontext current = nullptr;
+    if (d_.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx) d_.cuCtxSetCurrent(nullptr);
+    d_.cuDevicePrimaryCtxRelease(devices_[device]);
+  }
+  return Map(r);
 }
 
 hipError_t CudaRuntime::StreamGetDevice(Stream stream, int* device) {

@@ -2,6 +2,7 @@
 // File handles, buffers, synchronous I/O and statistics through the C API on the process runtime.
 #include <errno.h>
 #include <gtest/gtest.h>
+#include <hip/hip_runtime_api.h>
 #include <hipfile.h>
 #include <sys/socket.h>
 
@@ -142,6 +143,36 @@ TEST_F(IoApiTest, RoundTripThroughDeviceMemory) {
   EXPECT_EQ(hipFileRead(fh, device, 4096, kSize - 10, 0), 10);
   EXPECT_TRUE(IsSuccess(hipFileBufDeregister(device)));
   hipFileHandleDeregister(fh);
+}
+
+// As upstream's various-mem-rw example (mode 2): hipFileRead and hipFileWrite on memory from
+// hipMallocManaged, which the host then reads and writes directly. Unregistered, then registered.
+TEST_F(IoApiTest, ManagedMemoryRoundTrip) {
+  const int fd = OpenFile("f", kSize, O_RDWR);
+  hipFileHandle_t fh = Register(fd);
+  unsigned char* managed = nullptr;
+  ASSERT_EQ(hipMallocManaged(&managed, kSize), hipSuccess);
+  std::memset(managed, 0, kSize);
+  EXPECT_EQ(hipFileRead(fh, managed, kSize, 0, 0), static_cast<ssize_t>(kSize));
+  const std::vector<unsigned char> pattern = testing::PatternBytes(kSize);
+  EXPECT_EQ(std::memcmp(managed, pattern.data(), kSize), 0);
+
+  // The host changes it; a write of it from a buffer offset lands in the file.
+  for (size_t i = 0; i < kSize; ++i) managed[i] = static_cast<unsigned char>(~pattern[i]);
+  EXPECT_EQ(hipFileWrite(fh, managed, kSize / 2, 0, kSize / 2), static_cast<ssize_t>(kSize / 2));
+  std::vector<unsigned char> file = testing::ReadFileOrDie(dir_.File("f"));
+  ASSERT_EQ(file.size(), kSize);
+  EXPECT_EQ(std::memcmp(file.data(), managed + kSize / 2, kSize / 2), 0);
+  EXPECT_EQ(std::memcmp(file.data() + kSize / 2, pattern.data() + kSize / 2, kSize / 2), 0);
+
+  // Registered, read back into its start.
+  ASSERT_TRUE(IsSuccess(hipFileBufRegister(managed, kSize, 0)));
+  std::memset(managed, 0, kSize);
+  EXPECT_EQ(hipFileRead(fh, managed, kSize, 0, 0), static_cast<ssize_t>(kSize));
+  EXPECT_EQ(std::memcmp(managed, file.data(), kSize), 0);
+  EXPECT_TRUE(IsSuccess(hipFileBufDeregister(managed)));
+  hipFileHandleDeregister(fh);
+  EXPECT_EQ(hipFree(managed), hipSuccess);
 }
 
 class StatsApiTest : public ApiTest {};

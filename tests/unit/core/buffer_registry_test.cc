@@ -49,6 +49,21 @@ TEST_F(DescribeTest, PinnedHostMemoryIsAccepted) {
   EXPECT_EQ(buffer->type, hipMemoryTypeHost);
 }
 
+// Managed memory is I/O'd as device memory, registered or not.
+TEST_F(DescribeTest, ManagedMemoryIsDescribedAsDeviceMemory) {
+  char* p = static_cast<char*>(ManagedAlloc(1 << 16));
+  Result<Buffer> registered = DescribeForRegistration(gpu_, p + 4096, 4096, 0);
+  ASSERT_TRUE(registered.ok());
+  EXPECT_EQ(registered->type, hipMemoryTypeDevice);
+  EXPECT_EQ(registered->device, 0);
+  EXPECT_EQ(DescribeForRegistration(gpu_, p, (1 << 16) + 1, 0).status(),
+            Status::Op(hipFileHipPointerRangeError));
+  Result<Buffer> unregistered = DescribeUnregistered(gpu_, p + 100);
+  ASSERT_TRUE(unregistered.ok());
+  EXPECT_EQ(unregistered->type, hipMemoryTypeDevice);
+  EXPECT_EQ(unregistered->length, (1u << 16) - 100);
+}
+
 TEST_F(DescribeTest, RegistrationErrors) {
   std::vector<char> pageable(4096);
   EXPECT_EQ(DescribeForRegistration(gpu_, nullptr, 10, 0).status(),

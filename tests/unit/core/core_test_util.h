@@ -78,6 +78,12 @@ class CoreTest : public ::testing::Test {
     allocations_.push_back(p);
     return p;
   }
+  void* ManagedAlloc(size_t size) {
+    void* p = nullptr;
+    EXPECT_EQ(gpu_.MallocManaged(&p, size, hipMemAttachGlobal), hipSuccess);
+    allocations_.push_back(p);  // Free frees managed memory too
+    return p;
+  }
   void* HostAlloc(size_t size) {
     void* p = nullptr;
     EXPECT_EQ(gpu_.HostMalloc(&p, size, 0), hipSuccess);

@@ -111,5 +111,54 @@ TEST_F(HipCopyTest, NullPointers) {
   EXPECT_HIP_FAILS(hipMemsetAsync(nullptr, 0, 16, nullptr), hipErrorInvalidValue);
 }
 
+// hipMemcpyHtoD / DtoD / DtoH: distinct bytes through two device buffers and back.
+TEST_F(HipCopyTest, DriverStyleCopiesRoundTrip) {
+  const std::vector<unsigned char> source = PatternBytes(kSize, 6);
+  std::vector<unsigned char> back(kSize);
+  ASSERT_HIP_OK(hipMemcpyHtoD(device_a_, source.data(), kSize));
+  ASSERT_HIP_OK(hipMemcpyDtoD(device_b_ + 1, device_a_ + 1, kSize - 1));
+  ASSERT_HIP_OK(hipMemcpyDtoH(back.data() + 1, device_b_ + 1, kSize - 1));
+  back[0] = source[0];
+  EXPECT_EQ(back, source);
+}
+
+TEST_F(HipCopyTest, DriverStyleAsyncCopiesAreStreamOrdered) {
+  const std::vector<unsigned char> source = PatternBytes(kSize, 7);
+  std::vector<unsigned char> back(kSize);
+  hipStream_t stream = nullptr;
+  ASSERT_HIP_OK(hipStreamCreate(&stream));
+  ASSERT_HIP_OK(hipMemcpyHtoDAsync(device_a_, source.data(), kSize, stream));
+  ASSERT_HIP_OK(hipMemcpyDtoDAsync(device_b_, device_a_, kSize, stream));
+  ASSERT_HIP_OK(hipMemsetAsync(device_a_, 0, kSize, stream));  // after the copy out of it
+  ASSERT_HIP_OK(hipMemcpyDtoHAsync(back.data(), device_b_, kSize, stream));
+  ASSERT_HIP_OK(hipStreamSynchronize(stream));
+  EXPECT_EQ(back, source);
+  ASSERT_HIP_OK(hipStreamDestroy(stream));
+
+  // The null stream too.
+  ASSERT_HIP_OK(hipMemcpyDtoHAsync(back.data(), device_a_, kSize, nullptr));
+  ASSERT_HIP_OK(hipStreamSynchronize(nullptr));
+  EXPECT_EQ(back, std::vector<unsigned char>(kSize, 0));
+}
+
+TEST_F(HipCopyTest, DriverStyleCopyArguments) {
+  std::vector<unsigned char> host(16);
+  ASSERT_HIP_OK(hipMemcpyHtoD(nullptr, nullptr, 0));
+  ASSERT_HIP_OK(hipMemcpyDtoH(nullptr, nullptr, 0));
+  ASSERT_HIP_OK(hipMemcpyDtoD(nullptr, nullptr, 0));
+  ASSERT_HIP_OK(hipMemcpyHtoDAsync(nullptr, nullptr, 0, nullptr));
+  ASSERT_HIP_OK(hipMemcpyDtoHAsync(nullptr, nullptr, 0, nullptr));
+  ASSERT_HIP_OK(hipMemcpyDtoDAsync(nullptr, nullptr, 0, nullptr));
+  EXPECT_HIP_FAILS(hipMemcpyHtoD(nullptr, host.data(), 16), hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpyHtoD(device_a_, nullptr, 16), hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpyDtoH(nullptr, device_a_, 16), hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpyDtoH(host.data(), nullptr, 16), hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpyDtoD(device_a_, nullptr, 16), hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpyDtoD(nullptr, device_a_, 16), hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpyHtoDAsync(nullptr, host.data(), 16, nullptr), hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpyDtoHAsync(host.data(), nullptr, 16, nullptr), hipErrorInvalidValue);
+  EXPECT_HIP_FAILS(hipMemcpyDtoDAsync(device_a_, nullptr, 16, nullptr), hipErrorInvalidValue);
+}
+
 }  // namespace
 }  // namespace hipfile::testing

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "unit/hiprt/hiprt_test_util.h"
@@ -65,6 +66,34 @@ TEST_F(HipDeviceTest, DeviceSynchronizeWaitsForEveryStream) {
   ASSERT_HIP_OK(hipDeviceSynchronize());
   EXPECT_TRUE(done.load());
   ASSERT_HIP_OK(hipStreamDestroy(stream));
+}
+
+// Work queued before the reset finishes first, and the device works afterwards (on CUDA: in a
+// primary context initialized again).
+TEST_F(HipDeviceTest, DeviceResetWaitsAndLeavesTheDeviceUsable) {
+  hipStream_t stream = nullptr;
+  ASSERT_HIP_OK(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking));
+  std::atomic<bool> done{false};
+  ASSERT_HIP_OK(hipLaunchHostFunc(
+      stream,
+      [](void* flag) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        static_cast<std::atomic<bool>*>(flag)->store(true);
+      },
+      &done));
+  ASSERT_HIP_OK(hipStreamDestroy(stream));  // returns at once; the host function still runs
+  ASSERT_HIP_OK(hipDeviceReset());
+  EXPECT_TRUE(done.load());
+
+  const unsigned char want[4] = {1, 2, 3, 4};
+  unsigned char back[4] = {};
+  void* device = nullptr;
+  ASSERT_HIP_OK(hipMalloc(&device, sizeof want));
+  ASSERT_HIP_OK(hipMemcpyHtoD(device, want, sizeof want));
+  ASSERT_HIP_OK(hipMemcpyDtoH(back, device, sizeof back));
+  EXPECT_EQ(std::memcmp(back, want, sizeof want), 0);
+  ASSERT_HIP_OK(hipFree(device));
+  ASSERT_HIP_OK(hipDeviceReset());  // twice in a row is fine
 }
 
 TEST_F(HipDeviceTest, MemGetInfo) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -31,6 +32,41 @@ using MemcpyAsyncFn = hipError_t (*)(void*, const void*, size_t, hipMemcpyKind, 
 static_assert(std::is_same_v<decltype(&hipMemcpyAsync), MemcpyAsyncFn>);
 static_assert(
     std::is_same_v<decltype(&hipLaunchHostFunc), hipError_t (*)(hipStream_t, hipHostFn_t, void*)>);
+static_assert(hipMemAttachGlobal == 1 && hipMemAttachHost == 2);
+static_assert(std::is_same_v<hipDeviceptr_t, void*>);
+static_assert(
+    std::is_same_v<decltype(&hipMemcpyHtoD), hipError_t (*)(hipDeviceptr_t, const void*, size_t)>);
+static_assert(std::is_same_v<decltype(&hipMemcpyDtoHAsync),
+                             hipError_t (*)(void*, hipDeviceptr_t, size_t, hipStream_t)>);
+static_assert(std::is_same_v<decltype(&hipDeviceGetAttribute),
+                             hipError_t (*)(int*, hipDeviceAttribute_t, int)>);
+static_assert(
+    std::is_same_v<decltype(&hipGetDeviceProperties), hipError_t (*)(hipDeviceProp_t*, int)>);
+// hipDeviceAttribute_t: HIP 6's numbers.
+static_assert(hipDeviceAttributeEccEnabled == 0 && hipDeviceAttributeClockRate == 5 &&
+              hipDeviceAttributeComputeCapabilityMajor == 23 &&
+              hipDeviceAttributeManagedMemory == 24 && hipDeviceAttributeMaxBlockDimX == 26 &&
+              hipDeviceAttributeMaxThreadsPerBlock == 56 &&
+              hipDeviceAttributeComputeCapabilityMinor == 61 &&
+              hipDeviceAttributeMultiprocessorCount == 63 && hipDeviceAttributePciBusId == 67 &&
+              hipDeviceAttributePciDeviceId == 68 && hipDeviceAttributePciDomainID == 69 &&
+              hipDeviceAttributeTotalGlobalMem == 84 && hipDeviceAttributeWarpSize == 87 &&
+              hipDeviceAttributeMemoryPoolSupportedHandleTypes == 91 &&
+              hipDeviceAttributeAmdSpecificBegin == 10000 &&
+              hipDeviceAttributeWallClockRate == 10017);
+// hipDeviceProp_t: HIP 6's layout (hipDeviceProp_tR0600) on LP64.
+static_assert(sizeof(hipUUID) == 16 && sizeof(hipDeviceArch_t) == 4);
+static_assert(sizeof(hipDeviceProp_t) == 1472);
+static_assert(
+    offsetof(hipDeviceProp_t, uuid) == 256 && offsetof(hipDeviceProp_t, totalGlobalMem) == 288 &&
+    offsetof(hipDeviceProp_t, warpSize) == 308 && offsetof(hipDeviceProp_t, major) == 360 &&
+    offsetof(hipDeviceProp_t, minor) == 364 &&
+    offsetof(hipDeviceProp_t, multiProcessorCount) == 388 &&
+    offsetof(hipDeviceProp_t, pciBusID) == 584 && offsetof(hipDeviceProp_t, pciDeviceID) == 588 &&
+    offsetof(hipDeviceProp_t, pciDomainID) == 592 &&
+    offsetof(hipDeviceProp_t, managedMemory) == 652 && offsetof(hipDeviceProp_t, reserved) == 780 &&
+    offsetof(hipDeviceProp_t, gcnArchName) == 1160 && offsetof(hipDeviceProp_t, arch) == 1428 &&
+    offsetof(hipDeviceProp_t, asicRevision) == 1468);
 
 namespace {
 
@@ -47,6 +83,21 @@ TEST(HipRuntimeHeader, TypedMallocOverloads) {
   host[63] = 1.5;  // host-accessible
   EXPECT_EQ(hipHostFree(host), hipSuccess);
   EXPECT_EQ(hipFree(device), hipSuccess);
+  EXPECT_EQ(hipGetLastError(), hipSuccess);
+}
+
+// The typed hipMallocManaged defaults its flags to hipMemAttachGlobal, as with real HIP.
+TEST(HipRuntimeHeader, TypedMallocManaged) {
+  int count = 0;
+  if (hipGetDeviceCount(&count) == hipErrorNoDevice) GTEST_SKIP() << "no device";
+  float* managed = nullptr;
+  ASSERT_EQ(hipMallocManaged(&managed, 16 * sizeof(float)), hipSuccess);
+  ASSERT_NE(managed, nullptr);
+  managed[15] = 0.5f;  // host-accessible
+  void* untyped = nullptr;
+  ASSERT_EQ(hipMallocManaged(&untyped, 64), hipSuccess);  // the C function, default flags
+  EXPECT_EQ(hipFree(untyped), hipSuccess);
+  EXPECT_EQ(hipFree(managed), hipSuccess);
   EXPECT_EQ(hipGetLastError(), hipSuccess);
 }
 

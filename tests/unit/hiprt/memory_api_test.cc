@@ -125,5 +125,77 @@ TEST_F(HipMemoryTest, HostRegisterArguments) {
   EXPECT_EQ(attributes.type, hipMemoryTypeUnregistered);  // no failed call registered it
 }
 
+TEST_F(HipMemoryTest, MallocManagedIsOneAddressForHostAndDevice) {
+  for (unsigned flags : {hipMemAttachGlobal, hipMemAttachHost}) {
+    SCOPED_TRACE(flags);
+    constexpr size_t kSize = 3 * 4096 + 5;
+    unsigned char* p = nullptr;
+    ASSERT_HIP_OK(hipMallocManaged(reinterpret_cast<void**>(&p), kSize, flags));
+    ASSERT_NE(p, nullptr);
+    hipPointerAttribute_t attributes{};
+    ASSERT_HIP_OK(hipPointerGetAttributes(&attributes, p + 100));
+    EXPECT_EQ(attributes.type, hipMemoryTypeManaged);
+    EXPECT_EQ(attributes.isManaged, 1);
+    EXPECT_EQ(attributes.devicePointer, p + 100);
+    EXPECT_EQ(attributes.hostPointer, p + 100);
+    EXPECT_EQ(attributes.device, 0);
+    void* base = nullptr;
+    size_t size = 0;
+    ASSERT_HIP_OK(hipMemGetAddressRange(&base, &size, p + 100));
+    EXPECT_EQ(base, p);
+    EXPECT_GE(size, kSize);
+
+    // The host writes it directly; the device's copies read what it wrote, and the host reads
+    // what they wrote.
+    for (size_t i = 0; i < kSize; ++i) p[i] = static_cast<unsigned char>(i * 7 + 1);
+    unsigned char* device = nullptr;
+    ASSERT_HIP_OK(hipMalloc(&device, kSize));
+    ASSERT_HIP_OK(hipMemcpy(device, p, kSize, hipMemcpyDefault));
+    ASSERT_HIP_OK(hipMemset(p, 0, kSize));
+    ASSERT_HIP_OK(hipMemcpy(p + 1, device, kSize - 1, hipMemcpyDeviceToDevice));
+    EXPECT_EQ(p[0], 0);
+    for (size_t i = 1; i < kSize; ++i) {
+      ASSERT_EQ(p[i], static_cast<unsigned char>((i - 1) * 7 + 1)) << "byte " << i;
+    }
+    ASSERT_HIP_OK(hipFree(device));
+    ASSERT_HIP_OK(hipFree(p));
+  }
+}
+
+TEST_F(HipMemoryTest, MallocManagedTypedOverloadDefaultsToGlobal) {
+  double* p = nullptr;
+  ASSERT_HIP_OK(hipMallocManaged(&p, 64 * sizeof(double)));
+  ASSERT_NE(p, nullptr);
+  p[63] = 2.5;
+  hipPointerAttribute_t attributes{};
+  ASSERT_HIP_OK(hipPointerGetAttributes(&attributes, p));
+  EXPECT_EQ(attributes.type, hipMemoryTypeManaged);
+  EXPECT_EQ(attributes.allocationFlags & hipMemAttachHost, 0u);
+  ASSERT_HIP_OK(hipFree(p));
+}
+
+TEST_F(HipMemoryTest, MallocManagedArguments) {
+  void* p = kSentinel;
+  ASSERT_HIP_OK(hipMallocManaged(&p, 0, hipMemAttachGlobal));
+  EXPECT_EQ(p, nullptr);
+  EXPECT_HIP_FAILS(hipMallocManaged(nullptr, 64, hipMemAttachGlobal), hipErrorInvalidValue);
+  for (const unsigned flags : {0u, unsigned{hipMemAttachGlobal | hipMemAttachHost}, 4u, 0x100u}) {
+    SCOPED_TRACE(flags);
+    p = kSentinel;
+    EXPECT_HIP_FAILS(hipMallocManaged(&p, 64, flags), hipErrorInvalidValue);
+    EXPECT_EQ(p, kSentinel);  // untouched on failure
+  }
+}
+
+TEST_F(HipMemoryTest, MallocManagedTooMuch) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers abort on impossible allocations instead of failing them";
+#endif
+  void* p = kSentinel;
+  const hipError_t e = hipMallocManaged(&p, SIZE_MAX / 2, hipMemAttachGlobal);
+  EXPECT_NE(e, hipSuccess);
+  EXPECT_EQ(hipGetLastError(), e);
+}
+
 }  // namespace
 }  // namespace hipfile::testing

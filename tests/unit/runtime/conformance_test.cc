@@ -16,6 +16,7 @@
 #include "fakes/temp_dir.h"
 #include "runtime/cpu/cpu_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
+#include "runtime/device_attributes.h"
 #include "runtime/gpu_runtime.h"
 #include "unit/runtime/runtime_test_util.h"
 
@@ -104,6 +105,73 @@ TEST_P(RuntimeConformance, HasADevice) {
   ASSERT_EQ(rt_->GetDeviceUuid(0, again), hipSuccess);
   EXPECT_EQ(memcmp(uuid, again, sizeof(uuid)), 0);
   EXPECT_NE(std::string(rt_->Name()), "");
+}
+
+TEST_P(RuntimeConformance, DeviceDescribesItself) {
+  char name[256];
+  std::memset(name, 'x', sizeof name);
+  ASSERT_EQ(rt_->GetDeviceName(0, name, sizeof name), hipSuccess);
+  EXPECT_GT(strnlen(name, sizeof name), 0u);
+  EXPECT_LT(strnlen(name, sizeof name), sizeof name);
+  size_t total = 0;
+  ASSERT_EQ(rt_->GetDeviceTotalMem(0, &total), hipSuccess);
+  size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(rt_->MemGetInfo(&free_bytes, &total_bytes), hipSuccess);
+  EXPECT_GE(total, free_bytes);
+  for (size_t i = 0; i < kSupportedDeviceAttributeCount; ++i) {
+    int value = -1;
+    ASSERT_EQ(rt_->GetDeviceAttribute(0, kSupportedDeviceAttributes[i], &value), hipSuccess)
+        << kSupportedDeviceAttributes[i];
+    EXPECT_GE(value, 0) << kSupportedDeviceAttributes[i];
+  }
+  int value = 0;
+  ASSERT_EQ(rt_->GetDeviceAttribute(0, hipDeviceAttributeMultiprocessorCount, &value), hipSuccess);
+  EXPECT_GT(value, 0);
+  EXPECT_EQ(rt_->GetDeviceAttribute(0, hipDeviceAttributeLuid, &value), hipErrorInvalidValue);
+  int count = 0;
+  ASSERT_EQ(rt_->GetDeviceCount(&count), hipSuccess);
+  EXPECT_EQ(rt_->GetDeviceAttribute(count, hipDeviceAttributeWarpSize, &value),
+            hipErrorInvalidDevice);
+  EXPECT_EQ(rt_->GetDeviceName(count, name, sizeof name), hipErrorInvalidDevice);
+  EXPECT_EQ(rt_->GetDeviceTotalMem(count, &total), hipErrorInvalidDevice);
+  int version = 0;
+  ASSERT_EQ(rt_->DriverGetVersion(&version), hipSuccess);
+  EXPECT_GT(version, 0);
+}
+
+TEST_P(RuntimeConformance, ManagedMemoryIsManagedAndHostAccessible) {
+  constexpr size_t kSize = 2 * 4096 + 7;
+  void* p = nullptr;
+  ASSERT_EQ(rt_->MallocManaged(&p, kSize, hipMemAttachGlobal), hipSuccess);
+  ASSERT_NE(p, nullptr);
+  auto* bytes = static_cast<unsigned char*>(p);
+  PointerInfo info;
+  ASSERT_EQ(rt_->PointerGetInfo(bytes + 4096, &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeManaged);
+  EXPECT_TRUE(info.is_managed);
+  EXPECT_EQ(info.device, 0);
+  EXPECT_EQ(info.base, p);
+  EXPECT_GE(info.size, kSize);
+  EXPECT_EQ(info.device_pointer, bytes + 4096);
+  EXPECT_EQ(info.host_pointer, bytes + 4096);
+  const std::vector<unsigned char> source = PatternBytes(kSize, 9);
+  ASSERT_EQ(rt_->Memcpy(p, source.data(), kSize, hipMemcpyHostToDevice), hipSuccess);
+  EXPECT_EQ(std::memcmp(p, source.data(), kSize), 0) << "the host reads what the copy wrote";
+  ASSERT_EQ(rt_->Free(p), hipSuccess);
+  EXPECT_EQ(rt_->MallocManaged(&p, 64, 0), hipErrorInvalidValue);
+}
+
+// After a reset the device works again (on CUDA, in a primary context initialized afresh).
+TEST_P(RuntimeConformance, DeviceResetLeavesTheDeviceUsable) {
+  ASSERT_EQ(rt_->DeviceReset(), hipSuccess);
+  void* p = nullptr;
+  ASSERT_EQ(rt_->Malloc(&p, 4096), hipSuccess);
+  const std::vector<unsigned char> source = PatternBytes(4096, 10);
+  std::vector<unsigned char> back(4096);
+  ASSERT_EQ(rt_->Memcpy(p, source.data(), 4096, hipMemcpyHostToDevice), hipSuccess);
+  ASSERT_EQ(rt_->Memcpy(back.data(), p, 4096, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(back, source);
+  ASSERT_EQ(rt_->Free(p), hipSuccess);
 }
 
 TEST_P(RuntimeConformance, DevicePointerInfoCoversInteriorPointers) {

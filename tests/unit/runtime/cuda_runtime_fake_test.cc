@@ -3,7 +3,9 @@
 // the reasons creation fails. Runs without a GPU.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -14,6 +16,7 @@
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "runtime/cuda/gather_kernel.h"
+#include "runtime/device_attributes.h"
 
 namespace hipfile::runtime {
 namespace {
@@ -341,6 +344,132 @@ TEST_F(CudaRuntimeFake, ManagedMemoryIsManaged) {
   EXPECT_TRUE(info.is_managed);
 }
 
+// What the device-query, managed-allocation and reset fakes saw.
+struct DeviceState {
+  int attribute_calls = 0;
+  int last_attribute = -1;
+  int managed_calls = 0;
+  unsigned managed_flags = 0;
+  size_t managed_size = 0;
+  std::vector<std::string> calls;  // synchronize and reset, in order, with the device handle
+};
+DeviceState g_device;
+
+// Attribute a of the device with ordinal n answers 1000 * a + n; the device has 80 GiB.
+void AddDeviceQueries(CudaDriver& d) {
+  d.cuDeviceGetName = [](char* name, int length, CUdevice device) -> CUresult {
+    std::snprintf(name, static_cast<size_t>(length), "Fake GPU %d", device - kHandleBase);
+    return 0;
+  };
+  d.cuDeviceTotalMem = [](size_t* bytes, CUdevice) -> CUresult {
+    *bytes = size_t{80} << 30;
+    return 0;
+  };
+  d.cuDeviceGetAttribute = [](int* value, int attribute, CUdevice device) -> CUresult {
+    ++g_device.attribute_calls;
+    g_device.last_attribute = attribute;
+    *value = 1000 * attribute + (device - kHandleBase);
+    return 0;
+  };
+  d.cuDriverGetVersion = [](int* version) -> CUresult {
+    *version = 13000;
+    return 0;
+  };
+  d.cuMemAllocManaged = [](CUdeviceptr* p, size_t size, unsigned flags) -> CUresult {
+    ++g_device.managed_calls;
+    g_device.managed_size = size;
+    g_device.managed_flags = flags;
+    *p = 0xe0000000;
+    return 0;
+  };
+  d.cuCtxSynchronize = []() -> CUresult {
+    g_device.calls.push_back("sync");
+    return 719;  // a sticky error: the reset goes ahead anyway
+  };
+  d.cuDevicePrimaryCtxReset = [](CUdevice device) -> CUresult {
+    g_device.calls.push_back("reset " + std::to_string(device));
+    return 0;
+  };
+}
+
+TEST_F(CudaRuntimeFake, DeviceQueriesComeFromTheDriverWithoutAContext) {
+  g_device = DeviceState{};
+  AddDeviceQueries(driver_);
+  auto rt = Create();
+  char name[32];
+  ASSERT_EQ(rt->GetDeviceName(1, name, sizeof name), hipSuccess);
+  EXPECT_STREQ(name, "Fake GPU 1");
+  ASSERT_EQ(rt->GetDeviceName(0, name, 5), hipSuccess);
+  EXPECT_STREQ(name, "Fake") << "cut to the buffer, terminated";
+  size_t total = 0;
+  ASSERT_EQ(rt->GetDeviceTotalMem(0, &total), hipSuccess);
+  EXPECT_EQ(total, size_t{80} << 30);
+  int value = 0;
+  ASSERT_EQ(rt->GetDeviceAttribute(1, hipDeviceAttributeComputeCapabilityMajor, &value),
+            hipSuccess);
+  EXPECT_EQ(value, 75 * 1000 + 1);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+  ASSERT_EQ(rt->GetDeviceAttribute(0, hipDeviceAttributePciDomainID, &value), hipSuccess);
+  EXPECT_EQ(value, 50 * 1000);  // CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID
+  ASSERT_EQ(rt->GetDeviceAttribute(0, hipDeviceAttributeMultiprocessorCount, &value), hipSuccess);
+  EXPECT_EQ(value, 16 * 1000);  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+  const int calls = g_device.attribute_calls;
+  ASSERT_EQ(rt->GetDeviceAttribute(0, hipDeviceAttributeTotalGlobalMem, &value), hipSuccess);
+  EXPECT_EQ(value, INT_MAX) << "80 GiB does not fit an int";
+  EXPECT_EQ(rt->GetDeviceAttribute(0, hipDeviceAttributeMaxTexture1DWidth, &value),
+            hipErrorInvalidValue);
+  EXPECT_EQ(rt->GetDeviceAttribute(2, hipDeviceAttributeWarpSize, &value), hipErrorInvalidDevice);
+  EXPECT_EQ(rt->GetDeviceAttribute(0, hipDeviceAttributeWarpSize, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(g_device.attribute_calls, calls) << "answered without asking the driver";
+  EXPECT_EQ(rt->GetDeviceName(2, name, sizeof name), hipErrorInvalidDevice);
+  EXPECT_EQ(rt->GetDeviceTotalMem(-1, &total), hipErrorInvalidDevice);
+  int version = 0;
+  ASSERT_EQ(rt->DriverGetVersion(&version), hipSuccess);
+  EXPECT_EQ(version, 13000);
+  EXPECT_EQ(rt->DriverGetVersion(nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(g_fake.retains, 0) << "device queries need no context";
+}
+
+// Each supported attribute but the total memory is one CUdevice_attribute of its own.
+TEST_F(CudaRuntimeFake, EverySupportedAttributeHasItsOwnCudaAttribute) {
+  g_device = DeviceState{};
+  AddDeviceQueries(driver_);
+  auto rt = Create();
+  std::vector<int> seen;
+  for (size_t i = 0; i < kSupportedDeviceAttributeCount; ++i) {
+    const hipDeviceAttribute_t attribute = kSupportedDeviceAttributes[i];
+    if (attribute == hipDeviceAttributeTotalGlobalMem) continue;
+    SCOPED_TRACE(attribute);
+    int value = -1;
+    g_device.last_attribute = -1;
+    ASSERT_EQ(rt->GetDeviceAttribute(0, attribute, &value), hipSuccess);
+    ASSERT_GT(g_device.last_attribute, 0);
+    EXPECT_EQ(value, 1000 * g_device.last_attribute);
+    for (const int cu : seen) EXPECT_NE(cu, g_device.last_attribute);
+    seen.push_back(g_device.last_attribute);
+  }
+  EXPECT_EQ(seen.size(), kSupportedDeviceAttributeCount - 1);
+}
+
+TEST_F(CudaRuntimeFake, MallocManagedPassesTheAttachFlag) {
+  g_device = DeviceState{};
+  AddDeviceQueries(driver_);
+  auto rt = Create();
+  void* p = nullptr;
+  ASSERT_EQ(rt->MallocManaged(&p, 4096, hipMemAttachGlobal), hipSuccess);
+  EXPECT_EQ(p, Ptr(0xe0000000));
+  EXPECT_EQ(g_device.managed_flags, 0x1u);  // CU_MEM_ATTACH_GLOBAL
+  EXPECT_EQ(g_device.managed_size, 4096u);
+  EXPECT_EQ(g_current, ContextOf(0)) << "allocated in the current device's primary context";
+  ASSERT_EQ(rt->MallocManaged(&p, 64, hipMemAttachHost), hipSuccess);
+  EXPECT_EQ(g_device.managed_flags, 0x2u);  // CU_MEM_ATTACH_HOST
+  EXPECT_EQ(rt->MallocManaged(&p, 64, 0), hipErrorInvalidValue);
+  EXPECT_EQ(rt->MallocManaged(&p, 64, hipMemAttachGlobal | hipMemAttachHost), hipErrorInvalidValue);
+  ASSERT_EQ(rt->MallocManaged(&p, 0, hipMemAttachGlobal), hipSuccess);
+  EXPECT_EQ(p, nullptr) << "cuMemAllocManaged would refuse size 0";
+  EXPECT_EQ(rt->MallocManaged(nullptr, 64, hipMemAttachGlobal), hipErrorInvalidValue);
+  EXPECT_EQ(g_device.managed_calls, 2);
+}
+
 TEST_F(CudaRuntimeFake, StreamMemOpsNeedTheV2EntryPoints) {
   auto rt = Create();  // the fake has no cuStreamWaitValue32_v2
   EXPECT_FALSE(rt->SupportsStreamMemOps(0));
@@ -415,6 +544,35 @@ TEST_F(CudaRuntimeFake, StreamMemOpsProbeFreesNothingUntilTheRuntimeGoes) {
   EXPECT_EQ(g_probe.host_frees, 1);
   EXPECT_EQ(g_fake.releases, g_fake.retains);
   EXPECT_EQ(g_current, nullptr);
+}
+
+// The reset waits, then resets the primary context of the calling thread's device only; what it
+// destroyed (the probe's pinned word) is not freed again, and the next call retains the context
+// afresh.
+TEST_F(CudaRuntimeFake, DeviceResetResetsOnlyTheCurrentDevice) {
+  g_device = DeviceState{};
+  g_probe = ProbeState{};
+  AddDeviceQueries(driver_);
+  AddStreamMemOps(driver_);
+  auto rt = Create();
+  OnNewThread([&] {
+    void* p = nullptr;
+    ASSERT_EQ(rt->Malloc(&p, 64), hipSuccess);  // device 0 retained
+    ASSERT_EQ(rt->SetDevice(1), hipSuccess);
+    EXPECT_TRUE(rt->SupportsStreamMemOps(1));  // a pinned word in device 1's context
+    EXPECT_EQ(g_fake.retains, 2);
+    ASSERT_EQ(rt->DeviceReset(), hipSuccess);
+    EXPECT_EQ(g_device.calls,
+              (std::vector<std::string>{"sync", "reset " + std::to_string(kHandleBase + 1)}));
+    EXPECT_EQ(g_fake.releases, 1) << "device 1's retain is balanced";
+    EXPECT_EQ(g_current, nullptr) << "the reset context is no longer current";
+    ASSERT_EQ(rt->Malloc(&p, 64), hipSuccess);
+    EXPECT_EQ(g_fake.retains, 3) << "retained afresh";
+    EXPECT_EQ(g_current, ContextOf(1));
+  });
+  rt.reset();
+  EXPECT_EQ(g_fake.releases, g_fake.retains);
+  EXPECT_EQ(g_probe.host_frees, 0) << "the reset freed the probe's word already";
 }
 
 // What the fake batch and single copies saw.
