@@ -5,6 +5,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include "core/process_runtime.h"
+#include "hiprt/guard.h"
 #include "hiprt/last_error.h"
 
 using hipfile::ProcessRuntime;
@@ -19,18 +20,22 @@ bool ValidKind(hipMemcpyKind kind) {
 }
 
 hipError_t Copy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
-  if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
-  if (size == 0) return hipSuccess;
-  if (dst == nullptr || src == nullptr) return Record(hipErrorInvalidValue);
-  return Record(ProcessRuntime().Memcpy(dst, src, size, kind));
+  return hipfile::hiprt::Guard("Copy", [&]() -> hipError_t {
+    if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
+    if (size == 0) return hipSuccess;
+    if (dst == nullptr || src == nullptr) return Record(hipErrorInvalidValue);
+    return Record(ProcessRuntime().Memcpy(dst, src, size, kind));
+  });
 }
 
 hipError_t CopyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                      hipStream_t stream) {
-  if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
-  if (size == 0) return hipSuccess;
-  if (dst == nullptr || src == nullptr) return Record(hipErrorInvalidValue);
-  return Record(ProcessRuntime().MemcpyAsync(dst, src, size, kind, stream));
+  return hipfile::hiprt::Guard("CopyAsync", [&]() -> hipError_t {
+    if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
+    if (size == 0) return hipSuccess;
+    if (dst == nullptr || src == nullptr) return Record(hipErrorInvalidValue);
+    return Record(ProcessRuntime().MemcpyAsync(dst, src, size, kind, stream));
+  });
 }
 
 }  // namespace
@@ -38,50 +43,66 @@ hipError_t CopyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind
 extern "C" {
 
 hipError_t hipMemcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
-  return Copy(dst, src, size, kind);
+  return hipfile::hiprt::Guard("hipMemcpy",
+                               [&]() -> hipError_t { return Copy(dst, src, size, kind); });
 }
 
 hipError_t hipMemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                           hipStream_t stream) {
-  return CopyAsync(dst, src, size, kind, stream);
+  return hipfile::hiprt::Guard(
+      "hipMemcpyAsync", [&]() -> hipError_t { return CopyAsync(dst, src, size, kind, stream); });
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void* src, size_t size) {
-  return Copy(dst, src, size, hipMemcpyHostToDevice);
+  return hipfile::hiprt::Guard(
+      "hipMemcpyHtoD", [&]() -> hipError_t { return Copy(dst, src, size, hipMemcpyHostToDevice); });
 }
 
 hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t size) {
-  return Copy(dst, src, size, hipMemcpyDeviceToHost);
+  return hipfile::hiprt::Guard(
+      "hipMemcpyDtoH", [&]() -> hipError_t { return Copy(dst, src, size, hipMemcpyDeviceToHost); });
 }
 
 hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t size) {
-  return Copy(dst, src, size, hipMemcpyDeviceToDevice);
+  return hipfile::hiprt::Guard("hipMemcpyDtoD", [&]() -> hipError_t {
+    return Copy(dst, src, size, hipMemcpyDeviceToDevice);
+  });
 }
 
 hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, const void* src, size_t size,
                               hipStream_t stream) {
-  return CopyAsync(dst, src, size, hipMemcpyHostToDevice, stream);
+  return hipfile::hiprt::Guard("hipMemcpyHtoDAsync", [&]() -> hipError_t {
+    return CopyAsync(dst, src, size, hipMemcpyHostToDevice, stream);
+  });
 }
 
 hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t size, hipStream_t stream) {
-  return CopyAsync(dst, src, size, hipMemcpyDeviceToHost, stream);
+  return hipfile::hiprt::Guard("hipMemcpyDtoHAsync", [&]() -> hipError_t {
+    return CopyAsync(dst, src, size, hipMemcpyDeviceToHost, stream);
+  });
 }
 
 hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t size,
                               hipStream_t stream) {
-  return CopyAsync(dst, src, size, hipMemcpyDeviceToDevice, stream);
+  return hipfile::hiprt::Guard("hipMemcpyDtoDAsync", [&]() -> hipError_t {
+    return CopyAsync(dst, src, size, hipMemcpyDeviceToDevice, stream);
+  });
 }
 
 hipError_t hipMemset(void* dst, int value, size_t size) {
-  if (size == 0) return hipSuccess;
-  if (dst == nullptr) return Record(hipErrorInvalidValue);
-  return Record(ProcessRuntime().Memset(dst, value, size));
+  return hipfile::hiprt::Guard("hipMemset", [&]() -> hipError_t {
+    if (size == 0) return hipSuccess;
+    if (dst == nullptr) return Record(hipErrorInvalidValue);
+    return Record(ProcessRuntime().Memset(dst, value, size));
+  });
 }
 
 hipError_t hipMemsetAsync(void* dst, int value, size_t size, hipStream_t stream) {
-  if (size == 0) return hipSuccess;
-  if (dst == nullptr) return Record(hipErrorInvalidValue);
-  return Record(ProcessRuntime().MemsetAsync(dst, value, size, stream));
+  return hipfile::hiprt::Guard("hipMemsetAsync", [&]() -> hipError_t {
+    if (size == 0) return hipSuccess;
+    if (dst == nullptr) return Record(hipErrorInvalidValue);
+    return Record(ProcessRuntime().MemsetAsync(dst, value, size, stream));
+  });
 }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "hiprt/guard.h"
 #include "hiprt/last_error.h"
 #include "util/errors.h"
 
@@ -26,8 +27,14 @@ const char* hipGetErrorName(hipError_t error) { return hipfile::GpuErrorNameOf(A
 
 const char* hipGetErrorString(hipError_t error) { return hipfile::GpuErrorStringOf(AsInt(error)); }
 
-hipError_t hipGetLastError(void) { return hipfile::hiprt::TakeLastError(); }
+hipError_t hipGetLastError(void) {
+  return hipfile::hiprt::Guard("hipGetLastError",
+                               [&]() -> hipError_t { return hipfile::hiprt::TakeLastError(); });
+}
 
-hipError_t hipPeekAtLastError(void) { return hipfile::hiprt::PeekLastError(); }
+hipError_t hipPeekAtLastError(void) {
+  return hipfile::hiprt::Guard("hipPeekAtLastError",
+                               [&]() -> hipError_t { return hipfile::hiprt::PeekLastError(); });
+}
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/process_runtime.h"
+#include "hiprt/guard.h"
 #include "hiprt/last_error.h"
 #include "runtime/gpu_runtime.h"
 
@@ -101,24 +102,26 @@ const FieldOf kFields[] = {
 // *prop is written only when every query succeeded. An attribute the driver does not know
 // (hipErrorInvalidValue: an older CUDA driver) leaves its field 0 rather than failing the call.
 hipError_t Fill(hipfile::runtime::GpuRuntime& gpu, int device, hipDeviceProp_t* prop) {
-  hipDeviceProp_t p;
-  std::memset(&p, 0, sizeof p);
-  if (const hipError_t e = gpu.GetDeviceName(device, p.name, sizeof p.name); e != hipSuccess) {
-    return e;
-  }
-  if (const hipError_t e = gpu.GetDeviceUuid(device, p.uuid.bytes); e != hipSuccess) return e;
-  if (const hipError_t e = gpu.GetDeviceTotalMem(device, &p.totalGlobalMem); e != hipSuccess) {
-    return e;
-  }
-  for (const FieldOf& field : kFields) {
-    int value = 0;
-    const hipError_t e = gpu.GetDeviceAttribute(device, field.attribute, &value);
-    if (e == hipErrorInvalidValue) continue;
-    if (e != hipSuccess) return e;
-    field.set(p, value);
-  }
-  *prop = p;
-  return hipSuccess;
+  return hipfile::hiprt::Guard("Fill", [&]() -> hipError_t {
+    hipDeviceProp_t p;
+    std::memset(&p, 0, sizeof p);
+    if (const hipError_t e = gpu.GetDeviceName(device, p.name, sizeof p.name); e != hipSuccess) {
+      return e;
+    }
+    if (const hipError_t e = gpu.GetDeviceUuid(device, p.uuid.bytes); e != hipSuccess) return e;
+    if (const hipError_t e = gpu.GetDeviceTotalMem(device, &p.totalGlobalMem); e != hipSuccess) {
+      return e;
+    }
+    for (const FieldOf& field : kFields) {
+      int value = 0;
+      const hipError_t e = gpu.GetDeviceAttribute(device, field.attribute, &value);
+      if (e == hipErrorInvalidValue) continue;
+      if (e != hipSuccess) return e;
+      field.set(p, value);
+    }
+    *prop = p;
+    return hipSuccess;
+  });
 }
 
 }  // namespace
@@ -126,9 +129,11 @@ hipError_t Fill(hipfile::runtime::GpuRuntime& gpu, int device, hipDeviceProp_t* 
 extern "C" {
 
 hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
-  if (prop == nullptr) return Record(hipErrorInvalidValue);
-  if (device < 0) return Record(hipErrorInvalidDevice);
-  return Record(Fill(ProcessRuntime(), device, prop));
+  return hipfile::hiprt::Guard("hipGetDeviceProperties", [&]() -> hipError_t {
+    if (prop == nullptr) return Record(hipErrorInvalidValue);
+    if (device < 0) return Record(hipErrorInvalidDevice);
+    return Record(Fill(ProcessRuntime(), device, prop));
+  });
 }
 
 }  // extern "C"

@@ -227,5 +227,30 @@ TEST_F(AllocationFailureTest, ReadAsyncFailsCleanlyAndTheStreamMovesOn) {
   hipFileHandleDeregister(fh);
 }
 
+TEST_F(AllocationFailureTest, HipStreamAndEventCreationFailWithOutOfMemory) {
+  uint64_t n = 1;
+  for (; n <= kMaxSweep; ++n) {
+    hipStream_t stream = nullptr;
+    hipEvent_t event = nullptr;
+    FailAllocation(n);
+    const hipError_t s = hipStreamCreate(&stream);
+    const hipError_t e = s == hipSuccess ? hipEventCreate(&event) : hipErrorOutOfMemory;
+    const bool hit = StopFailing();
+    EXPECT_TRUE(s == hipSuccess || s == hipErrorOutOfMemory) << "allocation " << n << ": " << s;
+    EXPECT_TRUE(e == hipSuccess || e == hipErrorOutOfMemory) << "allocation " << n << ": " << e;
+    (void)hipGetLastError();
+    if (event != nullptr) {
+      EXPECT_EQ(hipEventDestroy(event), hipSuccess);
+    }
+    if (stream != nullptr) {
+      EXPECT_EQ(hipStreamSynchronize(stream), hipSuccess);
+      EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
+    }
+    if (s == hipSuccess && e == hipSuccess && !hit) break;
+  }
+  EXPECT_LE(n, kMaxSweep);
+  EXPECT_GT(n, 1u);
+}
+
 }  // namespace
 }  // namespace hipfile
