@@ -2,13 +2,30 @@
 /* hipfile.h - the hipFile C API: GPU-direct storage I/O.
  *
  * Same names, types and numeric values as AMD hipFile 0.5, so programs written for hipFile build
- * unchanged. This header is the library's whole ABI.
+ * unchanged. libhipfile.so exports this header's functions and two more groups: the extensions of
+ * <hipfile_ext.h> (hipFileExt*: which runtime runs and why, error names), and the HIP runtime
+ * subset of <hip/hip_runtime_api.h> as installed under include/hipfile/compat (hip*: hipMalloc,
+ * streams, events...), for programs built where no HIP is installed. Nothing else is exported.
  *
  * Conventions
  *  - Errors: calls returning hipFileError_t report {hipFileSuccess, hipSuccess} on success,
  *    {<hipFileOpError_t>, hipSuccess} for a library error and {hipFileHipDriverError, <hipError_t>}
- *    for a GPU runtime error. Calls returning ssize_t return bytes moved (>= 0), -1 with errno set
- *    for a system error, or a negated hipFileOpError_t / hipError_t.
+ *    for a GPU runtime error; exhausted memory is {hipFileHipDriverError, hipErrorOutOfMemory}.
+ *    A system error without a hipFile code of its own is hipFileInternalError, with errno set to
+ *    its code (EAGAIN when a thread could not be started, for example).
+ *  - hipFileRead / hipFileWrite return bytes moved (>= 0), -1 with errno set for a system error
+ *    (ENOMEM when memory ran out), or a negated hipFileOpError_t (values from -5001 down) or a
+ *    negated hipError_t (-hipFileHipDriverError in place of -hipErrorInvalidValue, which would
+ *    read as -1).
+ *  - Stream-ordered results (*bytes_read_p, *bytes_written_p, published when the stream reaches
+ *    the operation) and batch results (hipFileIOEvents_t.ret, a size_t: cast it to ssize_t) are
+ *    bytes moved (>= 0) or a negative code: -errno for a system error (above -HIPFILE_BASE_ERR,
+ *    e.g. -5 for EIO, -12 for ENOMEM), -hipFileOpError_t for a library rule (-5022 for
+ *    hipFileInvalidValue), and -hipFileHipDriverError for any GPU runtime error.
+ *  - Durability: a successful write means the bytes are in the file - in the page cache or on
+ *    the disk - as after pwrite; not that they survive a crash. HIPFILE_WRITE_THROUGH=true
+ *    (docs/environment.md) flushes each write with fdatasync before reporting it done.
+ *  - No call throws a C++ exception or aborts the process for a resource it cannot have.
  *  - Ownership: the library never frees memory or closes descriptors it did not create. Handles
  *    returned by the library stay valid until the matching deregister/destroy call or the last
  *    hipFileDriverClose.
@@ -324,7 +341,7 @@ typedef struct hipFileIOParams {
 typedef struct hipFileIOEvents {
     void *cookie;
     hipFileStatus_t status;
-    size_t ret; /* bytes moved, or a negative error cast to size_t */
+    size_t ret; /* bytes moved, or a negative code cast to size_t (see Conventions above) */
 } hipFileIOEvents_t;
 
 typedef void *hipFileBatchHandle_t;

@@ -4,7 +4,7 @@
  * Installed only where no real HIP is present. On a machine with an NVIDIA GPU the calls run on
  * CUDA (a hipStream_t is the CUstream itself, so CUDA streams and allocations from other libraries
  * can be passed in); without a GPU they run on hipFile's CPU runtime, where device memory is host
- * memory and each stream is an in-order worker. HIP_RUNTIME_CHOICE: see docs/environment.md.
+ * memory and each stream is an in-order worker. HIPFILE_RUNTIME chooses: see docs/environment.md.
  *
  * Types and numeric values are HIP's. The implementation lives in libhipfile.
  */
