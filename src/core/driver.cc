@@ -109,16 +109,16 @@ Result<void*> Driver::RegisterHandle(int fd) {
     stats_.RecordHandleRegister(false);
     return file.status();
   }
-  void* handle = file->get();
-  Status inserted;
+  const int direct_fd = (*file)->io().direct_fd;
+  Result<void*> handle = Status::Op(hipFileInternalError);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    inserted = files_.Insert(*file);
-    if (inserted.ok()) EnsureOpenLocked();
+    handle = files_.Insert(std::move(*file));
+    if (handle.ok()) EnsureOpenLocked();
   }
-  stats_.RecordHandleRegister(inserted.ok());
-  if (!inserted.ok()) return inserted;  // another thread registered fd meanwhile
-  HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, handle, (*file)->io().direct_fd);
+  stats_.RecordHandleRegister(handle.ok());
+  if (!handle.ok()) return handle;  // another thread registered fd meanwhile
+  HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, *handle, direct_fd);
   return handle;
 }
 

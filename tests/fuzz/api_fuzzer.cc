@@ -632,9 +632,9 @@ void HandleRegister(Session& s, FuzzedDataProvider& in) {
   }
   FUZZ_CHECK(fh != nullptr, "HandleRegister returned a NULL handle");
   NoteImplicitOpen(s, e);
-  // A handle value seen before (its registration dropped, the memory reused) names this file now.
-  for (RegisteredHandle& h : s.handles) {
-    if (h.handle == fh) h.opened = static_cast<size_t>(opened);
+  // Handle values are never reused, so a stale one can never name this file.
+  for (const RegisteredHandle& h : s.handles) {
+    FUZZ_CHECK(h.handle != fh, "HandleRegister returned %p again", fh);
   }
   s.handles.push_back({fh, static_cast<size_t>(opened)});
 }

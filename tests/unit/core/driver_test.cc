@@ -20,6 +20,13 @@ using testing::SysOp;
 
 class DriverLifecycleTest : public CoreTest {
  protected:
+  // The descriptors the library opened for a registered handle.
+  engine::IoFile Owned(const void* handle) {
+    const Result<PreparedIo> io = driver().Prepare(IoDirection::kRead, handle, DeviceAlloc(4096));
+    EXPECT_TRUE(io.ok()) << io.status().ToString();
+    return io.ok() ? io->file->io() : engine::IoFile{};
+  }
+
   std::string path_ = MakeFile("data", 4096);
 };
 
@@ -117,7 +124,7 @@ TEST_F(DriverLifecycleTest, LastCloseDropsBuffersAndFilesAndTheirDescriptors) {
   ASSERT_TRUE(driver().RegisterBuffer(buffer, 4096, 0).ok());
   EXPECT_TRUE(driver().EngineOptionsInUse().has_value());
   // The descriptors the library opened.
-  const engine::IoFile owned = static_cast<File*>(*handle)->io();
+  const engine::IoFile owned = Owned(*handle);
 
   ASSERT_TRUE(driver().Close().ok());
   EXPECT_FALSE(driver().EngineOptionsInUse().has_value());
@@ -153,7 +160,7 @@ TEST_F(DriverLifecycleTest, HandleDeregistration) {
   driver().DeregisterHandle(&fd);  // unknown: ignored
   Result<void*> handle = driver().RegisterHandle(fd.get());
   ASSERT_TRUE(handle.ok());
-  const engine::IoFile owned = static_cast<File*>(*handle)->io();
+  const engine::IoFile owned = Owned(*handle);
   driver().DeregisterHandle(*handle);
   EXPECT_FALSE(FdIsOpen(owned.buffered_fd));
   if (owned.direct_fd >= 0) {
