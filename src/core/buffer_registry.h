@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: MIT
 // BufferRegistry: GPU and pinned host buffers registered with hipFileBufRegister, and the
 // description of unregistered memory passed to an I/O call.
+//
+// Registrations are keyed by the base address, which is the caller's: the key cannot be made
+// unique as file handles are (file_registry.h). What keeps an operation from being confused by a
+// registration deregistered and made again at the same address is that an operation looks the
+// address up once (Driver::Prepare, at submission for stream-ordered and batch I/O), keeps a
+// reference to the registration object it found and a copy of its extent, and never looks the
+// address up again. While it holds the reference, Remove refuses (hipFileInternalError, as
+// hipFile), so the registration cannot be remade under it; only the driver's last close drops a
+// held registration, and a registration made afterwards at the same address is a new object that
+// the operation never sees: it moves bytes within the extent it was validated against.
 #pragma once
 
 #include <hip/hip_runtime_api.h>
