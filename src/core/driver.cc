@@ -73,6 +73,7 @@ Status Driver::Open() {
 Status Driver::Close() {
   std::vector<std::shared_ptr<File>> files;
   std::shared_ptr<engine::SyncEngine> engine;
+  uint64_t closes = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (count_ == 0) return Status::Op(hipFileDriverNotInitialized);
@@ -81,6 +82,13 @@ Status Driver::Close() {
     buffers_.Clear();
     files = files_.Clear();
     engine = std::move(engine_);
+    closes = last_closes_.load() + 1;
+    last_closes_.store(closes, std::memory_order_release);
+  }
+  // Before the engine's release below: work the hooks cancel gives its references back first.
+  {
+    std::lock_guard<std::mutex> lock(hooks_mu_);
+    for (const auto& [id, hook] : close_hooks_) hook(closes);
   }
   // The last reference to the engine: its pinned memory is freed where no stream-ordered
   // operation can be waiting for the engine (freeing waits for every stream). Operations in
@@ -89,6 +97,18 @@ Status Driver::Close() {
   // Descriptors are closed and staging memory freed here, outside the lock.
   HF_LOG(kInfo, "driver closed; %zu file registration(s) dropped", files.size());
   return Status::Ok();
+}
+
+uint64_t Driver::AddCloseHook(CloseHook hook) {
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  const uint64_t id = next_hook_++;
+  close_hooks_.emplace(id, std::move(hook));
+  return id;
+}
+
+void Driver::RemoveCloseHook(uint64_t id) {
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  close_hooks_.erase(id);
 }
 
 int64_t Driver::UseCount() const {

@@ -1168,7 +1168,13 @@ void DriverCalls(Session& s, FuzzedDataProvider& in) {
         FUZZ_CHECK(Is(e, hipFileDriverNotInitialized), "DriverClose at 0: err %d", Raw(e.err));
       } else {
         FUZZ_CHECK(Ok(e), "DriverClose: err %d", Raw(e.err));
-        --s.use_count;
+        if (--s.use_count == 0) {
+          // The last close drops every batch with the driver.
+          for (Batch& batch : s.batches) {
+            batch.destroyed = true;
+            batch.outstanding.clear();
+          }
+        }
       }
       break;
     }

@@ -156,19 +156,24 @@ size_t BatchContext::Reap(unsigned min_nr, unsigned max_events, const BatchDeadl
   return n;
 }
 
+void BatchContext::CancelPendingLocked(std::vector<BatchTransfer>* dropped) {
+  const size_t before = dropped->size();
+  for (const Queued& q : queue_) {
+    if (!IsPendingLocked(q)) continue;
+    Slot& slot = slots_[q.slot];
+    PushEventLocked(slot.transfer.cookie, hipFileCanceled, 0);
+    dropped->push_back(std::move(slot.transfer));
+    FreeSlotLocked(q.slot);
+  }
+  queue_.clear();
+  AddPending(dropped->size() - before, false);
+}
+
 void BatchContext::Cancel() {
-  std::vector<BatchTransfer> dropped;  // destroyed outside the lock: they may close descriptors
+  std::vector<BatchTransfer> dropped;  // destroyed outside the lock
   {
     std::unique_lock<std::mutex> lock(mu_);
-    for (const Queued& q : queue_) {
-      if (!IsPendingLocked(q)) continue;
-      Slot& slot = slots_[q.slot];
-      PushEventLocked(slot.transfer.cookie, hipFileCanceled, 0);
-      dropped.push_back(std::move(slot.transfer));
-      FreeSlotLocked(q.slot);
-    }
-    queue_.clear();
-    AddPending(dropped.size(), false);
+    CancelPendingLocked(&dropped);
     changed_.notify_all();
     changed_.wait(lock, [this] { return running_ == 0; });
   }
@@ -180,6 +185,16 @@ void BatchContext::Close() {
     closed_ = true;
   }
   Cancel();
+}
+
+void BatchContext::Drop() {
+  std::vector<BatchTransfer> dropped;  // destroyed outside the lock
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    CancelPendingLocked(&dropped);
+  }
+  changed_.notify_all();
 }
 
 size_t BatchContext::Outstanding() const {
