@@ -173,11 +173,18 @@ void Driver::DeregisterHandle(const void* handle) {
 }
 
 Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
+  {
+    // hipFile opens the driver before it looks at the arguments, so a refused registration - NULL
+    // included - leaves it open (its own system tests check hipFileUseCount() after one).
+    std::lock_guard<std::mutex> lock(mu_);
+    EnsureOpenLocked();
+  }
   Result<Buffer> buffer = DescribeForRegistration(gpu_, ptr, length, flags);
   Status status = buffer.status();
   if (buffer.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     status = buffers_.Insert(std::make_shared<Buffer>(*buffer));
+    // Again: a close since the open above must not leave a registration in a closed driver.
     if (status.ok()) EnsureOpenLocked();
   }
   stats_.RecordBufRegister(status.ok(), buffer.ok() ? buffer->device : -1, length);

@@ -3,11 +3,12 @@
 // parameters and the I/O engine, behind one lock (hipFile spec §1.3).
 //
 // Use count: Open adds one; Close takes one away (hipFileDriverNotInitialized at 0). Registering
-// a file or buffer opens the driver implicitly (0 -> 1, never higher) at the moment the
-// registration is stored. At 0 -> 1 the parameters set while closed take effect and the SyncEngine
-// is built from them; at 1 -> 0 the buffers and then the files are dropped (descriptors the library
-// opened are closed once no operation uses them), the close hooks run (the batches go) and the
-// engine is released.
+// a file opens the driver implicitly (0 -> 1, never higher) at the moment the registration is
+// stored; registering a buffer opens it first, before the arguments are checked (hipFile's
+// order); a stream-ordered submission opens it and is refused. At 0 -> 1 the parameters set while
+// closed take effect and the SyncEngine is built from them; at 1 -> 0 the buffers and then the
+// files are dropped (descriptors the library opened are closed once no operation uses them), the
+// close hooks run (the batches go) and the engine is released.
 //
 // The process's Driver (Global) is built on first use and never destroyed; tests build their own
 // with fake Sys/GpuRuntime.
@@ -86,7 +87,8 @@ class Driver {
   Result<void*> RegisterHandle(int fd);
   // Unknown handles and handles in use by an operation are left alone (logged).
   void DeregisterHandle(const void* handle);
-  // See DescribeForRegistration; hipFileMemoryAlreadyRegistered for a base registered already.
+  // Opens the driver implicitly, then: see DescribeForRegistration (a null ptr is
+  // hipFileInvalidValue); hipFileMemoryAlreadyRegistered for a base registered already.
   Status RegisterBuffer(const void* ptr, size_t length, int flags);
   // hipFileDriverClosing when the count is 0, hipFileMemoryNotRegistered, or
   // hipFileInternalError while an operation uses the buffer.

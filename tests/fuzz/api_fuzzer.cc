@@ -665,7 +665,8 @@ void BufRegister(Session& s, FuzzedDataProvider& in) {
   if (owner >= 0 && s.allocations[owner].kind == MemoryKind::kPageable) {
     FUZZ_CHECK(!Ok(e), "pageable memory registered");
   }
-  NoteImplicitOpen(s, e);
+  // hipFile opens the driver before it checks the arguments: refused or not.
+  if (s.use_count == 0) s.use_count = 1;
 }
 
 void BufDeregister(Session& s, FuzzedDataProvider& in) {

@@ -45,7 +45,6 @@ TEST_F(DriverLifecycleTest, OpenAndCloseCount) {
 
 TEST_F(DriverLifecycleTest, RegistrationOpensImplicitlyOnlyOnceStored) {
   EXPECT_FALSE(driver().RegisterHandle(-1).ok());
-  EXPECT_EQ(driver().RegisterBuffer(nullptr, 10, 0), Status::Op(hipFileInvalidValue));
   EXPECT_EQ(driver().UseCount(), 0);
 
   ScopedFd a(path_, O_RDONLY), b(path_, O_RDONLY);
@@ -64,6 +63,15 @@ TEST_F(DriverLifecycleTest, RegistrationOpensImplicitlyOnlyOnceStored) {
 TEST_F(DriverLifecycleTest, BufferRegistrationOpensImplicitly) {
   ASSERT_TRUE(driver().RegisterBuffer(DeviceAlloc(4096), 4096, 0).ok());
   EXPECT_EQ(driver().UseCount(), 1);
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+// As hipFile, before anything else: a refused buffer registration leaves the driver open.
+TEST_F(DriverLifecycleTest, BufferRegistrationOpensEvenWhenRefused) {
+  EXPECT_EQ(driver().RegisterBuffer(nullptr, 10, 0), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().UseCount(), 1);
+  EXPECT_EQ(driver().RegisterBuffer(nullptr, 10, 0), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().UseCount(), 1);  // never above 1
   ASSERT_TRUE(driver().Close().ok());
 }
 
