@@ -46,11 +46,16 @@ Result<Buffer> DescribeForRegistration(runtime::GpuRuntime& gpu, const void* ptr
 Result<Buffer> DescribeUnregistered(runtime::GpuRuntime& gpu, const void* ptr) {
   if (ptr == nullptr) return Status::Op(hipFileInvalidValue);
   HF_ASSIGN_OR_RETURN(const runtime::PointerInfo info, LookUp(gpu, ptr));
-  if (info.type == hipMemoryTypeHost) {
-    HF_LOG(kDebug, "host buffer %p must be registered with an explicit size", ptr);
+  if (info.type != hipMemoryTypeDevice && info.type != hipMemoryTypeHost) {
+    return Status::Op(hipFileHipMemoryTypeInvalid);
+  }
+  if (info.type == hipMemoryTypeHost && info.size == 0) {
+    HF_LOG(kDebug,
+           "pinned host buffer %p: the runtime does not say where its allocation ends; register "
+           "it with an explicit size",
+           ptr);
     return Status::Op(hipFileInvalidValue);
   }
-  if (info.type != hipMemoryTypeDevice) return Status::Op(hipFileHipMemoryTypeInvalid);
   const uintptr_t base = reinterpret_cast<uintptr_t>(info.base);
   const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   if (p < base || p - base >= info.size) return Status::Op(hipFileHipPointerRangeError);

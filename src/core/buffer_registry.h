@@ -46,10 +46,13 @@ bool RangeInside(uintptr_t alloc_base, size_t alloc_size, uintptr_t ptr, size_t 
 Result<Buffer> DescribeForRegistration(runtime::GpuRuntime& gpu, const void* ptr, size_t length,
                                        int flags);
 
-// Describes memory that I/O uses without registration: device memory reaches from ptr to the end
-// of its allocation. Pinned host memory must be registered (its extent is the caller's to state):
-// hipFileInvalidValue. Pageable host memory: hipFileHipMemoryTypeInvalid. A pointer the runtime
-// rejects as invalid: hipFileInvalidValue; other runtime failures: Status::Gpu(e).
+// Describes memory that I/O uses without registration: device memory and pinned host memory
+// (hipHostMalloc, hipHostRegister) reach from ptr to the end of the allocation or registration
+// that holds it, as the runtime's pointer query reports it - upstream's newest tree and cuFile
+// serve host memory too. Pinned host memory whose extent the runtime does not report:
+// hipFileInvalidValue (register it with a size). Pageable host memory (and managed, arrays):
+// hipFileHipMemoryTypeInvalid, as AMD's hipFile gives. A pointer the runtime rejects as invalid:
+// hipFileInvalidValue; other runtime failures: Status::Gpu(e).
 Result<Buffer> DescribeUnregistered(runtime::GpuRuntime& gpu, const void* ptr);
 
 class BufferRegistry {

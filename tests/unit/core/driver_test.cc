@@ -210,6 +210,22 @@ class DriverIoTest : public CoreTest {
   void* handle_ = nullptr;
 };
 
+// With a runtime whose device memory is not host memory (FaultRuntime), as on a GPU: pinned host
+// memory is read into and written from directly, registered or not, up to its allocation's end.
+TEST_F(DriverIoTest, UnregisteredPinnedHostMemoryIsReadAndWrittenDirectly) {
+  char* pinned = static_cast<char*>(HostAlloc(kFileSize));
+  Result<size_t> n = driver().Read(handle_, pinned + 4096, 10000, 123, 4096);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 10000u);
+  const std::vector<unsigned char> want = testing::PatternBytes(kFileSize);
+  EXPECT_EQ(std::memcmp(pinned + 8192, want.data() + 123, 10000), 0);
+  n = driver().Write(handle_, pinned + 8192, 10000, 0, 0);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 10000u);
+  EXPECT_EQ(driver().Read(handle_, pinned + 4096, kFileSize - 4096 + 1, 0, 0).status(),
+            Status::Op(hipFileInvalidValue));
+}
+
 TEST_F(DriverIoTest, ReadsIntoUnregisteredDeviceMemory) {
   char* buffer = static_cast<char*>(DeviceAlloc(kFileSize));
   Result<size_t> n = driver().Read(handle_, buffer, 10000, 123, 0);
@@ -279,8 +295,8 @@ TEST_F(DriverIoTest, RulesApplyInOrder) {
   // The buffer before the offsets.
   EXPECT_EQ(driver().Read(handle_, pageable.data(), 10, -1, 0).status(),
             Status::Op(hipFileHipMemoryTypeInvalid));
-  EXPECT_EQ(driver().Read(handle_, HostAlloc(4096), 10, 0, 0).status(),
-            Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().Read(handle_, HostAlloc(4096), 10, 0, 4096).status(),
+            Status::Op(hipFileInvalidValue));  // pinned: the range is its allocation's
   EXPECT_EQ(driver().Read(handle_, nullptr, 10, 0, 0).status(), Status::Op(hipFileInvalidValue));
   gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorIllegalAddress);
   EXPECT_EQ(driver().Read(handle_, buffer, 10, 0, 0).status(), Status::Gpu(hipErrorIllegalAddress));
