@@ -28,7 +28,9 @@
  *  - No call throws a C++ exception or aborts the process for a resource it cannot have.
  *  - Ownership: the library never frees memory or closes descriptors it did not create. Handles
  *    returned by the library stay valid until the matching deregister/destroy call or the last
- *    hipFileDriverClose.
+ *    hipFileDriverClose. A handle value is never handed out twice in a process: a stale one is
+ *    refused (hipFileHandleNotRegistered; hipFileInvalidValue for a batch), never taken for a
+ *    newer registration.
  *  - Nullability: pointer arguments must be non-NULL unless the function says otherwise.
  *  - Threads: every function may be called from any thread at any time.
  */

@@ -12,8 +12,8 @@ using hipfile::core::Driver;
 extern "C" {
 
 HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t length, int flags) {
+  // NULL is the driver's to refuse: it opens first (spec §1.3, §1.7).
   return hipfile::api::GuardError("hipFileBufRegister", [&] {
-    if (buffer_base == nullptr) return OpError(hipFileInvalidValue);
     return ToError(Driver::Global().RegisterBuffer(buffer_base, length, flags));
   });
 }

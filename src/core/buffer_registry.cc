@@ -54,18 +54,24 @@ Result<Buffer> DescribeForRegistration(runtime::GpuRuntime& gpu, const void* ptr
 Result<Buffer> DescribeUnregistered(runtime::GpuRuntime& gpu, const void* ptr) {
   if (ptr == nullptr) return Status::Op(hipFileInvalidValue);
   HF_ASSIGN_OR_RETURN(const runtime::PointerInfo info, LookUp(gpu, ptr));
-  if (info.type == hipMemoryTypeHost) {
-    HF_LOG(kDebug, "host buffer %p must be registered with an explicit size", ptr);
+  const hipMemoryType type = IoTypeOf(info.type);
+  if (type != hipMemoryTypeDevice && type != hipMemoryTypeHost) {
+    return Status::Op(hipFileHipMemoryTypeInvalid);
+  }
+  if (type == hipMemoryTypeHost && info.size == 0) {
+    HF_LOG(kDebug,
+           "pinned host buffer %p: the runtime does not say where its allocation ends; register "
+           "it with an explicit size",
+           ptr);
     return Status::Op(hipFileInvalidValue);
   }
-  if (IoTypeOf(info.type) != hipMemoryTypeDevice) return Status::Op(hipFileHipMemoryTypeInvalid);
   const uintptr_t base = reinterpret_cast<uintptr_t>(info.base);
   const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   if (p < base || p - base >= info.size) return Status::Op(hipFileHipPointerRangeError);
   Buffer buffer;
   buffer.base = ptr;
   buffer.length = info.size - (p - base);
-  buffer.type = hipMemoryTypeDevice;
+  buffer.type = type;
   buffer.device = info.device < 0 ? 0 : info.device;
   return buffer;
 }

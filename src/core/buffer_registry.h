@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: MIT
 // BufferRegistry: GPU and pinned host buffers registered with hipFileBufRegister, and the
 // description of unregistered memory passed to an I/O call.
+//
+// Registrations are keyed by the base address, which is the caller's: the key cannot be made
+// unique as file handles are (file_registry.h). What keeps an operation from being confused by a
+// registration deregistered and made again at the same address is that an operation looks the
+// address up once (Driver::Prepare, at submission for stream-ordered and batch I/O), keeps a
+// reference to the registration object it found and a copy of its extent, and never looks the
+// address up again. While it holds the reference, Remove refuses (hipFileInternalError, as
+// hipFile), so the registration cannot be remade under it; only the driver's last close drops a
+// held registration, and a registration made afterwards at the same address is a new object that
+// the operation never sees: it moves bytes within the extent it was validated against.
 #pragma once
 
 #include <hip/hip_runtime_api.h>
@@ -37,11 +47,13 @@ bool RangeInside(uintptr_t alloc_base, size_t alloc_size, uintptr_t ptr, size_t 
 Result<Buffer> DescribeForRegistration(runtime::GpuRuntime& gpu, const void* ptr, size_t length,
                                        int flags);
 
-// Describes memory that I/O uses without registration: device (or managed) memory reaches from
-// ptr to the end of its allocation. Pinned host memory must be registered (its extent is the
-// caller's to state): hipFileInvalidValue. Pageable host memory: hipFileHipMemoryTypeInvalid. A
-// pointer the runtime rejects as invalid: hipFileInvalidValue; other runtime failures:
-// Status::Gpu(e).
+// Describes memory that I/O uses without registration: device memory and pinned host memory
+// (hipHostMalloc, hipHostRegister) reach from ptr to the end of the allocation or registration
+// that holds it, as the runtime's pointer query reports it - upstream's newest tree and cuFile
+// serve host memory too. Pinned host memory whose extent the runtime does not report:
+// hipFileInvalidValue (register it with a size). Managed memory is I/O'd as device memory.
+// Pageable host memory (and arrays): hipFileHipMemoryTypeInvalid, as AMD's hipFile gives. A pointer
+// the runtime rejects as invalid: hipFileInvalidValue; other runtime failures: Status::Gpu(e).
 Result<Buffer> DescribeUnregistered(runtime::GpuRuntime& gpu, const void* ptr);
 
 class BufferRegistry {

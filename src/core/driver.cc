@@ -73,6 +73,7 @@ Status Driver::Open() {
 Status Driver::Close() {
   std::vector<std::shared_ptr<File>> files;
   std::shared_ptr<engine::SyncEngine> engine;
+  uint64_t closes = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (count_ == 0) return Status::Op(hipFileDriverNotInitialized);
@@ -81,6 +82,13 @@ Status Driver::Close() {
     buffers_.Clear();
     files = files_.Clear();
     engine = std::move(engine_);
+    closes = last_closes_.load() + 1;
+    last_closes_.store(closes, std::memory_order_release);
+  }
+  // Before the engine's release below: work the hooks cancel gives its references back first.
+  {
+    std::lock_guard<std::mutex> lock(hooks_mu_);
+    for (const auto& [id, hook] : close_hooks_) hook(closes);
   }
   // The last reference to the engine: its pinned memory is freed where no stream-ordered
   // operation can be waiting for the engine (freeing waits for every stream). Operations in
@@ -89,6 +97,18 @@ Status Driver::Close() {
   // Descriptors are closed and staging memory freed here, outside the lock.
   HF_LOG(kInfo, "driver closed; %zu file registration(s) dropped", files.size());
   return Status::Ok();
+}
+
+uint64_t Driver::AddCloseHook(CloseHook hook) {
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  const uint64_t id = next_hook_++;
+  close_hooks_.emplace(id, std::move(hook));
+  return id;
+}
+
+void Driver::RemoveCloseHook(uint64_t id) {
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  close_hooks_.erase(id);
 }
 
 int64_t Driver::UseCount() const {
@@ -109,16 +129,16 @@ Result<void*> Driver::RegisterHandle(int fd) {
     stats_.RecordHandleRegister(false);
     return file.status();
   }
-  void* handle = file->get();
-  Status inserted;
+  const int direct_fd = (*file)->io().direct_fd;
+  Result<void*> handle = Status::Op(hipFileInternalError);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    inserted = files_.Insert(*file);
-    if (inserted.ok()) EnsureOpenLocked();
+    handle = files_.Insert(std::move(*file));
+    if (handle.ok()) EnsureOpenLocked();
   }
-  stats_.RecordHandleRegister(inserted.ok());
-  if (!inserted.ok()) return inserted;  // another thread registered fd meanwhile
-  HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, handle, (*file)->io().direct_fd);
+  stats_.RecordHandleRegister(handle.ok());
+  if (!handle.ok()) return handle;  // another thread registered fd meanwhile
+  HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, *handle, direct_fd);
   return handle;
 }
 
@@ -153,11 +173,18 @@ void Driver::DeregisterHandle(const void* handle) {
 }
 
 Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
+  {
+    // hipFile opens the driver before it looks at the arguments, so a refused registration - NULL
+    // included - leaves it open (its own system tests check hipFileUseCount() after one).
+    std::lock_guard<std::mutex> lock(mu_);
+    EnsureOpenLocked();
+  }
   Result<Buffer> buffer = DescribeForRegistration(gpu_, ptr, length, flags);
   Status status = buffer.status();
   if (buffer.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     status = buffers_.Insert(std::make_shared<Buffer>(*buffer));
+    // Again: a close since the open above must not leave a registration in a closed driver.
     if (status.ok()) EnsureOpenLocked();
   }
   stats_.RecordBufRegister(status.ok(), buffer.ok() ? buffer->device : -1, length);

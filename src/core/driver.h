@@ -3,10 +3,12 @@
 // parameters and the I/O engine, behind one lock (hipFile spec §1.3).
 //
 // Use count: Open adds one; Close takes one away (hipFileDriverNotInitialized at 0). Registering
-// a file or buffer opens the driver implicitly (0 -> 1, never higher) at the moment the
-// registration is stored. At 0 -> 1 the parameters set while closed take effect and the SyncEngine
-// is built from them; at 1 -> 0 the buffers and then the files are dropped (descriptors the library
-// opened are closed once no operation uses them) and the engine is released.
+// a file opens the driver implicitly (0 -> 1, never higher) at the moment the registration is
+// stored; registering a buffer opens it first, before the arguments are checked (hipFile's
+// order); a stream-ordered submission opens it and is refused. At 0 -> 1 the parameters set while
+// closed take effect and the SyncEngine is built from them; at 1 -> 0 the buffers and then the
+// files are dropped (descriptors the library opened are closed once no operation uses them), the
+// close hooks run (the batches go) and the engine is released.
 //
 // The process's Driver (Global) is built on first use and never destroyed; tests build their own
 // with fake Sys/GpuRuntime.
@@ -20,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,16 +67,28 @@ class Driver {
   static Driver& Global();
 
   Status Open();
-  // hipFileDriverNotInitialized when the count is 0.
+  // hipFileDriverNotInitialized when the count is 0. The last close runs the close hooks.
   Status Close();
   int64_t UseCount() const;
+  // How many times the count has dropped to 0; read without the lock.
+  uint64_t LastCloses() const { return last_closes_.load(std::memory_order_acquire); }
+
+  // Runs hook(LastCloses()) after each last close, once the registrations are dropped, outside
+  // the driver's lock and before Close returns: what lives above the driver and goes with it -
+  // the batches (BatchManager) - lets go of itself there. A hook must not open or close the
+  // driver. Returns the id RemoveCloseHook takes.
+  using CloseHook = std::function<void(uint64_t last_closes)>;
+  uint64_t AddCloseHook(CloseHook hook);
+  // Once it returns, the hook is not running and does not run again.
+  void RemoveCloseHook(uint64_t id);
 
   // Registers the descriptor (see OpenFile for its errors; hipFileHandleAlreadyRegistered for a
   // descriptor registered already) and returns the handle.
   Result<void*> RegisterHandle(int fd);
   // Unknown handles and handles in use by an operation are left alone (logged).
   void DeregisterHandle(const void* handle);
-  // See DescribeForRegistration; hipFileMemoryAlreadyRegistered for a base registered already.
+  // Opens the driver implicitly, then: see DescribeForRegistration (a null ptr is
+  // hipFileInvalidValue); hipFileMemoryAlreadyRegistered for a base registered already.
   Status RegisterBuffer(const void* ptr, size_t length, int flags);
   // hipFileDriverClosing when the count is 0, hipFileMemoryNotRegistered, or
   // hipFileInternalError while an operation uses the buffer.
@@ -196,11 +211,17 @@ class Driver {
   mutable std::mutex mu_;
   // Written under mu_; UseCount reads it without the lock (every batch submission asks).
   std::atomic<int64_t> count_{0};
+  std::atomic<uint64_t> last_closes_{0};        // written under mu_
   ParamSet next_;                               // what the next open uses
   ParamSet in_use_;                             // meaningful while count_ > 0
   std::shared_ptr<engine::SyncEngine> engine_;  // set while count_ > 0; I/O holds copies
   FileRegistry files_;
   BufferRegistry buffers_;
+
+  // Held while the hooks run, so that RemoveCloseHook waits for a hook running.
+  std::mutex hooks_mu_;
+  std::map<uint64_t, CloseHook> close_hooks_;  // guarded by hooks_mu_
+  uint64_t next_hook_ = 1;                     // guarded by hooks_mu_
 
   std::mutex async_mu_;  // guards the creation of async_
   // Last member: destroyed first, waiting for operations that use the members above.

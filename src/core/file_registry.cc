@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <sys/sysmacros.h>
 
+#include <cstdint>
 #include <string>
 
 #include "platform/mountinfo.h"
@@ -106,45 +107,93 @@ Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd) {
   }
 }
 
-Status FileRegistry::Insert(std::shared_ptr<File> file) {
+namespace {
+
+static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "a handle holds 32-bit index and generation");
+
+void* EncodeHandle(uint32_t index, uint32_t generation) {
+  return reinterpret_cast<void*>(static_cast<uintptr_t>((uint64_t{generation} << 32) | index));
+}
+
+}  // namespace
+
+FileRegistry::FileRegistry(uint32_t first_generation)
+    : first_generation_(first_generation == 0 ? 1 : first_generation) {}
+
+Result<void*> FileRegistry::Insert(std::shared_ptr<File> file) {
   if (ContainsFd(file->client_fd())) return Status::Op(hipFileHandleAlreadyRegistered);
-  const void* handle = file.get();
-  const int fd = file->client_fd();
-  // Both maps or neither: memory that runs out between the two must not leave the descriptor
-  // looking registered.
-  const auto inserted = by_handle_.emplace(handle, std::move(file)).first;
+  uint32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    if (slots_.size() > UINT32_MAX) return Status::Op(hipFileInternalError);  // 2^32 files
+    index = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(Slot{nullptr, first_generation_});
+  }
+  Slot& slot = slots_[index];
+  // The descriptor's entry is the one allocation left: memory that runs out here leaves the
+  // descriptor unregistered and the slot free (free_ keeps its capacity, so the push cannot
+  // throw).
   try {
-    by_fd_[fd] = handle;
+    by_fd_[file->client_fd()] = index;
   } catch (...) {
-    by_handle_.erase(inserted);
+    free_.push_back(index);
     throw;
   }
-  return Status::Ok();
+  slot.file = std::move(file);
+  return EncodeHandle(index, slot.generation);
+}
+
+FileRegistry::Slot* FileRegistry::Live(const void* handle) {
+  return const_cast<Slot*>(static_cast<const FileRegistry*>(this)->Live(handle));
+}
+
+const FileRegistry::Slot* FileRegistry::Live(const void* handle) const {
+  const uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(handle));
+  const uint64_t index = value & UINT32_MAX;
+  const uint64_t generation = value >> 32;
+  if (index >= slots_.size()) return nullptr;
+  const Slot& slot = slots_[index];
+  if (slot.file == nullptr || slot.generation != generation) return nullptr;
+  return &slot;
 }
 
 std::shared_ptr<File> FileRegistry::Find(const void* handle) const {
-  const auto it = by_handle_.find(handle);
-  return it == by_handle_.end() ? nullptr : it->second;
+  const Slot* slot = Live(handle);
+  return slot == nullptr ? nullptr : slot->file;
+}
+
+std::shared_ptr<File> FileRegistry::Vacate(uint32_t index) {
+  Slot& slot = slots_[index];
+  std::shared_ptr<File> file = std::move(slot.file);
+  slot.file = nullptr;
+  if (slot.generation == UINT32_MAX) {
+    // Every handle this slot can name has been handed out: it is never used again.
+    ++retired_;
+  } else {
+    ++slot.generation;
+    free_.push_back(index);
+  }
+  return file;
 }
 
 FileRegistry::RemoveResult FileRegistry::Remove(const void* handle,
                                                 std::shared_ptr<File>* removed) {
-  const auto it = by_handle_.find(handle);
-  if (it == by_handle_.end()) return RemoveResult::kUnknown;
+  Slot* slot = Live(handle);
+  if (slot == nullptr) return RemoveResult::kUnknown;
   // Operations take their reference under the same lock as this check, so a count of 1 means
   // none is in flight.
-  if (it->second.use_count() > 1) return RemoveResult::kBusy;
-  by_fd_.erase(it->second->client_fd());
-  *removed = std::move(it->second);
-  by_handle_.erase(it);
+  if (slot->file.use_count() > 1) return RemoveResult::kBusy;
+  by_fd_.erase(slot->file->client_fd());
+  *removed = Vacate(static_cast<uint32_t>(slot - slots_.data()));
   return RemoveResult::kRemoved;
 }
 
 std::vector<std::shared_ptr<File>> FileRegistry::Clear() {
   std::vector<std::shared_ptr<File>> files;
-  files.reserve(by_handle_.size());
-  for (auto& entry : by_handle_) files.push_back(std::move(entry.second));
-  by_handle_.clear();
+  files.reserve(by_fd_.size());
+  for (const auto& [fd, index] : by_fd_) files.push_back(Vacate(index));
   by_fd_.clear();
   return files;
 }

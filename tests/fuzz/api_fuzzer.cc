@@ -632,9 +632,9 @@ void HandleRegister(Session& s, FuzzedDataProvider& in) {
   }
   FUZZ_CHECK(fh != nullptr, "HandleRegister returned a NULL handle");
   NoteImplicitOpen(s, e);
-  // A handle value seen before (its registration dropped, the memory reused) names this file now.
-  for (RegisteredHandle& h : s.handles) {
-    if (h.handle == fh) h.opened = static_cast<size_t>(opened);
+  // Handle values are never reused, so a stale one can never name this file.
+  for (const RegisteredHandle& h : s.handles) {
+    FUZZ_CHECK(h.handle != fh, "HandleRegister returned %p again", fh);
   }
   s.handles.push_back({fh, static_cast<size_t>(opened)});
 }
@@ -665,7 +665,8 @@ void BufRegister(Session& s, FuzzedDataProvider& in) {
   if (owner >= 0 && s.allocations[owner].kind == MemoryKind::kPageable) {
     FUZZ_CHECK(!Ok(e), "pageable memory registered");
   }
-  NoteImplicitOpen(s, e);
+  // hipFile opens the driver before it checks the arguments: refused or not.
+  if (s.use_count == 0) s.use_count = 1;
 }
 
 void BufDeregister(Session& s, FuzzedDataProvider& in) {
@@ -1168,7 +1169,13 @@ void DriverCalls(Session& s, FuzzedDataProvider& in) {
         FUZZ_CHECK(Is(e, hipFileDriverNotInitialized), "DriverClose at 0: err %d", Raw(e.err));
       } else {
         FUZZ_CHECK(Ok(e), "DriverClose: err %d", Raw(e.err));
-        --s.use_count;
+        if (--s.use_count == 0) {
+          // The last close drops every batch with the driver.
+          for (Batch& batch : s.batches) {
+            batch.destroyed = true;
+            batch.outstanding.clear();
+          }
+        }
       }
       break;
     }

@@ -179,25 +179,29 @@ size_t BatchContext::Reap(unsigned min_nr, unsigned max_events, const BatchDeadl
   return n;
 }
 
-void BatchContext::Cancel() {
-  std::vector<BatchTransfer> dropped;  // destroyed outside the lock: they may close descriptors
+void BatchContext::CancelPendingLocked(std::vector<BatchTransfer>* dropped) {
   size_t canceled = 0;
+  for (const Queued& q : queue_) {
+    if (!IsPendingLocked(q)) continue;
+    Slot& slot = slots_[q.slot];
+    PushEventLocked(slot.transfer.cookie, hipFileCanceled, 0);
+    try {
+      dropped->push_back(std::move(slot.transfer));
+    } catch (...) {
+      // Out of memory: FreeSlotLocked releases this one here, under the lock.
+    }
+    FreeSlotLocked(q.slot);
+    ++canceled;
+  }
+  queue_.clear();
+  AddPending(canceled, false);
+}
+
+void BatchContext::Cancel() {
+  std::vector<BatchTransfer> dropped;  // destroyed outside the lock
   {
     std::unique_lock<std::mutex> lock(mu_);
-    for (const Queued& q : queue_) {
-      if (!IsPendingLocked(q)) continue;
-      Slot& slot = slots_[q.slot];
-      PushEventLocked(slot.transfer.cookie, hipFileCanceled, 0);
-      try {
-        dropped.push_back(std::move(slot.transfer));
-      } catch (...) {
-        // Out of memory: FreeSlotLocked releases this one here, under the lock.
-      }
-      FreeSlotLocked(q.slot);
-      ++canceled;
-    }
-    queue_.clear();
-    AddPending(canceled, false);
+    CancelPendingLocked(&dropped);
     changed_.notify_all();
     changed_.wait(lock, [this] { return running_ == 0; });
   }
@@ -209,6 +213,16 @@ void BatchContext::Close() {
     closed_ = true;
   }
   Cancel();
+}
+
+void BatchContext::Drop() {
+  std::vector<BatchTransfer> dropped;  // destroyed outside the lock
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    CancelPendingLocked(&dropped);
+  }
+  changed_.notify_all();
 }
 
 size_t BatchContext::Outstanding() const {

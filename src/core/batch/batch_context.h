@@ -104,6 +104,10 @@ class BatchContext {
   void Cancel();
   // Accept refuses from now on; then Cancel.
   void Close();
+  // Close without the wait: for a batch whose handle the driver's last close dropped, which must
+  // not hold the close up behind transfers in flight. Running entries finish on their own; their
+  // events are dropped with the context unless a Reap already waiting takes them.
+  void Drop();
 
   // Entries accepted whose event was not returned yet.
   size_t Outstanding() const;
@@ -138,6 +142,9 @@ class BatchContext {
   void ClaimLocked(size_t at, const GroupLimits& limits, Claimed* claimed);
   // Runs the claimed entries and queues their events; returns whether Pending entries are left.
   bool Execute(Claimed& claimed, const Runner& run);
+  // Turns every Pending entry into a Canceled event; their transfers go to `dropped`, for the
+  // caller to destroy outside the lock (they may close descriptors).
+  void CancelPendingLocked(std::vector<BatchTransfer>* dropped);
   void PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret);
   void FreeSlotLocked(uint32_t slot);
   void AddPending(size_t n, bool add);

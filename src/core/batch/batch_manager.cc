@@ -25,15 +25,17 @@ BatchManager::BatchManager(Driver& driver, unsigned threads)
     }
     driver_.ExecuteMany(calls.data(), calls.size(), results);
   };
+  close_hook_ = driver_.AddCloseHook([this](uint64_t closes) { DropBatches(closes); });
 }
 
 BatchManager::~BatchManager() {
-  std::map<uintptr_t, std::shared_ptr<BatchContext>> batches;
+  driver_.RemoveCloseHook(close_hook_);
+  std::map<uintptr_t, Batch> batches;
   {
     std::lock_guard<std::mutex> lock(mu_);
     batches.swap(batches_);
   }
-  for (auto& [id, batch] : batches) batch->Close();
+  for (auto& [id, batch] : batches) batch.context->Close();
   std::lock_guard<std::mutex> lock(pool_mu_);
   pool_ready_.store(nullptr);
   pool_.reset();  // the tasks left are Runs of canceled entries: no-ops
@@ -56,7 +58,10 @@ Result<hipFileBatchHandle_t> BatchManager::SetUp(unsigned max_nr) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   const uintptr_t id = next_handle_++;
-  batches_.emplace(id, std::make_shared<BatchContext>(max_nr, &pending_));
+  // The count is read under mu_, which DropBatches takes after the close counted: a batch either
+  // saw that close or is dropped by it.
+  batches_.emplace(id,
+                   Batch{std::make_shared<BatchContext>(max_nr, &pending_), driver_.LastCloses()});
   return reinterpret_cast<hipFileBatchHandle_t>(id);
 }
 
@@ -125,11 +130,13 @@ void BatchManager::Destroy(hipFileBatchHandle_t batch) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     const auto it = batches_.find(reinterpret_cast<uintptr_t>(batch));
-    if (it == batches_.end()) {
-      HF_LOG(kDebug, "hipFileBatchIODestroy(%p): not a batch; ignored", batch);
+    if (it == batches_.end() || it->second.closes != driver_.LastCloses()) {
+      // Dropped by a close, whose hook drops it if it has not yet.
+      HF_LOG(kDebug, "hipFileBatchIODestroy(%p): not a batch (or dropped by a close); ignored",
+             batch);
       return;
     }
-    context = std::move(it->second);
+    context = std::move(it->second.context);
     batches_.erase(it);
   }
   // Workers still holding Runs for it keep the context alive until those find nothing to do.
@@ -149,7 +156,28 @@ unsigned BatchManager::WorkerCount() const {
 std::shared_ptr<BatchContext> BatchManager::Find(hipFileBatchHandle_t batch) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = batches_.find(reinterpret_cast<uintptr_t>(batch));
-  return it == batches_.end() ? nullptr : it->second;
+  if (it == batches_.end() || it->second.closes != driver_.LastCloses()) return nullptr;
+  return it->second.context;
+}
+
+void BatchManager::DropBatches(uint64_t closes) {
+  std::vector<std::shared_ptr<BatchContext>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = batches_.begin(); it != batches_.end();) {
+      if (it->second.closes < closes) {
+        dropped.push_back(std::move(it->second.context));
+        it = batches_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // Without waiting for entries running: a close must not hang behind a transfer in flight.
+  for (const std::shared_ptr<BatchContext>& context : dropped) context->Drop();
+  if (!dropped.empty()) {
+    HF_LOG(kInfo, "driver closed: %zu batch(es) dropped with it", dropped.size());
+  }
 }
 
 Result<WorkerPool*> BatchManager::Pool() {

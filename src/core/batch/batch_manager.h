@@ -3,7 +3,11 @@
 // entries; docs/batch.md has the semantics and the design.
 //
 // Handles are opaque ids, never reused, so a handle destroyed (or never made) is refused as
-// unknown rather than mistaken for a newer batch. Entries run on the shared WorkerPool through
+// unknown rather than mistaken for a newer batch. A batch goes with the driver's last close, as
+// hipFile drops its batches with the driver: its handle is refused as unknown from then on, also
+// after the driver opens again, its Pending entries are canceled and its Running ones finish on
+// their own (the close does not wait for them). A batch set up while the driver is closed goes
+// with the next last close. Entries run on the shared WorkerPool through
 // Driver::ExecuteMany, i.e. the same engine and rules as hipFileRead/hipFileWrite; a worker takes
 // up to kMaxGroupEntries small entries of a batch at once, which share one staging buffer and one
 // wait for their GPU copies (engine/grouped_io.h).
@@ -61,13 +65,17 @@ class BatchManager {
   // that each cost ~3 µs to read and queue, while 128 in flight still spread over 8 workers.
   static constexpr size_t kMaxGroupEntries = 16;
 
-  // Batches set up and not destroyed.
+  // Batches set up and neither destroyed nor dropped by a close.
   size_t BatchCount() const;
   // Workers of the pool; 0 before the first submission with automatic sizing.
   unsigned WorkerCount() const;
 
  private:
+  // The batch, or nullptr when it is unknown, destroyed or dropped by a close (also one whose
+  // close hook has not run yet).
   std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const;
+  // The close hook: drops every batch set up before the close that made LastCloses() `closes`.
+  void DropBatches(uint64_t closes);
   // The workers, started at the first submission: the error when their threads are refused.
   Result<WorkerPool*> Pool();
   // Queues the RunNext calls the batch asks for (BatchContext::RunsToQueue); each queues what
@@ -82,9 +90,14 @@ class BatchManager {
   BatchContext::Runner runner_;  // Driver::ExecuteMany
 
   std::atomic<size_t> pending_{0};  // Pending entries of all batches (BatchContext's grouping)
+  uint64_t close_hook_ = 0;         // Driver::AddCloseHook's id
+  struct Batch {
+    std::shared_ptr<BatchContext> context;
+    uint64_t closes = 0;  // Driver::LastCloses() at set-up: the batch goes with the next one
+  };
   mutable std::mutex mu_;
-  uintptr_t next_handle_ = 1;                                   // guarded by mu_
-  std::map<uintptr_t, std::shared_ptr<BatchContext>> batches_;  // guarded by mu_
+  uintptr_t next_handle_ = 1;           // guarded by mu_
+  std::map<uintptr_t, Batch> batches_;  // guarded by mu_
 
   mutable std::mutex pool_mu_;
   std::unique_ptr<WorkerPool> pool_;  // guarded by pool_mu_; made at the first submission

@@ -20,7 +20,7 @@ namespace hipfile::core {
 //   mode != hipFileBatch, opcode neither read nor write          -> hipFileInvalidValue
 //   the driver closed                                            -> hipFileDriverNotInitialized
 //   fh not registered                                            -> hipFileHandleNotRegistered
-//   devPtr_base: not registered and not device memory            -> as hipFileRead (see
+//   devPtr_base: not registered, nor device or pinned host memory -> as hipFileRead (see
 //     DescribeUnregistered: hipFileHipMemoryTypeInvalid, hipFileInvalidValue, a GPU error)
 //   file_offset < 0, devPtr_offset < 0 or outside the buffer,
 //   size larger than what follows devPtr_offset                  -> hipFileInvalidValue

@@ -262,6 +262,42 @@ TEST_F(AsyncApiTest, DeregistrationsWithWorkInFlightAreSafe) {
   EXPECT_TRUE(IsSuccess(hipFileBufDeregister(dev)));
 }
 
+// Buffer registrations are keyed by address, which the caller may register again: a queued
+// operation is bound to the registration it was submitted with and never looks the address up
+// again, so a registration remade at the same address (possible only after the last close drops
+// the held one) neither changes what the operation may touch nor is held by it.
+TEST_F(AsyncApiTest, AQueuedOperationKeepsTheRegistrationItWasSubmittedWith) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  ASSERT_TRUE(IsSuccess(hipFileBufRegister(dev, kSize, 0)));
+  Gate gate;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  size_t size = kSize;  // read when the operation runs: checked against the bound registration
+  hoff_t fo = 0, bo = 0;
+  ssize_t bytes = -1;
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(fh, dev, &size, &fo, &bo, &bytes, stream_)));
+  EXPECT_TRUE(IsOp(hipFileBufDeregister(dev), hipFileInternalError)) << "held by the operation";
+  while (hipFileUseCount() > 0) ASSERT_TRUE(IsSuccess(hipFileDriverClose()));
+  ASSERT_TRUE(IsSuccess(hipFileBufRegister(dev, 4096, 0)));  // reopens; a smaller extent
+  EXPECT_TRUE(IsSuccess(hipFileBufDeregister(dev))) << "the new registration is not held";
+  ASSERT_TRUE(IsSuccess(hipFileBufRegister(dev, 4096, 0)));
+  gate.Open();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(bytes, static_cast<ssize_t>(kSize));
+  EXPECT_EQ(DeviceBytes(dev, kSize), testing::PatternBytes(kSize));
+  // A new submission is checked against the new registration.
+  hipFileHandle_t again = Register(fd);
+  size = 8192;
+  EXPECT_TRUE(
+      IsOp(hipFileReadAsync(again, dev, &size, &fo, &bo, &bytes, stream_), hipFileInvalidValue));
+  size = 4096;
+  ASSERT_TRUE(IsSuccess(hipFileReadAsync(again, dev, &size, &fo, &bo, &bytes, stream_)));
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(bytes, 4096);
+  EXPECT_TRUE(IsSuccess(hipFileBufDeregister(dev)));
+}
+
 TEST_F(AsyncApiTest, ClosingTheDriverWithWorkInFlightNeitherHangsNorLosesIt) {
   // The operation holds the engine the close releases; freeing its pinned staging memory waits
   // for every stream (CUDA's implicit synchronization, mirrored by the CPU runtime), including

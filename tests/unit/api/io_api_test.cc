@@ -70,6 +70,38 @@ TEST_F(BufferApiTest, RegistrationErrors) {
   EXPECT_TRUE(IsOp(hipFileBufRegister(device, 8193, 0), hipFileHipPointerRangeError));
   EXPECT_TRUE(IsOp(hipFileBufRegister(static_cast<char*>(device) + 1, SIZE_MAX, 0),
                    hipFileHipPointerRangeError));
+  EXPECT_EQ(hipFileUseCount(), 1);  // opened by the first call, never above 1
+}
+
+// The bug: hipFileBufRegister(NULL, ...) returned hipFileInvalidValue without the implicit open;
+// hipFile opens the driver before it looks at the arguments, so every refused registration (NULL
+// included) leaves the use count at 1 - unlike hipFileHandleRegister, whose NULL and descriptor
+// errors come first (spec §1.3, §1.6).
+TEST_F(BufferApiTest, BufRegisterNullSkippedTheImplicitOpen) {
+  std::vector<char> pageable(4096);
+  void* device = DeviceAlloc(8192);
+  struct Case {
+    const char* what;
+    const void* ptr;
+    size_t length;
+    hipFileOpError_t want;
+  };
+  for (const Case& c : {Case{"NULL", nullptr, 4096, hipFileInvalidValue},
+                        Case{"length 0", device, 0, hipFileInvalidValue},
+                        Case{"pageable", pageable.data(), 4096, hipFileHipMemoryTypeInvalid},
+                        Case{"past the end", device, 8193, hipFileHipPointerRangeError}}) {
+    ASSERT_EQ(hipFileUseCount(), 0) << c.what;
+    EXPECT_TRUE(IsOp(hipFileBufRegister(c.ptr, c.length, 0), c.want)) << c.what;
+    EXPECT_EQ(hipFileUseCount(), 1) << c.what;
+    ASSERT_TRUE(IsSuccess(hipFileDriverClose()));
+  }
+  // The other entry points keep their own order: no open for these.
+  EXPECT_TRUE(IsOp(hipFileBufDeregister(device), hipFileDriverClosing));
+  EXPECT_TRUE(IsOp(hipFileBufDeregister(nullptr), hipFileInvalidValue));
+  hipFileHandle_t fh = nullptr;
+  EXPECT_TRUE(IsOp(hipFileHandleRegister(&fh, nullptr), hipFileInvalidValue));
+  int dummy = 0;
+  EXPECT_EQ(hipFileRead(&dummy, device, 1, 0, 0), -1);
   EXPECT_EQ(hipFileUseCount(), 0);
 }
 
@@ -111,7 +143,7 @@ TEST_F(IoApiTest, ErrorReturns) {
   EXPECT_EQ(hipFileRead(&dummy, buffer, 10, 0, 0), Neg(hipFileHandleNotRegistered));
   EXPECT_EQ(hipFileRead(nullptr, buffer, 10, 0, 0), Neg(hipFileHandleNotRegistered));
   EXPECT_EQ(hipFileRead(fh, pageable.data(), 10, 0, 0), Neg(hipFileHipMemoryTypeInvalid));
-  EXPECT_EQ(hipFileRead(fh, HostAlloc(4096), 10, 0, 0), Neg(hipFileInvalidValue));
+  EXPECT_EQ(hipFileRead(fh, HostAlloc(4096), 10, 0, 0), 10);  // pinned: served, registered or not
   errno = 0;
   EXPECT_EQ(hipFileRead(fh, buffer, 10, -1, 0), -1);
   EXPECT_EQ(errno, EINVAL);

@@ -121,6 +121,48 @@ TEST_F(BatchApiTest, WritesThenReadsThroughGpuMemory) {
   EXPECT_EQ(testing::ReadFileOrDie(dir_.File("out")), testing::PatternBytes(kSize));
 }
 
+// The bug: batch handles stayed usable after the last hipFileDriverClose; hipFile drops them
+// with the driver. Refused, untouched, whether the driver is closed or open again; destroying
+// them is harmless.
+TEST_F(BatchApiTest, BatchHandlesOutlivedTheLastDriverClose) {
+  const int fd = OpenFile("f", 8192, O_RDWR);
+  hipFileHandle_t fh = Register(fd);
+  void* buf = DeviceAlloc(8192);
+  hipFileBatchHandle_t batch = nullptr;
+  ASSERT_TRUE(IsSuccess(hipFileBatchIOSetUp(&batch, 2)));
+  hipFileIOParams_t entry = Entry(hipFileBatchRead, fh, buf, 4096, 0, nullptr);
+  ASSERT_TRUE(IsSuccess(hipFileBatchIOSubmit(batch, 1, &entry, 0)));
+  ASSERT_EQ(Drain(batch, 1).size(), 1u);
+  ASSERT_TRUE(IsSuccess(hipFileDriverClose()));
+  ASSERT_EQ(hipFileUseCount(), 0);
+
+  auto expect_refused = [&](const char* when) {
+    hipFileIOEvents_t event = {};
+    event.cookie = &event;
+    unsigned nr = 1;
+    timespec poll = {0, 0};
+    EXPECT_TRUE(IsOp(hipFileBatchIOGetStatus(batch, 0, &nr, &event, &poll), hipFileInvalidValue))
+        << when;
+    EXPECT_EQ(nr, 1u) << when;
+    EXPECT_EQ(event.cookie, &event) << when;
+    EXPECT_TRUE(IsOp(hipFileBatchIOCancel(batch), hipFileInvalidValue)) << when;
+    EXPECT_TRUE(IsOp(hipFileBatchIOSubmit(batch, 1, &entry, 0), hipFileInvalidValue)) << when;
+    hipFileBatchIODestroy(batch);
+  };
+  expect_refused("closed");
+  ASSERT_TRUE(IsSuccess(hipFileDriverOpen()));
+  entry.fh = Register(fd);
+  expect_refused("reopened");
+  hipFileBatchHandle_t fresh = nullptr;
+  ASSERT_TRUE(IsSuccess(hipFileBatchIOSetUp(&fresh, 2)));
+  EXPECT_NE(fresh, batch);
+  ASSERT_TRUE(IsSuccess(hipFileBatchIOSubmit(fresh, 1, &entry, 0)));
+  const std::vector<hipFileIOEvents_t> events = Drain(fresh, 1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].status, hipFileComplete);
+  hipFileBatchIODestroy(fresh);
+}
+
 TEST_F(BatchApiTest, FailedEntriesCarryNegativeErrno) {
   const int fd = OpenFile("wo", 4096, O_WRONLY);
   hipFileHandle_t fh = Register(fd);

@@ -257,6 +257,44 @@ TEST(BatchContextTest, CloseRefusesNewEntriesAndCancelsPending) {
   EXPECT_EQ(events[1].status, hipFileCanceled);
 }
 
+// What the driver's last close does to a batch whose handle it drops: nothing runs or is accepted
+// any more, a waiter gets the canceled entries' events, and the running entry is left to finish -
+// the close does not wait for it.
+TEST(BatchContextTest, DropCancelsPendingAndLeavesRunningEntriesToFinish) {
+  BatchContext batch(4);
+  Harness h(batch);
+  std::promise<void> started;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::vector<Entry> entries = Entries(3, 7);
+  entries[0].work = [&started, released] {
+    started.set_value();
+    released.wait();
+    return Result<size_t>(100);
+  };
+  const Result<uint64_t> first = h.Accept(std::move(entries));
+  ASSERT_TRUE(first.ok());
+  std::thread worker([&] { h.Run(*first); });
+  started.get_future().wait();
+  std::vector<hipFileIOEvents_t> waited(3);
+  std::thread waiter([&] { waited.resize(batch.Reap(2, 3, BatchDeadline(), waited.data())); });
+
+  batch.Drop();  // returns with the entry still running
+  waiter.join();
+  ASSERT_EQ(waited.size(), 2u);
+  EXPECT_EQ(waited[0].status, hipFileCanceled);
+  EXPECT_EQ(waited[1].status, hipFileCanceled);
+  EXPECT_TRUE(h.Accept(Entries(1)).status().IsOp(hipFileInvalidValue));
+  h.Run(*first + 1);  // a run of a canceled entry does nothing
+  EXPECT_EQ(batch.Outstanding(), 1u);
+  release.set_value();
+  worker.join();
+  hipFileIOEvents_t event = {};
+  ASSERT_EQ(batch.Reap(1, 1, Poll(), &event), 1u);
+  EXPECT_EQ(event.status, hipFileComplete);
+  EXPECT_EQ(event.ret, 100u);
+}
+
 // A transfer holding a registered buffer's reference, as a submitted entry does.
 std::vector<BatchTransfer> HoldingTransfer(const std::shared_ptr<Buffer>& buffer) {
   std::vector<BatchTransfer> transfers(1);

@@ -510,26 +510,148 @@ TEST_F(BatchTest, DestroyWhileBusyIsSafeAndForgetsTheHandle) {
   EXPECT_TRUE(driver().DeregisterBuffer(buf).ok());
 }
 
-TEST_F(BatchTest, DriverCloseWithEntriesInFlightCompletesThem) {
+// The bug: batches outlived the driver's last close (hipFileBatchIOGetStatus went on succeeding
+// on them); hipFile drops them with the driver. Every call on a dropped handle is refused without
+// touching its arguments, also once the driver is open again, and destroying it is harmless.
+TEST_F(BatchTest, BatchHandlesOutlivedTheLastDriverClose) {
   const Result<hipFileBatchHandle_t> batch = manager().SetUp(4);
   ASSERT_TRUE(batch.ok());
-  hipFileHandle_t fh = OpenFile("f", 1 << 16, O_RDWR);
+  hipFileHandle_t fh = OpenFile("f", 1 << 16, O_RDWR);  // opens the driver
   void* buf = DeviceAlloc(1 << 16);
-  std::vector<hipFileIOParams_t> entries;
-  for (int i = 0; i < 4; ++i) {
-    entries.push_back(Entry(hipFileBatchRead, fh, buf, 4096, i * 4096, i * 4096));
+  hipFileIOParams_t entry = Entry(hipFileBatchRead, fh, buf, 4096, 0, 0, Cookie(1));
+  ASSERT_TRUE(manager().Submit(*batch, 1, &entry).ok());
+  ASSERT_EQ(Drain(*batch, 1).size(), 1u);
+  ASSERT_TRUE(manager().Submit(*batch, 1, &entry).ok());  // an event left uncollected
+  ASSERT_TRUE(driver().Open().ok());
+  ASSERT_TRUE(driver().Close().ok());  // not the last: nothing dropped
+  EXPECT_EQ(manager().BatchCount(), 1u);
+  ASSERT_TRUE(driver().Close().ok());
+  EXPECT_EQ(manager().BatchCount(), 0u);
+
+  auto expect_refused = [&](const char* when) {
+    hipFileIOEvents_t event = {};
+    event.cookie = Cookie(77);
+    unsigned nr = 1;
+    EXPECT_TRUE(manager().GetStatus(*batch, 0, &nr, &event, nullptr).IsOp(hipFileInvalidValue))
+        << when;
+    EXPECT_EQ(nr, 1u) << when;
+    EXPECT_EQ(event.cookie, Cookie(77)) << when;
+    EXPECT_TRUE(manager().Cancel(*batch).IsOp(hipFileInvalidValue)) << when;
+    EXPECT_TRUE(manager().Submit(*batch, 1, &entry).IsOp(hipFileInvalidValue)) << when;
+    manager().Destroy(*batch);  // ignored
+  };
+  expect_refused("closed");
+  ASSERT_TRUE(driver().Open().ok());
+  entry.fh = OpenFile("g", 1 << 16, O_RDWR);
+  expect_refused("reopened");
+  // New batches work; they get new handles.
+  const Result<hipFileBatchHandle_t> fresh = manager().SetUp(4);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_NE(*fresh, *batch);
+  ASSERT_TRUE(manager().Submit(*fresh, 1, &entry).ok());
+  const std::vector<hipFileIOEvents_t> events = Drain(*fresh, 1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].status, hipFileComplete);
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+// Batches set up while the driver is closed belong to its next open, and go with its last close.
+TEST_F(BatchTest, ABatchSetUpWhileClosedLivesUntilTheNextLastClose) {
+  const Result<hipFileBatchHandle_t> batch = manager().SetUp(4);
+  ASSERT_TRUE(batch.ok());
+  ASSERT_TRUE(driver().Open().ok());
+  EXPECT_TRUE(manager().Cancel(*batch).ok());
+  ASSERT_TRUE(driver().Close().ok());
+  EXPECT_TRUE(manager().Cancel(*batch).IsOp(hipFileInvalidValue));
+}
+
+// The close neither waits for entries running nor leaves queued ones pending: those are canceled
+// at once (a waiter gets their events), the running ones finish on their own, with the right
+// bytes, and nothing crashes.
+TEST_F(BatchTest, TheLastDriverCloseCancelsQueuedEntriesAndLeavesRunningOnesToFinish) {
+  workers_ = 1;  // held in its first group, so everything else stays queued
+  constexpr int kBusy = 32;
+  constexpr size_t kBytes = kBusy * 4096;
+  const Result<hipFileBatchHandle_t> busy = manager().SetUp(kBusy);
+  const Result<hipFileBatchHandle_t> queued = manager().SetUp(16);
+  ASSERT_TRUE(busy.ok());
+  ASSERT_TRUE(queued.ok());
+  hipFileHandle_t fh = OpenFile("f", kBytes, O_RDWR);
+  void* buf = DeviceAlloc(kBytes);
+  void* other = DeviceAlloc(16 * 4096);
+  FillDevice(buf, std::vector<unsigned char>(kBytes, 0x5a));
+  FillDevice(other, std::vector<unsigned char>(16 * 4096, 0x5a));
+  std::vector<hipFileIOParams_t> reads, later;
+  for (int i = 0; i < kBusy; ++i) {
+    reads.push_back(Entry(hipFileBatchRead, fh, buf, 4096, i * 4096, i * 4096, Cookie(i + 1)));
+  }
+  for (int i = 0; i < 16; ++i) {
+    later.push_back(Entry(hipFileBatchRead, fh, other, 4096, i * 4096, i * 4096, Cookie(i + 1)));
   }
   sys_.CloseGate();
-  ASSERT_TRUE(manager().Submit(*batch, 4, entries.data()).ok());
-  ASSERT_TRUE(sys_.WaitHeld(kWorkers));
-  ASSERT_TRUE(driver().Close().ok());
-  EXPECT_TRUE(manager().Submit(*batch, 1, entries.data()).IsOp(hipFileDriverNotInitialized));
-  sys_.OpenGate();
-  for (const hipFileIOEvents_t& e : Drain(*batch, 4)) {
-    EXPECT_EQ(e.status, hipFileComplete);
-    EXPECT_EQ(e.ret, 4096u);
+  ASSERT_TRUE(manager().Submit(*busy, kBusy, reads.data()).ok());
+  ASSERT_TRUE(manager().Submit(*queued, 16, later.data()).ok());
+  ASSERT_TRUE(sys_.WaitHeld(1));
+  // Waiters for every event of each batch, inside GetStatus before the close.
+  auto wait_all = [&](hipFileBatchHandle_t batch, unsigned count) {
+    std::vector<hipFileIOEvents_t> events(count);
+    unsigned nr = count;
+    EXPECT_TRUE(manager().GetStatus(batch, count, &nr, events.data(), nullptr).ok());
+    events.resize(nr);
+    return events;
+  };
+  std::vector<hipFileIOEvents_t> busy_events, queued_events;
+  std::thread busy_waiter([&] { busy_events = wait_all(*busy, kBusy); });
+  std::thread queued_waiter([&] { queued_events = wait_all(*queued, 16); });
+  std::this_thread::sleep_for(milliseconds(100));
+
+  std::atomic<bool> closed{false};
+  std::thread closer([&] {
+    EXPECT_TRUE(driver().Close().ok());
+    closed = true;
+  });
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (!closed && Clock::now() < deadline) std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_TRUE(closed) << "the close waited for the entries held in flight";
+  if (!closed) sys_.OpenGate();
+  closer.join();
+  queued_waiter.join();  // with the gate still closed: not left waiting behind running entries
+  ASSERT_EQ(queued_events.size(), 16u);
+  for (const hipFileIOEvents_t& e : queued_events) {
+    EXPECT_EQ(e.status, hipFileCanceled);
+    EXPECT_EQ(e.ret, 0u);
   }
-  EXPECT_EQ(DeviceBytes(buf, 1 << 14), testing::PatternBytes(1 << 14));
+  EXPECT_EQ(manager().BatchCount(), 0u);
+  unsigned nr = 1;
+  hipFileIOEvents_t event;
+  EXPECT_TRUE(manager().GetStatus(*busy, 0, &nr, &event, nullptr).IsOp(hipFileInvalidValue));
+
+  // The busy batch's waiter gets its canceled entries and, once they finish, its running ones.
+  sys_.OpenGate();
+  busy_waiter.join();
+  ASSERT_EQ(busy_events.size(), static_cast<size_t>(kBusy));
+  const std::vector<unsigned char> file = testing::PatternBytes(kBytes);
+  const std::vector<unsigned char> got = DeviceBytes(buf, kBytes);
+  const std::vector<unsigned char> untouched(4096, 0x5a);
+  int complete = 0, canceled = 0;
+  for (const hipFileIOEvents_t& e : busy_events) {
+    const size_t i = reinterpret_cast<uintptr_t>(e.cookie) - 1;
+    ASSERT_LT(i, static_cast<size_t>(kBusy));
+    const bool read =
+        std::equal(got.begin() + i * 4096, got.begin() + (i + 1) * 4096, file.begin() + i * 4096);
+    if (e.status == hipFileComplete) {
+      ++complete;
+      EXPECT_EQ(e.ret, 4096u);
+      EXPECT_TRUE(read) << i;
+    } else {
+      ++canceled;
+      EXPECT_EQ(e.status, hipFileCanceled);
+      EXPECT_TRUE(std::equal(untouched.begin(), untouched.end(), got.begin() + i * 4096)) << i;
+    }
+  }
+  EXPECT_GE(complete, 1) << "the entry held in flight finished";
+  EXPECT_GE(canceled, 1) << "one worker claims no more than a group";
+  EXPECT_EQ(DeviceBytes(other, 16 * 4096), std::vector<unsigned char>(16 * 4096, 0x5a));
 }
 
 TEST_F(BatchTest, DestroyingTheManagerWithWorkInFlightIsSafe) {

@@ -90,15 +90,55 @@ TEST_F(DescribeTest, UnregisteredDeviceMemoryReachesTheEndOfItsAllocation) {
   EXPECT_EQ(buffer->type, hipMemoryTypeDevice);
 }
 
-TEST_F(DescribeTest, UnregisteredHostMemoryIsRefused) {
+// The bug: pinned host memory that was not registered was refused with hipFileInvalidValue;
+// upstream's newest tree (and cuFile) serve it, reaching to the end of the pinned range.
+TEST_F(DescribeTest, UnregisteredPinnedHostMemoryWasRefused) {
+  char* pinned = static_cast<char*>(HostAlloc(1 << 16));
+  Result<Buffer> buffer = DescribeUnregistered(gpu_, pinned + 100);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+  EXPECT_EQ(buffer->base, pinned + 100);
+  EXPECT_EQ(buffer->length, (1u << 16) - 100);
+  EXPECT_EQ(buffer->type, hipMemoryTypeHost);
+
+  std::vector<char> registered(3 * 4096);
+  ASSERT_EQ(gpu_.HostRegister(registered.data() + 4096, 4096, 0), hipSuccess);
+  buffer = DescribeUnregistered(gpu_, registered.data() + 4096 + 10);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+  EXPECT_EQ(buffer->length, 4096u - 10) << "the registered range, not the vector";
+  EXPECT_EQ(buffer->type, hipMemoryTypeHost);
+  ASSERT_EQ(gpu_.HostUnregister(registered.data() + 4096), hipSuccess);
+  EXPECT_EQ(DescribeUnregistered(gpu_, registered.data() + 4096 + 10).status(),
+            Status::Op(hipFileHipMemoryTypeInvalid))
+      << "pageable again once unregistered";
+}
+
+TEST_F(DescribeTest, PageableAndUnknownMemoryIsRefused) {
   std::vector<char> pageable(4096);
-  EXPECT_EQ(DescribeUnregistered(gpu_, HostAlloc(4096)).status(), Status::Op(hipFileInvalidValue));
   EXPECT_EQ(DescribeUnregistered(gpu_, pageable.data()).status(),
             Status::Op(hipFileHipMemoryTypeInvalid));
   EXPECT_EQ(DescribeUnregistered(gpu_, nullptr).status(), Status::Op(hipFileInvalidValue));
   gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorIllegalAddress);
   EXPECT_EQ(DescribeUnregistered(gpu_, pageable.data()).status(),
             Status::Gpu(hipErrorIllegalAddress));
+}
+
+// A runtime that knows a pointer is pinned but not where its range ends.
+class NoExtentRuntime : public testing::FaultRuntime {
+ public:
+  using FaultRuntime::FaultRuntime;
+  hipError_t PointerGetInfo(const void* ptr, runtime::PointerInfo* info) override {
+    const hipError_t e = FaultRuntime::PointerGetInfo(ptr, info);
+    if (e == hipSuccess) {
+      info->base = nullptr;
+      info->size = 0;
+    }
+    return e;
+  }
+};
+
+TEST_F(DescribeTest, PinnedHostMemoryOfUnknownExtentMustBeRegistered) {
+  NoExtentRuntime gpu(*cpu_);
+  EXPECT_EQ(DescribeUnregistered(gpu, HostAlloc(4096)).status(), Status::Op(hipFileInvalidValue));
 }
 
 TEST(BufferRegistryTest, InsertFindRemove) {

@@ -20,6 +20,13 @@ using testing::SysOp;
 
 class DriverLifecycleTest : public CoreTest {
  protected:
+  // The descriptors the library opened for a registered handle.
+  engine::IoFile Owned(const void* handle) {
+    const Result<PreparedIo> io = driver().Prepare(IoDirection::kRead, handle, DeviceAlloc(4096));
+    EXPECT_TRUE(io.ok()) << io.status().ToString();
+    return io.ok() ? io->file->io() : engine::IoFile{};
+  }
+
   std::string path_ = MakeFile("data", 4096);
 };
 
@@ -38,7 +45,6 @@ TEST_F(DriverLifecycleTest, OpenAndCloseCount) {
 
 TEST_F(DriverLifecycleTest, RegistrationOpensImplicitlyOnlyOnceStored) {
   EXPECT_FALSE(driver().RegisterHandle(-1).ok());
-  EXPECT_EQ(driver().RegisterBuffer(nullptr, 10, 0), Status::Op(hipFileInvalidValue));
   EXPECT_EQ(driver().UseCount(), 0);
 
   ScopedFd a(path_, O_RDONLY), b(path_, O_RDONLY);
@@ -57,6 +63,15 @@ TEST_F(DriverLifecycleTest, RegistrationOpensImplicitlyOnlyOnceStored) {
 TEST_F(DriverLifecycleTest, BufferRegistrationOpensImplicitly) {
   ASSERT_TRUE(driver().RegisterBuffer(DeviceAlloc(4096), 4096, 0).ok());
   EXPECT_EQ(driver().UseCount(), 1);
+  ASSERT_TRUE(driver().Close().ok());
+}
+
+// As hipFile, before anything else: a refused buffer registration leaves the driver open.
+TEST_F(DriverLifecycleTest, BufferRegistrationOpensEvenWhenRefused) {
+  EXPECT_EQ(driver().RegisterBuffer(nullptr, 10, 0), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().UseCount(), 1);
+  EXPECT_EQ(driver().RegisterBuffer(nullptr, 10, 0), Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().UseCount(), 1);  // never above 1
   ASSERT_TRUE(driver().Close().ok());
 }
 
@@ -117,7 +132,7 @@ TEST_F(DriverLifecycleTest, LastCloseDropsBuffersAndFilesAndTheirDescriptors) {
   ASSERT_TRUE(driver().RegisterBuffer(buffer, 4096, 0).ok());
   EXPECT_TRUE(driver().EngineOptionsInUse().has_value());
   // The descriptors the library opened.
-  const engine::IoFile owned = static_cast<File*>(*handle)->io();
+  const engine::IoFile owned = Owned(*handle);
 
   ASSERT_TRUE(driver().Close().ok());
   EXPECT_FALSE(driver().EngineOptionsInUse().has_value());
@@ -153,7 +168,7 @@ TEST_F(DriverLifecycleTest, HandleDeregistration) {
   driver().DeregisterHandle(&fd);  // unknown: ignored
   Result<void*> handle = driver().RegisterHandle(fd.get());
   ASSERT_TRUE(handle.ok());
-  const engine::IoFile owned = static_cast<File*>(*handle)->io();
+  const engine::IoFile owned = Owned(*handle);
   driver().DeregisterHandle(*handle);
   EXPECT_FALSE(FdIsOpen(owned.buffered_fd));
   if (owned.direct_fd >= 0) {
@@ -194,6 +209,22 @@ class DriverIoTest : public CoreTest {
   std::unique_ptr<ScopedFd> fd_;
   void* handle_ = nullptr;
 };
+
+// With a runtime whose device memory is not host memory (FaultRuntime), as on a GPU: pinned host
+// memory is read into and written from directly, registered or not, up to its allocation's end.
+TEST_F(DriverIoTest, UnregisteredPinnedHostMemoryIsReadAndWrittenDirectly) {
+  char* pinned = static_cast<char*>(HostAlloc(kFileSize));
+  Result<size_t> n = driver().Read(handle_, pinned + 4096, 10000, 123, 4096);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 10000u);
+  const std::vector<unsigned char> want = testing::PatternBytes(kFileSize);
+  EXPECT_EQ(std::memcmp(pinned + 8192, want.data() + 123, 10000), 0);
+  n = driver().Write(handle_, pinned + 8192, 10000, 0, 0);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 10000u);
+  EXPECT_EQ(driver().Read(handle_, pinned + 4096, kFileSize - 4096 + 1, 0, 0).status(),
+            Status::Op(hipFileInvalidValue));
+}
 
 TEST_F(DriverIoTest, ReadsIntoUnregisteredDeviceMemory) {
   char* buffer = static_cast<char*>(DeviceAlloc(kFileSize));
@@ -264,8 +295,8 @@ TEST_F(DriverIoTest, RulesApplyInOrder) {
   // The buffer before the offsets.
   EXPECT_EQ(driver().Read(handle_, pageable.data(), 10, -1, 0).status(),
             Status::Op(hipFileHipMemoryTypeInvalid));
-  EXPECT_EQ(driver().Read(handle_, HostAlloc(4096), 10, 0, 0).status(),
-            Status::Op(hipFileInvalidValue));
+  EXPECT_EQ(driver().Read(handle_, HostAlloc(4096), 10, 0, 4096).status(),
+            Status::Op(hipFileInvalidValue));  // pinned: the range is its allocation's
   EXPECT_EQ(driver().Read(handle_, nullptr, 10, 0, 0).status(), Status::Op(hipFileInvalidValue));
   gpu_.FailNth(GpuOp::kPointerGetInfo, 1, hipErrorIllegalAddress);
   EXPECT_EQ(driver().Read(handle_, buffer, 10, 0, 0).status(), Status::Gpu(hipErrorIllegalAddress));

@@ -6,6 +6,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <cstdint>
+#include <set>
+#include <vector>
+
 #include "core_test_util.h"
 
 namespace hipfile::core {
@@ -217,40 +221,137 @@ TEST(ClassifyMountTest, RecognisesTheFileSystemsThePolicyNeeds) {
   EXPECT_EQ(ClassifyMount(&m).name, "btrfs");
 }
 
-class FileRegistryTest : public OpenFileTest {};
+class FileRegistryTest : public OpenFileTest {
+ protected:
+  // A File for descriptor number `fd` that owns no descriptor: cheap enough for many cycles.
+  std::shared_ptr<File> FakeFile(int fd) {
+    FileInfo info;
+    info.client_fd = fd;
+    return std::make_shared<File>(sys_, std::move(info));
+  }
+};
 
 TEST_F(FileRegistryTest, InsertFindRemove) {
   ScopedFd fd(path_, O_RDONLY);
   FileRegistry registry;
   std::shared_ptr<File> file = *OpenFile(sys_, fd.get());
-  const void* handle = file.get();
-  ASSERT_TRUE(registry.Insert(file).ok());
+  const Result<void*> handle = registry.Insert(file);
+  ASSERT_TRUE(handle.ok());
+  EXPECT_NE(*handle, nullptr);
   EXPECT_TRUE(registry.ContainsFd(fd.get()));
-  EXPECT_EQ(registry.Find(handle), file);
+  EXPECT_EQ(registry.Find(*handle), file);
   EXPECT_EQ(registry.Find(&registry), nullptr);
 
   std::shared_ptr<File> again = *OpenFile(sys_, fd.get());
-  EXPECT_EQ(registry.Insert(again), Status::Op(hipFileHandleAlreadyRegistered));
+  EXPECT_EQ(registry.Insert(again).status(), Status::Op(hipFileHandleAlreadyRegistered));
 
   std::shared_ptr<File> removed;
   // `file` is a reference held outside the registry, like an operation in flight.
-  EXPECT_EQ(registry.Remove(handle, &removed), FileRegistry::RemoveResult::kBusy);
+  EXPECT_EQ(registry.Remove(*handle, &removed), FileRegistry::RemoveResult::kBusy);
+  File* const stored = file.get();
   file.reset();
-  EXPECT_EQ(registry.Remove(handle, &removed), FileRegistry::RemoveResult::kRemoved);
-  EXPECT_EQ(removed.get(), handle);
-  EXPECT_EQ(registry.Remove(handle, &removed), FileRegistry::RemoveResult::kUnknown);
+  EXPECT_EQ(registry.Remove(*handle, &removed), FileRegistry::RemoveResult::kRemoved);
+  EXPECT_EQ(removed.get(), stored);
+  EXPECT_EQ(registry.Remove(*handle, &removed), FileRegistry::RemoveResult::kUnknown);
   EXPECT_FALSE(registry.ContainsFd(fd.get()));
   EXPECT_EQ(registry.size(), 0u);
 }
 
-TEST_F(FileRegistryTest, ClearHandsBackEveryFile) {
+// The bug: the handle was the File's address, so the next registration - typically of the same
+// descriptor number, closed and opened on another file - could get the value back, and a stale
+// handle then read and wrote the other file.
+TEST_F(FileRegistryTest, StaleHandleNamedTheNextFileRegistered) {
+  FileRegistry registry;
+  const Result<void*> a = registry.Insert(FakeFile(7));
+  ASSERT_TRUE(a.ok());
+  std::shared_ptr<File> removed;
+  ASSERT_EQ(registry.Remove(*a, &removed), FileRegistry::RemoveResult::kRemoved);
+  removed.reset();  // A's File is freed: its address may be B's
+  std::shared_ptr<File> b_file = FakeFile(7);
+  const Result<void*> b = registry.Insert(b_file);
+  ASSERT_TRUE(b.ok());
+  EXPECT_NE(*b, *a);
+  EXPECT_EQ(registry.Find(*a), nullptr);
+  EXPECT_EQ(registry.Find(*b), b_file);
+  b_file.reset();
+  EXPECT_EQ(registry.Remove(*a, &removed), FileRegistry::RemoveResult::kUnknown);
+  EXPECT_EQ(registry.size(), 1u) << "removing the stale handle left B alone";
+}
+
+TEST_F(FileRegistryTest, HandlesAreNeverReused) {
+  FileRegistry registry;
+  std::set<void*> seen;
+  std::vector<void*> live;
+  // Cycles of one file, then of several at once (slots reused in other orders), then clears.
+  for (int i = 0; i < 10000; ++i) {
+    const Result<void*> h = registry.Insert(FakeFile(3));
+    ASSERT_TRUE(h.ok());
+    ASSERT_TRUE(seen.insert(*h).second) << "value repeated at cycle " << i;
+    std::shared_ptr<File> removed;
+    ASSERT_EQ(registry.Remove(*h, &removed), FileRegistry::RemoveResult::kRemoved);
+  }
+  for (int round = 0; round < 100; ++round) {
+    for (int fd = 0; fd < 8; ++fd) {
+      const Result<void*> h = registry.Insert(FakeFile(fd));
+      ASSERT_TRUE(h.ok());
+      ASSERT_TRUE(seen.insert(*h).second) << "value repeated in round " << round;
+      live.push_back(*h);
+    }
+    if (round % 2 == 0) {
+      EXPECT_EQ(registry.Clear().size(), 8u);
+    } else {
+      for (auto it = live.rbegin(); it != live.rend(); ++it) {
+        std::shared_ptr<File> removed;
+        ASSERT_EQ(registry.Remove(*it, &removed), FileRegistry::RemoveResult::kRemoved);
+      }
+    }
+    for (void* h : live) EXPECT_EQ(registry.Find(h), nullptr);
+    live.clear();
+  }
+}
+
+TEST_F(FileRegistryTest, ASlotWhoseGenerationsRunOutIsRetired) {
+  FileRegistry registry(UINT32_MAX - 1);  // each slot has two generations left
+  std::set<void*> seen;
+  for (int i = 0; i < 5; ++i) {
+    const Result<void*> h = registry.Insert(FakeFile(3));
+    ASSERT_TRUE(h.ok());
+    EXPECT_TRUE(seen.insert(*h).second) << i;
+    std::shared_ptr<File> removed;
+    ASSERT_EQ(registry.Remove(*h, &removed), FileRegistry::RemoveResult::kRemoved);
+    EXPECT_EQ(registry.Find(*h), nullptr);
+  }
+  EXPECT_EQ(registry.retired(), 2u);  // slot 0 after two cycles, slot 1 after two more
+}
+
+TEST_F(FileRegistryTest, ValuesNeverHandedOutAreUnknown) {
+  FileRegistry registry;
+  std::shared_ptr<File> file = FakeFile(3);
+  const Result<void*> h = registry.Insert(file);
+  ASSERT_TRUE(h.ok());
+  const uintptr_t value = reinterpret_cast<uintptr_t>(*h);
+  int local = 0;
+  for (const uintptr_t bogus : {uintptr_t{0}, uintptr_t{1}, value & UINT32_MAX, value + 1,
+                                value + (uintptr_t{1} << 32), reinterpret_cast<uintptr_t>(&local),
+                                reinterpret_cast<uintptr_t>(file.get()), UINTPTR_MAX}) {
+    EXPECT_EQ(registry.Find(reinterpret_cast<void*>(bogus)), nullptr) << std::hex << bogus;
+  }
+  EXPECT_EQ(registry.Find(*h), file);
+}
+
+TEST_F(FileRegistryTest, ClearHandsBackEveryFileAndStalesEveryHandle) {
   ScopedFd a(path_, O_RDONLY), b(path_, O_RDONLY);
   FileRegistry registry;
-  ASSERT_TRUE(registry.Insert(*OpenFile(sys_, a.get())).ok());
+  const Result<void*> ha = registry.Insert(*OpenFile(sys_, a.get()));
+  ASSERT_TRUE(ha.ok());
   ASSERT_TRUE(registry.Insert(*OpenFile(sys_, b.get())).ok());
   EXPECT_EQ(registry.Clear().size(), 2u);
   EXPECT_EQ(registry.size(), 0u);
   EXPECT_FALSE(registry.ContainsFd(a.get()));
+  EXPECT_EQ(registry.Find(*ha), nullptr);
+  const Result<void*> again = registry.Insert(*OpenFile(sys_, a.get()));
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE(*again, *ha);
 }
 
 }  // namespace

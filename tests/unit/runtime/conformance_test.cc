@@ -203,6 +203,12 @@ TEST_P(RuntimeConformance, RegisteredHostMemoryIsHostTypeUntilUnregistered) {
   PointerInfo info;
   ASSERT_EQ(rt_->PointerGetInfo(buffer.data() + 100, &info), hipSuccess);
   EXPECT_EQ(info.type, hipMemoryTypeHost);
+  // The range holding the pointer covers the registration: I/O into unregistered pinned memory
+  // may touch up to its end (core/buffer_registry.h).
+  const auto base = reinterpret_cast<uintptr_t>(info.base);
+  const auto start = reinterpret_cast<uintptr_t>(buffer.data());
+  EXPECT_LE(base, start) << "range " << info.base << " + " << info.size;
+  EXPECT_GE(base + info.size, start + buffer.size()) << "range " << info.base << " + " << info.size;
   EXPECT_EQ(rt_->HostRegister(buffer.data(), buffer.size(), hipHostRegisterDefault),
             hipErrorHostMemoryAlreadyRegistered);
   ASSERT_EQ(rt_->HostUnregister(buffer.data()), hipSuccess);
