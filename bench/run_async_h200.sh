@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Stream-ordered I/O on one file, staged (copies on each operation's stream, the default) against
-# the engine's way (HIPFILE_ASYNC_STAGED=0), in one run:
+# Stream-ordered I/O on one file (copies on each operation's stream; the engine's way,
+# HIPFILE_ASYNC_STAGED=0, hung from 4 streams on the H200 and is refused at driver open since
+# 2026-12-01: bench/results/h200-2026-12-01-b has its figures), in one run:
 #   1. 4 KiB random reads, hipfile-bench -x 5 at 1, 4 and 16 streams (-w) with 8 in flight each:
-#      every row must finish (the engine's way hangs from 4 streams on on the H200: docs/async.md,
-#      so it runs at 1 and 2 only);
+#      every row must finish;
 #      a row that does not finish in 3 x its limit + 30 s is reported as "hung";
 #   2. async-bench's round trip (STREAMS x SLICE_MIB slices read then written, sync against
 #      async) and its 4 KiB latency.
@@ -62,13 +62,8 @@ row() {
   printf '%-28s %s  [%d ms]\n' "$name" "$result" $(((end - start) / 1000000)) | tee -a "$SUMMARY"
 }
 
-# The engine's way hangs from 4 streams on (bench/results/h200-2026-12-01-b): only 1 and 2 for it.
 for w in 1 4 16; do
   row "x5-staged-w$w" HIPFILE_ASYNC_STAGED=1 -- \
-    "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w "$w" -i 4K -I 2 -T "$LIMIT" -x 5 -Q 8
-done
-for w in 1 2; do
-  row "x5-engine-w$w" HIPFILE_ASYNC_STAGED=0 -- \
     "$BENCH" -f "$FILE" -d "$DEV" -s "$SIZE" -w "$w" -i 4K -I 2 -T "$LIMIT" -x 5 -Q 8
 done
 if [[ $PROFILE == 1 ]]; then
@@ -81,9 +76,5 @@ if [[ $PROFILE == 1 ]]; then
   python3 "$(dirname "$0")/probes/threadprof.py" "$pid" "$LIMIT" | tee -a "$SUMMARY"
   wait "$pid"
 fi
-for way in staged engine; do
-  flag=1
-  [[ $way == engine ]] && flag=0
-  row "async-bench-$way" HIPFILE_ASYNC_STAGED=$flag -- "$ASYNC" "$FILE" "$STREAMS" "$SLICE_MIB" 2000
-done
+row "async-bench-staged" HIPFILE_ASYNC_STAGED=1 -- "$ASYNC" "$FILE" "$STREAMS" "$SLICE_MIB" 2000
 echo "summary: $SUMMARY" >&2

@@ -10,6 +10,7 @@
 
 #include "core/io_rules.h"
 #include "core/process_runtime.h"
+#include "util/errors.h"
 #include "util/log.h"
 
 namespace hipfile::core {
@@ -18,7 +19,10 @@ Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& confi
     : sys_(sys),
       gpu_(gpu),
       max_rw_count_(MaxRwCount(sys.PageSize())),
-      async_staged_(config.async_staged),
+      // The engine's way copies on the library's streams, which deadlock behind stream-ordered
+      // operations waiting on shared hardware queues: refused wherever copies happen.
+      async_staged_(config.async_staged || !gpu.DeviceMemoryIsHostMemory()),
+      refused_unstaged_(!config.async_staged && !gpu.DeviceMemoryIsHostMemory()),
       next_(config),
       in_use_(config) {
   stats_.set_level(next_.stats_level());
@@ -31,12 +35,33 @@ Driver& Driver::Global() {
   // close descriptors or free memory under other threads.
   static Driver* driver = [] {
     const Config& config = ProcessConfig();  // first, so its log level applies to what follows
-    return new Driver(platform::RealSys(), ProcessRuntime(), config);
+    auto* made = new Driver(platform::RealSys(), ProcessRuntime(), config);
+    made->runtime_reason_ = ProcessRuntimeReason();
+    return made;
   }();
   return *driver;
 }
 
-void Driver::InitializeLocked() {
+Status Driver::InitializeLocked() {
+  // A runtime that cannot work (HIPFILE_RUNTIME=cuda without a usable GPU) is refused here, where
+  // the caller asked for it, rather than by every call after.
+  int devices = 0;
+  const hipError_t counted = gpu_.GetDeviceCount(&devices);
+  if (counted != hipSuccess || devices <= 0) {
+    HF_LOG(kError,
+           "hipFileDriverOpen: the %s runtime has no usable device (%s)%s%s; the driver stays "
+           "closed",
+           gpu_.Name(), counted != hipSuccess ? GpuErrorName(counted) : "0 devices",
+           runtime_reason_.empty() ? "" : ": ", runtime_reason_.c_str());
+    return Status::Op(hipFileDriverError);
+  }
+  if (refused_unstaged_) {
+    HF_LOG(kError,
+           "HIPFILE_ASYNC_STAGED=false is refused on the %s runtime: copies on the engine's "
+           "streams deadlock behind stream-ordered operations waiting on shared hardware queues "
+           "(docs/async.md); stream-ordered I/O stays staged",
+           gpu_.Name());
+  }
   in_use_ = next_;
   in_use_.ResolveForOpen();
   stats_.set_level(in_use_.stats_level());
@@ -54,19 +79,15 @@ void Driver::InitializeLocked() {
   }
   count_ = 1;
   HF_LOG(kInfo, "driver opened on the %s runtime", gpu_.Name());
+  return Status::Ok();
 }
 
-void Driver::EnsureOpenLocked() {
-  if (count_ == 0) InitializeLocked();
-}
+Status Driver::EnsureOpenLocked() { return count_ == 0 ? InitializeLocked() : Status::Ok(); }
 
 Status Driver::Open() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (count_ == 0) {
-    InitializeLocked();
-  } else {
-    ++count_;
-  }
+  if (count_ == 0) return InitializeLocked();
+  ++count_;
   return Status::Ok();
 }
 
@@ -131,10 +152,16 @@ Result<void*> Driver::RegisterHandle(int fd) {
   }
   const int direct_fd = (*file)->io().direct_fd;
   Result<void*> handle = Status::Op(hipFileInternalError);
+  std::shared_ptr<File> unstored;  // a registration the driver could not open for; closed below
   {
     std::lock_guard<std::mutex> lock(mu_);
     handle = files_.Insert(std::move(*file));
-    if (handle.ok()) EnsureOpenLocked();
+    if (handle.ok()) {
+      if (const Status opened = EnsureOpenLocked(); !opened.ok()) {
+        (void)files_.Remove(*handle, &unstored);
+        handle = opened;
+      }
+    }
   }
   stats_.RecordHandleRegister(handle.ok());
   if (!handle.ok()) return handle;  // another thread registered fd meanwhile
@@ -177,7 +204,10 @@ Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
     // hipFile opens the driver before it looks at the arguments, so a refused registration - NULL
     // included - leaves it open (its own system tests check hipFileUseCount() after one).
     std::lock_guard<std::mutex> lock(mu_);
-    EnsureOpenLocked();
+    if (const Status opened = EnsureOpenLocked(); !opened.ok()) {
+      stats_.RecordBufRegister(false, -1, length);
+      return opened;
+    }
   }
   Result<Buffer> buffer = DescribeForRegistration(gpu_, ptr, length, flags);
   Status status = buffer.status();
@@ -185,7 +215,12 @@ Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
     std::lock_guard<std::mutex> lock(mu_);
     status = buffers_.Insert(std::make_shared<Buffer>(*buffer));
     // Again: a close since the open above must not leave a registration in a closed driver.
-    if (status.ok()) EnsureOpenLocked();
+    if (status.ok()) {
+      if (const Status opened = EnsureOpenLocked(); !opened.ok()) {
+        (void)buffers_.Remove(ptr);
+        status = opened;
+      }
+    }
   }
   stats_.RecordBufRegister(status.ok(), buffer.ok() ? buffer->device : -1, length);
   return status;
@@ -448,7 +483,7 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
     std::lock_guard<std::mutex> lock(mu_);
     if (count_ == 0) {
       // hipFile (and cuFile) open the driver here but still refuse the call.
-      InitializeLocked();
+      HF_RETURN_IF_ERROR(InitializeLocked());
       return Status::Op(hipFileInvalidValue);
     }
   }

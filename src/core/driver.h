@@ -66,6 +66,7 @@ class Driver {
   // The process's Driver: real system calls, ProcessRuntime(), ProcessConfig().
   static Driver& Global();
 
+  // hipFileDriverError when the GPU runtime cannot work (see InitializeLocked).
   Status Open();
   // hipFileDriverNotInitialized when the count is 0. The last close runs the close hooks.
   Status Close();
@@ -178,9 +179,10 @@ class Driver {
   Status SetParameter(Fn&& set);
   template <class Fn>
   Status DriverSetter(const char* name, Fn&& set);
-  // 0 -> 1 under mu_.
-  void InitializeLocked();
-  void EnsureOpenLocked();
+  // 0 -> 1 under mu_: hipFileDriverError, logged with the reason, when the GPU runtime has no
+  // usable device (a forced runtime that cannot work).
+  Status InitializeLocked();
+  Status EnsureOpenLocked();
   Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                           size_t size, off_t file_offset, off_t buffer_offset);
   Result<AsyncExecutor*> Async();
@@ -205,7 +207,9 @@ class Driver {
   platform::Sys& sys_;
   runtime::GpuRuntime& gpu_;
   const size_t max_rw_count_;
-  const bool async_staged_;  // HIPFILE_ASYNC_STAGED
+  const bool async_staged_;      // HIPFILE_ASYNC_STAGED, where it cannot hang
+  const bool refused_unstaged_;  // HIPFILE_ASYNC_STAGED=false asked for where it could hang
+  std::string runtime_reason_;   // why the process's runtime was chosen; empty in tests
   Stats stats_;
 
   mutable std::mutex mu_;
