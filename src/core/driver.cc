@@ -170,8 +170,11 @@ Result<void*> Driver::RegisterHandle(int fd) {
     if (handle.ok()) EnsureOpenLocked();
   }
   stats_.RecordHandleRegister(handle.ok());
-  if (!handle.ok()) {  // another thread registered fd meanwhile
-    HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: fd %d is already registered", fd);
+  if (!handle.ok()) {  // another thread registered fd meanwhile, or no handle was left
+    HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: fd %d: %s", fd,
+                   handle.status().IsOp(hipFileHandleAlreadyRegistered)
+                       ? "already registered"
+                       : handle.status().ToString().c_str());
     return handle;
   }
   HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, *handle, direct_fd);
