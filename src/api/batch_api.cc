@@ -4,6 +4,7 @@
 
 #include "api/status_map.h"
 #include "core/batch/batch_manager.h"
+#include "util/log.h"
 
 using hipfile::api::OpError;
 using hipfile::api::Success;
@@ -14,7 +15,10 @@ extern "C" {
 
 HIPFILE_API hipFileError_t hipFileBatchIOSetUp(hipFileBatchHandle_t* batch_idp, unsigned max_nr) {
   return hipfile::api::GuardError("hipFileBatchIOSetUp", [&] {
-    if (batch_idp == nullptr) return OpError(hipFileInvalidValue);
+    if (batch_idp == nullptr) {
+      HF_LOG_LIMITED(kWarn, "hipFileBatchIOSetUp: batch_idp is NULL");
+      return OpError(hipFileInvalidValue);
+    }
     const hipfile::Result<hipFileBatchHandle_t> batch = BatchManager::Global().SetUp(max_nr);
     if (!batch.ok()) return ToError(batch.status());
     *batch_idp = *batch;

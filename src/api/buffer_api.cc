@@ -4,6 +4,7 @@
 
 #include "api/status_map.h"
 #include "core/driver.h"
+#include "util/log.h"
 
 using hipfile::api::OpError;
 using hipfile::api::ToError;
@@ -20,7 +21,10 @@ HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t le
 
 HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
   return hipfile::api::GuardError("hipFileBufDeregister", [&] {
-    if (buffer_base == nullptr) return OpError(hipFileInvalidValue);
+    if (buffer_base == nullptr) {
+      HF_LOG_LIMITED(kWarn, "hipFileBufDeregister: buffer_base is NULL");
+      return OpError(hipFileInvalidValue);
+    }
     return ToError(Driver::Global().DeregisterBuffer(buffer_base));
   });
 }

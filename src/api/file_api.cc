@@ -6,6 +6,7 @@
 
 #include "api/status_map.h"
 #include "core/driver.h"
+#include "util/log.h"
 
 using hipfile::Result;
 using hipfile::api::OpError;
@@ -17,12 +18,21 @@ extern "C" {
 
 HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDescr_t* descr) {
   return hipfile::api::GuardError("hipFileHandleRegister", [&] {
-    if (fh == nullptr || descr == nullptr) return OpError(hipFileInvalidValue);
+    if (fh == nullptr || descr == nullptr) {
+      HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: %s is NULL", fh == nullptr ? "fh" : "descr");
+      return OpError(hipFileInvalidValue);
+    }
     // Read as an integer: a value outside the enum is not undefined behaviour here.
     int type;
     static_assert(sizeof type == sizeof descr->type, "enum is int-sized");
     std::memcpy(&type, &descr->type, sizeof type);
-    if (type != hipFileHandleTypeOpaqueFD) return OpError(hipFileIONotSupported);
+    if (type != hipFileHandleTypeOpaqueFD) {
+      HF_LOG_LIMITED(kWarn,
+                     "hipFileHandleRegister: descr->type %d unsupported (only "
+                     "hipFileHandleTypeOpaqueFD, %d)",
+                     type, static_cast<int>(hipFileHandleTypeOpaqueFD));
+      return OpError(hipFileIONotSupported);
+    }
     const Result<void*> handle = Driver::Global().RegisterHandle(descr->handle.fd);
     if (!handle.ok()) return ToError(handle.status());
     *fh = *handle;

@@ -8,6 +8,7 @@
 
 #include "api/status_map.h"
 #include "core/driver.h"
+#include "util/log.h"
 
 using hipfile::Result;
 using hipfile::api::OpError;
@@ -81,7 +82,10 @@ HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t 
 HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t param,
                                                      const char* desc_str) {
   return hipfile::api::GuardError("hipFileSetParameterString", [&] {
-    if (desc_str == nullptr) return OpError(hipFileInvalidValue);
+    if (desc_str == nullptr) {
+      HF_LOG_LIMITED(kWarn, "hipFileSetParameterString: desc_str is NULL");
+      return OpError(hipFileInvalidValue);
+    }
     return ToError(Driver::Global().SetParameterString(AsInt(param), desc_str));
   });
 }

@@ -32,14 +32,33 @@ bool RangeInside(uintptr_t alloc_base, size_t alloc_size, uintptr_t ptr, size_t 
 
 Result<Buffer> DescribeForRegistration(runtime::GpuRuntime& gpu, const void* ptr, size_t length,
                                        int flags) {
-  if (ptr == nullptr || length == 0) return Status::Op(hipFileInvalidValue);
-  HF_ASSIGN_OR_RETURN(const runtime::PointerInfo info, LookUp(gpu, ptr));
+  // Used by hipFileBufRegister only, so its refusals are logged under that name.
+  if (ptr == nullptr || length == 0) {
+    HF_LOG_LIMITED(kWarn, "hipFileBufRegister: %s",
+                   ptr == nullptr ? "buffer_base is NULL" : "length is 0");
+    return Status::Op(hipFileInvalidValue);
+  }
+  const Result<runtime::PointerInfo> found = LookUp(gpu, ptr);
+  if (!found.ok()) {
+    HF_LOG_LIMITED(kWarn, "hipFileBufRegister: buffer %p is not memory the GPU runtime knows (%s)",
+                   ptr, found.status().ToString().c_str());
+    return found.status();
+  }
+  const runtime::PointerInfo& info = *found;
   const hipMemoryType type = IoTypeOf(info.type);
   if (type != hipMemoryTypeDevice && type != hipMemoryTypeHost) {
+    HF_LOG_LIMITED(kWarn,
+                   "hipFileBufRegister: buffer %p is neither device memory nor pinned host "
+                   "memory (memory type %d)",
+                   ptr, static_cast<int>(info.type));
     return Status::Op(hipFileHipMemoryTypeInvalid);
   }
   if (!RangeInside(reinterpret_cast<uintptr_t>(info.base), info.size,
                    reinterpret_cast<uintptr_t>(ptr), length)) {
+    HF_LOG_LIMITED(kWarn,
+                   "hipFileBufRegister: length %zu from %p past the end of its allocation (%zu "
+                   "bytes from %p)",
+                   length, ptr, info.size, info.base);
     return Status::Op(hipFileHipPointerRangeError);
   }
   Buffer buffer;

@@ -14,6 +14,38 @@
 #include "util/log.h"
 
 namespace hipfile::core {
+namespace {
+
+const char* SyncEntry(IoDirection direction) {
+  return direction == IoDirection::kRead ? "hipFileRead" : "hipFileWrite";
+}
+
+const char* AsyncEntry(IoDirection direction) {
+  return direction == IoDirection::kRead ? "hipFileReadAsync" : "hipFileWriteAsync";
+}
+
+// Why a transfer's offsets or range were refused, in a warn line: each argument against its
+// bound. Called only on the refusal paths.
+void LogRangeRefusal(const char* entry, const PreparedIo& io, size_t size, off_t file_offset,
+                     off_t buffer_offset) {
+  const char* const kind = io.registered != nullptr ? "registered" : "unregistered";
+  if (file_offset < 0) {
+    HF_LOG_LIMITED(kWarn, "%s: file_offset %lld is negative", entry,
+                   static_cast<long long>(file_offset));
+  } else if (buffer_offset < 0) {
+    HF_LOG_LIMITED(kWarn, "%s: buffer_offset %lld is negative", entry,
+                   static_cast<long long>(buffer_offset));
+  } else if (static_cast<uint64_t>(buffer_offset) >= io.buffer.length) {
+    HF_LOG_LIMITED(kWarn, "%s: buffer_offset %lld past the %s buffer's end (%zu bytes)", entry,
+                   static_cast<long long>(buffer_offset), kind, io.buffer.length);
+  } else {
+    HF_LOG_LIMITED(kWarn, "%s: size %zu past the %s buffer's end (%zu bytes from offset %lld)",
+                   entry, size, kind, io.buffer.length - static_cast<size_t>(buffer_offset),
+                   static_cast<long long>(buffer_offset));
+  }
+}
+
+}  // namespace
 
 Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& config)
     : sys_(sys),
@@ -141,6 +173,7 @@ Result<void*> Driver::RegisterHandle(int fd) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (files_.ContainsFd(fd)) {
+      HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: fd %d is already registered", fd);
       stats_.RecordHandleRegister(false);
       return Status::Op(hipFileHandleAlreadyRegistered);
     }
@@ -164,7 +197,13 @@ Result<void*> Driver::RegisterHandle(int fd) {
     }
   }
   stats_.RecordHandleRegister(handle.ok());
-  if (!handle.ok()) return handle;  // another thread registered fd meanwhile
+  if (!handle.ok()) {  // another thread registered fd meanwhile, or no handle was left
+    HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: fd %d: %s", fd,
+                   handle.status().IsOp(hipFileHandleAlreadyRegistered)
+                       ? "already registered"
+                       : handle.status().ToString().c_str());
+    return handle;
+  }
   HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, *handle, direct_fd);
   return handle;
 }
@@ -214,6 +253,9 @@ Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
   if (buffer.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     status = buffers_.Insert(std::make_shared<Buffer>(*buffer));
+    if (status.IsOp(hipFileMemoryAlreadyRegistered)) {
+      HF_LOG_LIMITED(kWarn, "hipFileBufRegister: buffer %p is already registered", ptr);
+    }
     // Again: a close since the open above must not leave a registration in a closed driver.
     if (status.ok()) {
       if (const Status opened = EnsureOpenLocked(); !opened.ok()) {
@@ -232,12 +274,20 @@ Status Driver::DeregisterBuffer(const void* ptr) {
   size_t length = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (count_ == 0) return Status::Op(hipFileDriverClosing);
+    if (count_ == 0) {
+      HF_LOG_LIMITED(kWarn, "hipFileBufDeregister: the driver is not open");
+      return Status::Op(hipFileDriverClosing);
+    }
     if (const std::shared_ptr<Buffer> buffer = buffers_.Find(ptr)) {
       device = buffer->device;
       length = buffer->length;
     }
     status = buffers_.Remove(ptr);
+  }
+  if (status.IsOp(hipFileMemoryNotRegistered)) {
+    HF_LOG_LIMITED(kWarn, "hipFileBufDeregister: buffer %p is not registered", ptr);
+  } else if (!status.ok()) {
+    HF_LOG_LIMITED(kWarn, "hipFileBufDeregister: buffer %p has operations in flight", ptr);
   }
   stats_.RecordBufDeregister(status.ok(), device, length);
   return status;
@@ -255,7 +305,7 @@ Result<size_t> Driver::Write(const void* handle, const void* buffer_base, size_t
 
 Result<size_t> Driver::Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                                 size_t size, off_t file_offset, off_t buffer_offset) {
-  Result<PreparedIo> io = Prepare(direction, handle, buffer_base);
+  Result<PreparedIo> io = Prepare(direction, handle, buffer_base, SyncEntry(direction));
   if (!io.ok()) {
     stats_.RecordIo(direction, -1, false, 0, 0, false);
     return io.status();
@@ -266,11 +316,20 @@ Result<size_t> Driver::Transfer(IoDirection direction, const void* handle, const
 Status Driver::LookUpLocked(const PrepareArgs& args, PreparedIo* io) const {
   // Rules 1-2: the driver, the handle, the buffer. References taken under the lock keep the file,
   // the registered buffer and the engine alive for the whole transfer.
-  if (count_ == 0) return Status::Errno(EINVAL);
+  if (count_ == 0) {
+    if (args.entry != nullptr) HF_LOG_LIMITED(kWarn, "%s: the driver is not open", args.entry);
+    return Status::Errno(EINVAL);
+  }
   io->direction = args.direction;
   io->buffer_base = args.buffer_base;
+  io->entry = args.entry;
   io->file = files_.Find(args.handle);
-  if (io->file == nullptr) return Status::Op(hipFileHandleNotRegistered);
+  if (io->file == nullptr) {
+    if (args.entry != nullptr) {
+      HF_LOG_LIMITED(kWarn, "%s: handle %p is not registered", args.entry, args.handle);
+    }
+    return Status::Op(hipFileHandleNotRegistered);
+  }
   io->registered = buffers_.Find(args.buffer_base);
   io->engine = engine_;
   io->allow_compat = in_use_.allow_compat_mode();
@@ -282,16 +341,30 @@ Status Driver::Describe(PreparedIo* io) {
     io->buffer = *io->registered;
     return Status::Ok();
   }
-  HF_ASSIGN_OR_RETURN(io->buffer, DescribeUnregistered(gpu_, io->buffer_base));
+  Result<Buffer> buffer = DescribeUnregistered(gpu_, io->buffer_base);
+  if (!buffer.ok()) {
+    if (io->entry != nullptr) {
+      const Status s = buffer.status();
+      const char* why =
+          s.IsOp(hipFileHipMemoryTypeInvalid)   ? "is neither device memory nor pinned host memory"
+          : s.IsOp(hipFileHipPointerRangeError) ? "lies outside its allocation"
+          : s.IsOp(hipFileInvalidValue) ? "is not memory the GPU runtime knows the extent of"
+                                        : "could not be looked up";
+      HF_LOG_LIMITED(kWarn, "%s: unregistered buffer %p %s (%s)", io->entry, io->buffer_base, why,
+                     s.ToString().c_str());
+    }
+    return buffer.status();
+  }
+  io->buffer = *buffer;
   return Status::Ok();
 }
 
 Result<PreparedIo> Driver::Prepare(IoDirection direction, const void* handle,
-                                   const void* buffer_base) {
+                                   const void* buffer_base, const char* entry) {
   PreparedIo io;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    HF_RETURN_IF_ERROR(LookUpLocked(PrepareArgs{direction, handle, buffer_base}, &io));
+    HF_RETURN_IF_ERROR(LookUpLocked(PrepareArgs{direction, handle, buffer_base, entry}, &io));
   }
   HF_RETURN_IF_ERROR(Describe(&io));
   return io;
@@ -337,18 +410,23 @@ std::vector<Result<PreparedIo>> Driver::PrepareMany(const PrepareArgs* args, siz
 Result<engine::IoRequest> Driver::Check(const PreparedIo& io, size_t size, off_t file_offset,
                                         off_t buffer_offset) const {
   // Rules 3-5: offsets, range, size clamp.
-  if (file_offset < 0 || buffer_offset < 0) return Status::Errno(EINVAL);
+  const char* const entry = io.entry != nullptr ? io.entry : SyncEntry(io.direction);
+  if (file_offset < 0 || buffer_offset < 0) {
+    LogRangeRefusal(entry, io, size, file_offset, buffer_offset);
+    return Status::Errno(EINVAL);
+  }
   if (!IoRangeValid(io.buffer.length, size, buffer_offset)) {
+    LogRangeRefusal(entry, io, size, file_offset, buffer_offset);
     return Status::Op(hipFileInvalidValue);
   }
   // Rule 6: this library has no kernel GPU-direct path, so every transfer takes the
   // compatibility path.
   if (!io.allow_compat) {
-    HF_LOG(kError,
-           "%s refused: the compatibility path is disabled (HIPFILE_ALLOW_COMPAT_MODE / "
-           "hipFileParamPropertiesAllowCompatMode is false) and this machine has no GPU-direct "
-           "storage path",
-           io.direction == IoDirection::kRead ? "hipFileRead" : "hipFileWrite");
+    HF_LOG_LIMITED(kError,
+                   "%s refused: the compatibility path is disabled (HIPFILE_ALLOW_COMPAT_MODE / "
+                   "hipFileParamPropertiesAllowCompatMode is false) and this machine has no "
+                   "GPU-direct storage path",
+                   entry);
     return Status::Op(hipFileInternalError);
   }
   engine::IoRequest request;
@@ -484,14 +562,23 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
     if (count_ == 0) {
       // hipFile (and cuFile) open the driver here but still refuse the call.
       HF_RETURN_IF_ERROR(InitializeLocked());
+      HF_LOG_LIMITED(kWarn, "%s: the driver was not open (it is now; the call is still refused)",
+                     AsyncEntry(direction));
       return Status::Op(hipFileInvalidValue);
     }
   }
+  const char* const entry = AsyncEntry(direction);
   if (buffer_base == nullptr || size_p == nullptr || file_offset_p == nullptr ||
       buffer_offset_p == nullptr || bytes_p == nullptr) {
+    const char* const which = buffer_base == nullptr       ? "buffer_base"
+                              : size_p == nullptr          ? "size_p"
+                              : file_offset_p == nullptr   ? "file_offset_p"
+                              : buffer_offset_p == nullptr ? "buffer_offset_p"
+                                                           : "bytes_p";
+    HF_LOG_LIMITED(kWarn, "%s: %s is NULL", entry, which);
     return Status::Op(hipFileInvalidValue);
   }
-  Result<PreparedIo> prepared = Prepare(direction, handle, buffer_base);
+  Result<PreparedIo> prepared = Prepare(direction, handle, buffer_base, entry);
   if (!prepared.ok()) {
     // A close racing with this call: report it as the closed-driver case above.
     if (prepared.status().kind() == Status::Kind::kErrno) return Status::Op(hipFileInvalidValue);
@@ -502,11 +589,20 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
   const off_t buffer_offset = *buffer_offset_p;
   if (file_offset < 0 || buffer_offset < 0 ||
       !IoRangeValid(prepared->buffer.length, size, buffer_offset)) {
+    LogRangeRefusal(entry, *prepared, size, file_offset, buffer_offset);
     return Status::Op(hipFileInvalidValue);
   }
   int stream_device = -1;
-  HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &stream_device)));
-  if (stream_device != prepared->buffer.device) return Status::Op(hipFileInvalidValue);
+  if (const hipError_t e = gpu_.StreamGetDevice(stream, &stream_device); e != hipSuccess) {
+    HF_LOG_LIMITED(kWarn, "%s: stream %p: the GPU runtime cannot say its device (%s)", entry,
+                   static_cast<void*>(stream), Status::Gpu(e).ToString().c_str());
+    return Status::Gpu(e);
+  }
+  if (stream_device != prepared->buffer.device) {
+    HF_LOG_LIMITED(kWarn, "%s: the stream is on device %d, the buffer on device %d", entry,
+                   stream_device, prepared->buffer.device);
+    return Status::Op(hipFileInvalidValue);
+  }
 
   HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor_p, Async());
   AsyncExecutor& executor = *executor_p;
@@ -515,6 +611,7 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
   op->file_offset_p = file_offset_p;
   op->buffer_offset_p = buffer_offset_p;
   op->bytes_p = bytes_p;
+  op->entry = entry;
   op->fixed_flags = executor.StreamFlags(stream);
   op->submitted = {size, file_offset, buffer_offset};
   // Shared by the two ways the executor may run it (async_executor.h).
@@ -577,10 +674,18 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
 
 Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
   if ((flags & ~static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK)) != 0) {
+    HF_LOG_LIMITED(kWarn,
+                   "hipFileStreamRegister: flags 0x%x outside HIPFILE_STREAM_FLAGS_MASK (0x%x)",
+                   flags, static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK));
     return Status::Op(hipFileInvalidValue);
   }
   int device = -1;
-  HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &device)));
+  if (const hipError_t e = gpu_.StreamGetDevice(stream, &device); e != hipSuccess) {
+    HF_LOG_LIMITED(kWarn,
+                   "hipFileStreamRegister: stream %p: the GPU runtime cannot say its device (%s)",
+                   static_cast<void*>(stream), Status::Gpu(e).ToString().c_str());
+    return Status::Gpu(e);
+  }
   HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
   return executor->RegisterStream(stream, flags);
 }
@@ -591,25 +696,66 @@ Status Driver::DeregisterStream(runtime::Stream stream) {
 }
 
 template <class Fn>
-Status Driver::SetParameter(Fn&& set) {
+Status Driver::SetParameter(const char* name, int param, Fn&& set) {
   std::lock_guard<std::mutex> lock(mu_);
   ParamSet candidate = next_;
-  HF_RETURN_IF_ERROR(set(candidate));
-  if (count_ > 0) return Status::Op(hipFileDriverAlreadyOpen);
+  HF_RETURN_IF_ERROR(set(candidate));  // the setter logs its refusals (it knows the value)
+  if (count_ > 0) {
+    HF_LOG_LIMITED(kWarn, "%s: parameter %d: the driver is open; set it before the driver opens",
+                   name, param);
+    return Status::Op(hipFileDriverAlreadyOpen);
+  }
   next_ = std::move(candidate);
   return Status::Ok();
 }
 
 Status Driver::SetParameterSizeT(int param, size_t value) {
-  return SetParameter([&](ParamSet& p) { return p.SetSizeT(param, value); });
+  return SetParameter("hipFileSetParameterSizeT", param, [&](ParamSet& p) {
+    const Status status = p.SetSizeT(param, value);
+    if (!status.ok()) {
+      if (const char* rule = SizeTParamRule(param)) {
+        HF_LOG_LIMITED(kWarn, "hipFileSetParameterSizeT: parameter %d: value %zu outside %s", param,
+                       value, rule);
+      } else {
+        HF_LOG_LIMITED(kWarn, "hipFileSetParameterSizeT: parameter %d unknown (0..%zu)", param,
+                       kSizeTParamCount - 1);
+      }
+    }
+    return status;
+  });
 }
 
 Status Driver::SetParameterBool(int param, bool value) {
-  return SetParameter([&](ParamSet& p) { return p.SetBool(param, value); });
+  return SetParameter("hipFileSetParameterBool", param, [&](ParamSet& p) {
+    const Status status = p.SetBool(param, value);
+    if (!status.ok()) {
+      HF_LOG_LIMITED(kWarn, "hipFileSetParameterBool: parameter %d unknown (0..%zu)", param,
+                     kBoolParamCount - 1);
+    }
+    return status;
+  });
 }
 
 Status Driver::SetParameterString(int param, const std::string& value) {
-  return SetParameter([&](ParamSet& p) { return p.SetString(param, value); });
+  return SetParameter("hipFileSetParameterString", param, [&](ParamSet& p) {
+    const Status status = p.SetString(param, value);
+    if (status.ok()) return status;
+    if (param < 0 || static_cast<size_t>(param) >= kStringParamCount) {
+      HF_LOG_LIMITED(kWarn, "hipFileSetParameterString: parameter %d unknown (0..%zu)", param,
+                     kStringParamCount - 1);
+    } else if (value.size() > kMaxStringParamLength) {
+      HF_LOG_LIMITED(kWarn,
+                     "hipFileSetParameterString: parameter %d: value of %zu characters longer "
+                     "than %zu",
+                     param, value.size(), kMaxStringParamLength);
+    } else {
+      HF_LOG_LIMITED(kWarn,
+                     "hipFileSetParameterString: parameter %d: value \"%.64s\" is not a log "
+                     "level (off, error, warn, info, debug, 0..4)",
+                     param, value.c_str());
+    }
+    return status;
+  });
 }
 
 Result<size_t> Driver::GetParameterSizeT(int param) const {

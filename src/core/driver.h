@@ -53,6 +53,9 @@ struct PreparedIo {
   Buffer buffer;                       // what the transfer may touch
   std::shared_ptr<engine::SyncEngine> engine;
   bool allow_compat = false;
+  // The C entry point the transfer serves ("hipFileRead", ...), first in the lines that say why
+  // a check refused it; null where the caller logs refusals itself (batch entries, by index).
+  const char* entry = nullptr;
 };
 
 class Driver {
@@ -130,7 +133,9 @@ class Driver {
 
   // Looks up the handle and the buffer of a transfer: Status::Errno(EINVAL) when the count is 0,
   // hipFileHandleNotRegistered, buffer errors (see DescribeUnregistered).
-  Result<PreparedIo> Prepare(IoDirection direction, const void* handle, const void* buffer_base);
+  // entry names the C entry point in the warn lines refusals log; null logs nothing.
+  Result<PreparedIo> Prepare(IoDirection direction, const void* handle, const void* buffer_base,
+                             const char* entry = nullptr);
   // Prepare for n transfers with the driver's lock taken once (a batch submission: at a million
   // entries a second, a lock per entry is contended by every submitting thread); out[i] is what
   // Prepare(args[i]) would return. An unregistered buffer is described once per call.
@@ -138,6 +143,7 @@ class Driver {
     IoDirection direction = IoDirection::kRead;
     const void* handle = nullptr;
     const void* buffer_base = nullptr;
+    const char* entry = nullptr;  // as PreparedIo::entry
   };
   std::vector<Result<PreparedIo>> PrepareMany(const PrepareArgs* args, size_t n);
   // The rest of spec §1.8 for bound values: negative offsets -> Status::Errno(EINVAL); the range
@@ -176,7 +182,7 @@ class Driver {
 
  private:
   template <class Fn>
-  Status SetParameter(Fn&& set);
+  Status SetParameter(const char* name, int param, Fn&& set);
   template <class Fn>
   Status DriverSetter(const char* name, Fn&& set);
   // 0 -> 1 under mu_: hipFileDriverError, logged with the reason, when the GPU runtime has no

@@ -34,11 +34,18 @@ FileSystemInfo LookUpFileSystem(platform::Sys& sys, const struct statx& stx) {
 }  // namespace
 
 Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd) {
-  if (fd < 0) return Status::Op(hipFileInvalidValue);
+  // Used by hipFileHandleRegister only, so its refusals are logged under that name.
+  if (fd < 0) {
+    HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: fd %d is negative", fd);
+    return Status::Op(hipFileInvalidValue);
+  }
   Result<int> flags = sys.GetFileFlags(fd);
   if (!flags.ok()) {
     // EBADF: not an open descriptor - an argument error, as cuFile reports it.
-    if (flags.status().IsErrno(EBADF)) return Status::Op(hipFileInvalidValue);
+    if (flags.status().IsErrno(EBADF)) {
+      HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: fd %d is not an open descriptor", fd);
+      return Status::Op(hipFileInvalidValue);
+    }
     return flags.status();
   }
   FileInfo info;
@@ -46,6 +53,9 @@ Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd) {
   info.open_flags = *flags;
   // O_PATH descriptors cannot be read or written; with O_APPEND, pwrite ignores the offset.
   if ((*flags & O_PATH) != 0 || (*flags & O_APPEND) != 0) {
+    HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: fd %d was opened with %s", fd,
+                   (*flags & O_PATH) != 0 ? "O_PATH (it cannot be read or written)"
+                                          : "O_APPEND (writes would ignore their offsets)");
     return Status::Op(hipFileInvalidFileOpenFlag);
   }
 
@@ -65,7 +75,13 @@ Result<std::shared_ptr<File>> OpenFile(platform::Sys& sys, int fd) {
   }
   info.is_regular = S_ISREG(mode);
   info.is_block_device = S_ISBLK(mode);
-  if (!info.is_regular && !info.is_block_device) return Status::Op(hipFileInvalidFileType);
+  if (!info.is_regular && !info.is_block_device) {
+    HF_LOG_LIMITED(kWarn,
+                   "hipFileHandleRegister: fd %d is neither a regular file nor a block device "
+                   "(mode 0%o)",
+                   fd, static_cast<unsigned>(mode & S_IFMT));
+    return Status::Op(hipFileInvalidFileType);
+  }
 
   // The library's own descriptors: an O_DIRECT one and a buffered one, both reopened through
   // /proc (same inode and access mode), O_CLOEXEC so that they do not leak into children, and

@@ -14,6 +14,33 @@ bool IsPageMultipleKiB(size_t kib) { return kib > 0 && kib % 4 == 0 && kib <= kM
 
 }  // namespace
 
+const char* SizeTParamRule(int param) {
+  if (param < 0 || static_cast<size_t>(param) >= kSizeTParamCount) return nullptr;
+  // Each the words for the case of the same parameter in SetSizeT below.
+  switch (static_cast<hipFileSizeTConfigParameter_t>(param)) {
+    case hipFileParamProfileStats:
+      return "0..3";
+    case hipFileParamExecutionMaxIOQueueDepth:
+      return "1..SIZE_MAX";
+    case hipFileParamPropertiesMaxDirectIOSizeKB:
+    case hipFileParamPropertiesPerBufferCacheSizeKB:
+    case hipFileParamPropertiesMaxDevicePinnedMemSizeKB:
+      return "positive multiples of 4 KiB up to SIZE_MAX bytes";
+    case hipFileParamPropertiesMaxDeviceCacheSizeKB:
+    case hipFileParamPollthresholdSizeKB:
+    case hipFileParamExecutionMinIOThresholdSizeKB:
+      return "0..SIZE_MAX/1024";
+    case hipFileParamPropertiesIOBatchsize:
+      return "1..kMaxBatchIoCount";
+    case hipFileParamPropertiesBatchIOTimeoutMs:
+      return "0..UINT_MAX";
+    case hipFileParamExecutionMaxIOThreads:
+    case hipFileParamExecutionMaxRequestParallelism:
+      return "any value";
+  }
+  return nullptr;
+}
+
 ParamSet::ParamSet(const Config& config)
     : page_cache_(config.page_cache),
       page_cache_pin_after_(config.page_cache_pin_after),

@@ -26,6 +26,10 @@ inline constexpr size_t kMaxBatchIoCount = 128;
 // The most a string parameter may hold, terminator excluded.
 inline constexpr size_t kMaxStringParamLength = 4095;
 
+// The range SetSizeT accepts for `param`, in words ("0..3"), for the line that says why a value
+// was refused; null for a parameter outside the enum.
+const char* SizeTParamRule(int param);
+
 class ParamSet {
  public:
   // Defaults, with the compat-mode switches, the stats level and the log level from config.

@@ -2,6 +2,7 @@
 #include "util/log.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -46,6 +47,28 @@ void Log(LogLevel level, const char* format, ...) {
   std::vsnprintf(message, sizeof message, format, args);
   va_end(args);
   std::fprintf(stderr, "hipfile[%s]: %s\n", LogLevelName(level), message);
+}
+
+void LogLimited(LogLimiter& limiter, LogLevel level, const char* format, ...) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  const LogLimiter::Verdict verdict = limiter.Admit(now);
+  if (!verdict.print) return;
+  char message[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  if (verdict.suppressed > 0) {
+    std::fprintf(stderr, "hipfile[%s]: %s (%llu more like this suppressed)\n", LogLevelName(level),
+                 message, static_cast<unsigned long long>(verdict.suppressed));
+  } else if (verdict.last_of_burst) {
+    std::fprintf(stderr, "hipfile[%s]: %s (more like this: at most one a second)\n",
+                 LogLevelName(level), message);
+  } else {
+    std::fprintf(stderr, "hipfile[%s]: %s\n", LogLevelName(level), message);
+  }
 }
 
 }  // namespace hipfile

@@ -107,13 +107,20 @@ AsyncExecutor::~AsyncExecutor() {
 
 Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!registered_.emplace(stream, flags).second) return Status::Op(hipFileInvalidValue);
+  if (!registered_.emplace(stream, flags).second) {
+    HF_LOG_LIMITED(kWarn, "hipFileStreamRegister: stream %p is already registered",
+                   static_cast<void*>(stream));
+    return Status::Op(hipFileInvalidValue);
+  }
   return Status::Ok();
 }
 
 Status AsyncExecutor::DeregisterStream(runtime::Stream stream) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return registered_.erase(stream) == 1 ? Status::Ok() : Status::Op(hipFileInvalidValue);
+  if (registered_.erase(stream) == 1) return Status::Ok();
+  HF_LOG_LIMITED(kWarn, "hipFileStreamDeregister: stream %p is not registered",
+                 static_cast<void*>(stream));
+  return Status::Op(hipFileInvalidValue);
 }
 
 void AsyncExecutor::ForgetRegistrations() {

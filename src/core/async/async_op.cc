@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "util/exception_status.h"
+#include "util/log.h"
 
 namespace hipfile::core {
 
@@ -20,7 +21,17 @@ ssize_t BindParams(const AsyncOp& op, AsyncParams* p) {
   p->buffer_offset = (op.fixed_flags & HIPFILE_STREAM_FIXED_BUF_OFFSET) ? op.submitted.buffer_offset
                                                                         : *op.buffer_offset_p;
   p->size = std::min(p->size, kMaxRwCount);
-  if (p->size > op.submitted.size || p->file_offset < 0 || p->buffer_offset < 0) {
+  if (p->size > op.submitted.size) {
+    HF_LOG_LIMITED(kWarn,
+                   "%s: size %zu at execution larger than the %zu submitted (the buffer was "
+                   "checked for that)",
+                   op.entry, p->size, op.submitted.size);
+    return -static_cast<ssize_t>(hipFileInvalidValue);
+  }
+  if (p->file_offset < 0 || p->buffer_offset < 0) {
+    HF_LOG_LIMITED(kWarn, "%s: at execution, %s %lld is negative", op.entry,
+                   p->file_offset < 0 ? "file_offset" : "buffer_offset",
+                   static_cast<long long>(p->file_offset < 0 ? p->file_offset : p->buffer_offset));
     return -static_cast<ssize_t>(hipFileInvalidValue);
   }
   return 0;

@@ -51,6 +51,7 @@ struct AsyncOp {
   off_t* file_offset_p = nullptr;
   off_t* buffer_offset_p = nullptr;
   ssize_t* bytes_p = nullptr;
+  const char* entry = "hipFileReadAsync/WriteAsync";  // the C entry point, for refusal lines
   unsigned fixed_flags = 0;
   AsyncParams submitted;  // values seen at submission (size already clamped)
 

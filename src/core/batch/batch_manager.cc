@@ -53,7 +53,7 @@ Result<hipFileBatchHandle_t> BatchManager::SetUp(unsigned max_nr) {
   const Result<size_t> param = driver_.GetParameterSizeT(hipFileParamPropertiesIOBatchsize);
   if (param.ok()) limit = std::min(limit, *param);
   if (max_nr == 0 || max_nr > limit) {
-    HF_LOG(kDebug, "hipFileBatchIOSetUp: max_nr %u is outside 1..%zu", max_nr, limit);
+    HF_LOG_LIMITED(kWarn, "hipFileBatchIOSetUp: max_nr %u is outside 1..%zu", max_nr, limit);
     return Status::Op(hipFileInvalidValue);
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -68,9 +68,22 @@ Result<hipFileBatchHandle_t> BatchManager::SetUp(unsigned max_nr) {
 Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
                             const hipFileIOParams_t* params) {
   const std::shared_ptr<BatchContext> context = Find(batch);
-  if (context == nullptr || nr == 0 || params == nullptr) return Status::Op(hipFileInvalidValue);
-  if (driver_.UseCount() == 0) return Status::Op(hipFileDriverNotInitialized);
-  if (nr > context->capacity()) return Status::Op(hipFileBatchFull);
+  if (context == nullptr || nr == 0 || params == nullptr) {
+    HF_LOG_LIMITED(kWarn, "hipFileBatchIOSubmit: %s",
+                   context == nullptr ? "not a batch handle (or dropped by a driver close)"
+                   : nr == 0          ? "nr is 0"
+                                      : "iocbp is NULL");
+    return Status::Op(hipFileInvalidValue);
+  }
+  if (driver_.UseCount() == 0) {
+    HF_LOG_LIMITED(kWarn, "hipFileBatchIOSubmit: the driver is not open");
+    return Status::Op(hipFileDriverNotInitialized);
+  }
+  if (nr > context->capacity()) {
+    HF_LOG_LIMITED(kWarn, "hipFileBatchIOSubmit: nr %u past the batch's capacity (max_nr %u)", nr,
+                   context->capacity());
+    return Status::Op(hipFileBatchFull);
+  }
 
   // The workers first: when their threads are refused (a process limit), nothing is accepted.
   HF_ASSIGN_OR_RETURN(WorkerPool* const pool_p, Pool());
@@ -78,6 +91,12 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
   Result<std::vector<BatchTransfer>> entries = ValidateBatchEntries(driver_, params, nr);
   if (!entries.ok()) return entries.status();
   if (const Result<uint64_t> accepted = context->Accept(std::move(*entries)); !accepted.ok()) {
+    if (accepted.status().IsOp(hipFileBatchFull)) {
+      HF_LOG_LIMITED(kWarn,
+                     "hipFileBatchIOSubmit: nr %u past what is free of the batch's capacity "
+                     "(max_nr %u, counting entries not yet reaped by hipFileBatchIOGetStatus)",
+                     nr, context->capacity());
+    }
     return accepted.status();
   }
   BatchContext::GroupLimits limits;
@@ -111,6 +130,16 @@ Status BatchManager::GetStatus(hipFileBatchHandle_t batch, unsigned min_nr, unsi
                                hipFileIOEvents_t* events, const struct timespec* timeout) {
   const std::shared_ptr<BatchContext> context = Find(batch);
   if (context == nullptr || events == nullptr || nr == nullptr || *nr == 0 || min_nr > *nr) {
+    if (context == nullptr) {
+      HF_LOG_LIMITED(kWarn, "hipFileBatchIOGetStatus: not a batch handle (or dropped by a close)");
+    } else if (events == nullptr || nr == nullptr) {
+      HF_LOG_LIMITED(kWarn, "hipFileBatchIOGetStatus: %s is NULL",
+                     events == nullptr ? "iocbp" : "nr");
+    } else if (*nr == 0) {
+      HF_LOG_LIMITED(kWarn, "hipFileBatchIOGetStatus: *nr is 0");
+    } else {
+      HF_LOG_LIMITED(kWarn, "hipFileBatchIOGetStatus: min_nr %u past *nr (%u)", min_nr, *nr);
+    }
     return Status::Op(hipFileInvalidValue);
   }
   HF_ASSIGN_OR_RETURN(const BatchDeadline deadline, BatchDeadlineFrom(timeout));
@@ -120,7 +149,10 @@ Status BatchManager::GetStatus(hipFileBatchHandle_t batch, unsigned min_nr, unsi
 
 Status BatchManager::Cancel(hipFileBatchHandle_t batch) {
   const std::shared_ptr<BatchContext> context = Find(batch);
-  if (context == nullptr) return Status::Op(hipFileInvalidValue);
+  if (context == nullptr) {
+    HF_LOG_LIMITED(kWarn, "hipFileBatchIOCancel: not a batch handle (or dropped by a close)");
+    return Status::Op(hipFileInvalidValue);
+  }
   context->Cancel();
   return Status::Ok();
 }
