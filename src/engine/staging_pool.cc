@@ -34,6 +34,11 @@ void* StagingPool::TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* er
     return buffer;
   }
   if (reserved_ >= max_buffers_) return nullptr;
+  // Room for the buffer in both lists first: Release runs in destructors and must not allocate
+  // (a std::bad_alloc there would end the process). What throws here throws to the caller, with
+  // nothing taken.
+  all_.reserve(all_.size() + 1);
+  free_.reserve(all_.size() + 1);
   // Allocate without the lock: pinning memory can take milliseconds.
   ++reserved_;
   lock.unlock();
@@ -46,7 +51,7 @@ void* StagingPool::TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* er
     *error = e != hipSuccess ? e : hipErrorOutOfMemory;
     return nullptr;
   }
-  all_.push_back(buffer);
+  all_.push_back(buffer);  // reserved above: cannot throw
   return buffer;
 }
 

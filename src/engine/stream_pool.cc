@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/stream_pool.h"
 
+#include <algorithm>
+
 #include "util/errors.h"
 #include "util/log.h"
 
@@ -26,10 +28,21 @@ Result<Lane> StreamPool::Acquire(int device) {
       return lane;
     }
   }
+  {
+    // Room for the lane's return first: Release runs in destructors and must not allocate.
+    std::lock_guard<std::mutex> lock(mu_);
+    all_.reserve(all_.size() + 1);
+    std::vector<Lane>& free = free_[device];
+    free.reserve(
+        free.size() + 1 +
+        static_cast<size_t>(std::count_if(all_.begin(), all_.end(), [device](const auto& entry) {
+          return entry.first == device;
+        })));
+  }
   Lane lane;
   HF_RETURN_IF_ERROR(Create(device, &lane));
   std::lock_guard<std::mutex> lock(mu_);
-  all_.emplace_back(device, lane);
+  all_.emplace_back(device, lane);  // reserved above: cannot throw
   return lane;
 }
 
