@@ -78,12 +78,11 @@ hipError_t hipDeviceReset(void) {
 
 // The attributes runtime/device_attributes.h lists; any other is hipErrorInvalidValue, as HIP
 // answers for attributes the device lacks.
+// Not behind Guard, for the reason hipMemcpy is not (copy_api.cc); it allocates nothing.
 hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
-  return hipfile::hiprt::Guard("hipDeviceGetAttribute", [&]() -> hipError_t {
-    if (value == nullptr) return Record(hipErrorInvalidValue);
-    if (device < 0) return Record(hipErrorInvalidDevice);
-    return Record(ProcessRuntime().GetDeviceAttribute(device, attribute, value));
-  });
+  if (value == nullptr) return Record(hipErrorInvalidValue);
+  if (device < 0) return Record(hipErrorInvalidDevice);
+  return Record(ProcessRuntime().GetDeviceAttribute(device, attribute, value));
 }
 
 // Either out-pointer may be null (that value is not returned), as with cudaMemGetInfo.

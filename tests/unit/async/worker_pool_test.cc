@@ -62,7 +62,13 @@ TEST(TaskPoolTest, ThreadsAreNamedForTheirRole) {
   EXPECT_EQ(seen.get_future().get(), "hf-engine-0");
 }
 
-// Threads of this process, from /proc.
+// Threads of this process, from /proc. Under TSan the sanitizer starts a thread of its own at
+// some point, so counts are compared only without it.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kExactThreadCounts = false;
+#else
+constexpr bool kExactThreadCounts = true;
+#endif
 size_t ThreadCount() {
   size_t n = 0;
   for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
@@ -80,7 +86,9 @@ TEST(WorkerPoolTest, ARefusedThreadJoinsTheStartedOnesAndIsReported) {
   ASSERT_FALSE(pool.ok());
   EXPECT_TRUE(pool.status().IsErrno(EAGAIN)) << pool.status().ToString();
   EXPECT_EQ(sys.Calls(testing::SysOp::kStartThread), 3u);
-  EXPECT_EQ(ThreadCount(), before);  // the two started were joined
+  if (kExactThreadCounts) {
+    EXPECT_EQ(ThreadCount(), before);  // the two started were joined
+  }
   // Once threads can be had again, the pool starts.
   auto again = core::WorkerPool::Start(sys, 4, "test");
   ASSERT_TRUE(again.ok());
@@ -106,12 +114,16 @@ TEST(TaskPoolTest, ARefusedThreadIsReportedAndTheNextSubmitStartsThePool) {
     const Status refused = pool.Submit([&ran] { ran = true; });
     EXPECT_TRUE(refused.IsErrno(EAGAIN)) << refused.ToString();
     EXPECT_FALSE(ran);  // not queued: the caller does the work itself
-    EXPECT_EQ(ThreadCount(), before);
+    if (kExactThreadCounts) {
+      EXPECT_EQ(ThreadCount(), before);
+    }
     std::promise<std::string> seen;
     ASSERT_TRUE(pool.Submit([&seen] { seen.set_value(ThisThreadName()); }).ok());
     EXPECT_EQ(seen.get_future().get().rfind("hf-engine-", 0), 0u);
   }
-  EXPECT_EQ(ThreadCount(), before);
+  if (kExactThreadCounts) {
+    EXPECT_EQ(ThreadCount(), before);
+  }
 }
 
 TEST(ThreadNameTest, LongNamesAreCutToWhatLinuxKeeps) {

@@ -3,6 +3,7 @@
 // the reasons creation fails. Runs without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -487,6 +488,7 @@ struct ProbeState {
   int host_frees = 0;
   int streams_created = 0;
   int streams_destroyed = 0;
+  std::vector<void*> live;  // pinned by the fake and not freed through it
 };
 ProbeState g_probe;
 
@@ -494,10 +496,13 @@ void AddStreamMemOps(CudaDriver& d) {
   d.cuMemHostAlloc = [](void** p, size_t size, unsigned) -> CUresult {
     ++g_probe.host_allocs;
     *p = std::calloc(1, size);
+    g_probe.live.push_back(*p);
     return 0;
   };
   d.cuMemFreeHost = [](void* p) -> CUresult {
     ++g_probe.host_frees;
+    g_probe.live.erase(std::remove(g_probe.live.begin(), g_probe.live.end(), p),
+                       g_probe.live.end());
     std::free(p);
     return 0;
   };
@@ -573,6 +578,9 @@ TEST_F(CudaRuntimeFake, DeviceResetResetsOnlyTheCurrentDevice) {
   rt.reset();
   EXPECT_EQ(g_fake.releases, g_fake.retains);
   EXPECT_EQ(g_probe.host_frees, 0) << "the reset freed the probe's word already";
+  // A real reset frees the context's pinned memory; the fake's is freed here.
+  for (void* p : g_probe.live) std::free(p);
+  g_probe.live.clear();
 }
 
 // What the fake batch and single copies saw.
