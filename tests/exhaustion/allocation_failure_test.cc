@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
+#include <hipfile_ext.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -254,7 +255,10 @@ TEST_F(AllocationFailureTest, HipStreamAndEventCreationFailWithOutOfMemory) {
     if (s == hipSuccess && e == hipSuccess && !hit) break;
   }
   EXPECT_LE(n, kMaxSweep);
-  EXPECT_GT(n, 1u);
+  // On CUDA the library allocates nothing for a stream or an event: the first run goes through.
+  if (std::string(hipFileExtRuntimeName()) != "cuda") {
+    EXPECT_GT(n, 1u);
+  }
 }
 
 }  // namespace
