@@ -4,6 +4,8 @@
 // their direction as the kind.
 #include <hip/hip_runtime_api.h>
 
+#include <cstring>
+
 #include "core/process_runtime.h"
 #include "hiprt/guard.h"
 #include "hiprt/last_error.h"
@@ -14,24 +16,31 @@ using hipfile::hiprt::Record;
 namespace {
 
 // Checked before anything else, so a bad direction is reported even for zero bytes.
-bool ValidKind(hipMemcpyKind kind) {
-  const int k = static_cast<int>(kind);
+// Read through memcpy: a caller's value outside the enumerators must not be loaded as the enum.
+bool ValidKind(const hipMemcpyKind& kind) {
+  int k;
+  static_assert(sizeof k == sizeof kind, "enum is int-sized");
+  std::memcpy(&k, &kind, sizeof k);
   return k >= hipMemcpyHostToHost && k <= hipMemcpyDefault;
 }
 
-hipError_t Copy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
-  return hipfile::hiprt::Guard("Copy", [&]() -> hipError_t {
-    if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
+hipError_t Copy(void* dst, const void* src, size_t size, const hipMemcpyKind& kind) {
+  // The direction first, outside the guard: its lambda would load an out-of-range value as the
+  // enum (undefined behaviour); once checked, the value is an enumerator.
+  if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
+  return hipfile::hiprt::Guard("hipMemcpy", [&]() -> hipError_t {
     if (size == 0) return hipSuccess;
     if (dst == nullptr || src == nullptr) return Record(hipErrorInvalidValue);
     return Record(ProcessRuntime().Memcpy(dst, src, size, kind));
   });
 }
 
-hipError_t CopyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
+hipError_t CopyAsync(void* dst, const void* src, size_t size, const hipMemcpyKind& kind,
                      hipStream_t stream) {
-  return hipfile::hiprt::Guard("CopyAsync", [&]() -> hipError_t {
-    if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
+  // The direction first, outside the guard: its lambda would load an out-of-range value as the
+  // enum (undefined behaviour); once checked, the value is an enumerator.
+  if (!ValidKind(kind)) return Record(hipErrorInvalidMemcpyDirection);
+  return hipfile::hiprt::Guard("hipMemcpyAsync", [&]() -> hipError_t {
     if (size == 0) return hipSuccess;
     if (dst == nullptr || src == nullptr) return Record(hipErrorInvalidValue);
     return Record(ProcessRuntime().MemcpyAsync(dst, src, size, kind, stream));
@@ -42,16 +51,14 @@ hipError_t CopyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind
 
 extern "C" {
 
-// Not behind Guard: a capture of `kind` would load a caller's out-of-range value as the enum
-// (undefined behaviour; a test passes one). A synchronous copy allocates nothing to throw.
+// Copy checks the direction, then runs behind the guard.
 hipError_t hipMemcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
   return Copy(dst, src, size, kind);
 }
 
 hipError_t hipMemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                           hipStream_t stream) {
-  return hipfile::hiprt::Guard(
-      "hipMemcpyAsync", [&]() -> hipError_t { return CopyAsync(dst, src, size, kind, stream); });
+  return CopyAsync(dst, src, size, kind, stream);  // checks the direction, then guards
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void* src, size_t size) {

@@ -4,9 +4,13 @@
 // properties_api.cc.
 #include <hip/hip_runtime_api.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "core/process_runtime.h"
 #include "hiprt/guard.h"
 #include "hiprt/last_error.h"
+#include "runtime/device_attributes.h"
 #include "runtime/gpu_runtime.h"
 
 using hipfile::ProcessRuntime;
@@ -81,6 +85,17 @@ hipError_t hipDeviceReset(void) {
 // Not behind Guard, for the reason hipMemcpy is not (copy_api.cc); it allocates nothing.
 hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
   if (value == nullptr) return Record(hipErrorInvalidValue);
+  // Read as an int and matched against the supported list first: a caller's value outside the
+  // enumerators must not be loaded as the enum (undefined behaviour).
+  int raw;
+  static_assert(sizeof raw == sizeof attribute, "enum is int-sized");
+  std::memcpy(&raw, &attribute, sizeof raw);
+  const bool known =
+      std::any_of(hipfile::runtime::kSupportedDeviceAttributes,
+                  hipfile::runtime::kSupportedDeviceAttributes +
+                      hipfile::runtime::kSupportedDeviceAttributeCount,
+                  [raw](hipDeviceAttribute_t a) { return static_cast<int>(a) == raw; });
+  if (!known) return Record(hipErrorInvalidValue);
   if (device < 0) return Record(hipErrorInvalidDevice);
   return Record(ProcessRuntime().GetDeviceAttribute(device, attribute, value));
 }
