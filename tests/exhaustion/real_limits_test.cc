@@ -133,6 +133,21 @@ hipFileError_t SubmitBatch(hipFileHandle_t fh, void* device, bool* all_ended) {
   return e;
 }
 
+// Once a limit is lifted: a stream-ordered read on `stream` moves the whole file and a batch
+// completes; then the stream, the handle, the driver and the file go.
+void StreamAndBatchWorkThenCleanUp(const ChildFile& f, hipFileHandle_t fh, void* device,
+                                   hipStream_t stream) {
+  CHILD_CHECK(ReadAsyncWorks(fh, device, stream));
+  CHILD_CHECK(DeviceHolds(device, f.data, kFileBytes));
+  bool ended = false;
+  CHILD_CHECK(IsSuccess(SubmitBatch(fh, device, &ended)));
+  CHILD_CHECK(ended);
+  CHILD_CHECK(hipStreamDestroy(stream) == hipSuccess);
+  hipFileHandleDeregister(fh);
+  CHILD_CHECK(IsSuccess(hipFileDriverClose()));
+  RemoveFile(f);
+}
+
 void DropRootPrivileges() {
   if (geteuid() != 0) return;
   CHILD_CHECK(setgid(65534) == 0);
@@ -185,14 +200,7 @@ TEST(RealLimitsTest, NoThreadCanBeStarted) {
     // Threads can be had again: everything works.
     CHILD_CHECK(setrlimit(RLIMIT_NPROC, &saved) == 0);
     if (created != hipSuccess) CHILD_CHECK(hipStreamCreate(&stream) == hipSuccess);
-    CHILD_CHECK(ReadAsyncWorks(fh, device, stream));
-    CHILD_CHECK(DeviceHolds(device, f.data, kFileBytes));
-    CHILD_CHECK(IsSuccess(SubmitBatch(fh, device, &ended)));
-    CHILD_CHECK(ended);
-    CHILD_CHECK(hipStreamDestroy(stream) == hipSuccess);
-    hipFileHandleDeregister(fh);
-    CHILD_CHECK(IsSuccess(hipFileDriverClose()));
-    RemoveFile(f);
+    StreamAndBatchWorkThenCleanUp(f, fh, device, stream);
   });
   EXPECT_EQ(status, 0);
 }
@@ -243,14 +251,7 @@ TEST(RealLimitsTest, AddressSpaceIsExhausted) {
     CHILD_CHECK(DeviceHolds(device, f.data, kFileBytes));
     hipStream_t stream = nullptr;
     CHILD_CHECK(hipStreamCreate(&stream) == hipSuccess);
-    CHILD_CHECK(ReadAsyncWorks(fh, device, stream));
-    bool ended = false;
-    CHILD_CHECK(IsSuccess(SubmitBatch(fh, device, &ended)));
-    CHILD_CHECK(ended);
-    CHILD_CHECK(hipStreamDestroy(stream) == hipSuccess);
-    hipFileHandleDeregister(fh);
-    CHILD_CHECK(IsSuccess(hipFileDriverClose()));
-    RemoveFile(f);
+    StreamAndBatchWorkThenCleanUp(f, fh, device, stream);
   });
   EXPECT_EQ(status, 0);
 }
