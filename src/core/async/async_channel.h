@@ -10,6 +10,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "core/async/async_executor.h"
 #include "core/async/async_op.h"
@@ -30,8 +31,28 @@ inline void StoreWord(uint32_t* word, uint32_t value) {
 inline bool Reached(uint32_t reached, uint32_t seq) {
   return static_cast<int32_t>(reached - seq) >= 0;
 }
+// Stores `value` unless the word is already at or past it (cyclically): `done` only advances.
+// Operations release their streams in order, except one whose stream never waits for its
+// release (a submission that failed part-way): a later operation of the stream may then be
+// released first, and a late store of the earlier number would hold the stream back.
+inline void AdvanceWord(uint32_t* word, uint32_t value) {
+  uint32_t now = __atomic_load_n(word, __ATOMIC_RELAXED);
+  while (!Reached(now, value)) {
+    if (__atomic_compare_exchange_n(word, &now, value, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+      return;
+    }
+  }
+}
 
 }  // namespace async_detail
+
+// How much of a staged operation's chain is on its stream: chunks whose `wait ready`, and whose
+// `write copied`, were queued; `error` is why the rest was not (hipSuccess: all of it).
+struct AsyncExecutor::ChainLimits {
+  size_t waits = 0;
+  size_t copies = 0;
+  hipError_t error = hipSuccess;
+};
 
 // A staged operation the stream has reached (async_executor.h).
 struct AsyncExecutor::Staged {
@@ -57,12 +78,12 @@ struct AsyncExecutor::Staged {
   }
 };
 
-// A runtime call that queues work on a stream, with what it throws (a CPU runtime's queue that
-// cannot grow) turned into hipErrorOutOfMemory: the call queued nothing then, and the submission
-// takes its error path (refused, or abandoned once part of it is on the stream) instead of
-// unwinding past the sequence number it took.
+// A runtime call with what it throws (a CPU runtime's queue or table that cannot grow) turned
+// into hipErrorOutOfMemory: the call did nothing then, and a submission takes its error path
+// (refused, or abandoned once part of it is on the stream) instead of unwinding past the sequence
+// number or the staging it took.
 template <class Call>
-hipError_t Enqueue(Call&& call) noexcept {
+hipError_t NoThrow(Call&& call) noexcept {
   try {
     return call();
   } catch (...) {
@@ -75,11 +96,10 @@ struct AsyncExecutor::Channel {
     uint32_t seq;
     std::unique_ptr<AsyncOp> op;  // null: enqueued on the stream but abandoned; just release it
     std::unique_ptr<Staged> staged = nullptr;  // a staged operation (op is null then)
-    bool abandoned_staged = false;             // a staged chain queued in part: release it (below)
-    uint32_t abandoned_ready = 0;              // the last ready token that chain waits for
     // False while its submission is still queueing stream operations: the entry is made before
     // them, so that nothing a submission allocates can fail once the stream may wait for it,
-    // and the poller stops at it until it is filled in.
+    // and the poller stops at it until it is filled in. A staged operation's entry is filled
+    // before its first stream operation (AsyncExecutor::SubmitStaged says why).
     bool filled = false;
   };
   runtime::Stream stream = nullptr;
@@ -114,8 +134,16 @@ struct AsyncExecutor::Channel {
     Table(0)->count = 0;
     Table(1)->count = 0;
   }
-  uint32_t last_token = 0;         // the last token a chain on the stream copies for
-  bool staged_broken = false;      // a chain could not be enqueued: no more staged operations
+  uint32_t last_token = 0;     // the last token a chain on the stream copies for
+  bool staged_broken = false;  // a chain could not be enqueued: no more staged operations
+  // The chain that made staged_broken: its operation's sequence number and limits (mutex_).
+  struct Truncation {
+    uint32_t seq;
+    size_t waits;
+    size_t copies;
+    hipError_t error;
+  };
+  std::optional<Truncation> truncation;
   std::unique_ptr<Staged> active;  // the staged operation the stream has reached, if any
   bool waiting = false;            // active waits for copied >= trigger; mutex_ guards both
   uint32_t trigger = 0;
@@ -124,7 +152,8 @@ struct AsyncExecutor::Channel {
   // and no copy touches the channel.
   bool Idle() const {
     using async_detail::LoadWord;
-    return submitters == 0 && LoadWord(&words[async_detail::kDone]) == last_seq &&
+    return submitters == 0 && active == nullptr &&
+           LoadWord(&words[async_detail::kDone]) == last_seq &&
            LoadWord(&words[async_detail::kCopied]) == last_token;
   }
 };

@@ -134,15 +134,13 @@ unsigned AsyncExecutor::StreamFlags(runtime::Stream stream) {
   return it == registered_.end() ? 0 : it->second;
 }
 
-Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream) {
+Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream, int device) {
   auto it = channels_.find(stream);
   if (it != channels_.end()) {
     Channel* channel = it->second.get();
     lru_.splice(lru_.end(), lru_, channel->lru);
     return channel;
   }
-  int device = 0;
-  HF_RETURN_IF_ERROR(Status::FromGpu(gpu_.StreamGetDevice(stream, &device)));
   if (slab_ == nullptr) return Status::Op(hipFileInternalError);  // logged at construction
   Channel* channel = nullptr;
   if (slab_used_ < max_channels_) {
@@ -212,15 +210,28 @@ AsyncExecutor::Channel* AsyncExecutor::IdleChannel() {
 
 Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op) {
   Channel* channel = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Result<Channel*> found = ChannelFor(stream);
-    if (!found.ok()) return found.status();
-    channel = *found;
-    // Until its operation is queued or refused, the submission keeps the channel with this
-    // stream and counts as outstanding (no recycling, no staging moved, no RunIfIdle).
-    ++channel->submitters;
-    ++outstanding_;
+  // A stream without a channel gets one for its device, which is asked without mutex_ (no runtime
+  // call is made with it held: see the header). Twice at most: the channel a stream had when the
+  // first look found it may be recycled before the second.
+  int device = -1;
+  bool device_known = false;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (device_known || channels_.count(stream) != 0) {
+        Result<Channel*> found = ChannelFor(stream, device);
+        if (!found.ok()) return found.status();
+        channel = *found;
+        // Until its operation is queued or refused, the submission keeps the channel with this
+        // stream and counts as outstanding (no recycling, no staging moved, no RunIfIdle).
+        ++channel->submitters;
+        ++outstanding_;
+        break;
+      }
+    }
+    HF_RETURN_IF_ERROR(
+        Status::FromGpu(NoThrow([&] { return gpu_.StreamGetDevice(stream, &device); })));
+    device_known = true;
   }
   // Submissions to one stream queue their stream operations one at a time, in the order they
   // take submit_mu: the order of their sequence numbers. The executor's mutex is not held
@@ -253,11 +264,16 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   uint32_t seq = 0;
   std::unique_ptr<Ready> ready;
   std::unique_ptr<Staged> chain;
+  bool stageable = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stageable = CanStage(*channel, *op);
+  }
+  staged = stageable && PrepareStaging(channel);  // may pin memory: without mutex_
   {
     std::lock_guard<std::mutex> lock(mutex_);
     // Everything the submission needs is allocated here, before a sequence number is taken:
     // once a stream operation is queued, nothing may fail for want of memory.
-    staged = CanStage(*channel, *op) && EnsureStaging(channel);
     if (!staged && channel->host_fn) {
       ready = std::make_unique<Ready>();
     } else {
@@ -271,7 +287,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
 
   if (ready != nullptr) {
     *ready = Ready{this, channel, seq, op.get()};
-    const hipError_t err = Enqueue(
+    const hipError_t err = NoThrow(
         [&] { return gpu_.LaunchHostFunc(stream, &AsyncExecutor::HostFnTrampoline, ready.get()); });
     std::lock_guard<std::mutex> lock(mutex_);
     if (err != hipSuccess) {
@@ -285,7 +301,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   }
 
   const hipError_t reached =
-      Enqueue([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
+      NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
   if (reached != hipSuccess) {
     std::lock_guard<std::mutex> lock(mutex_);
     channel->queued.pop_back();  // the entry made above: submit_mu keeps it the last
@@ -293,7 +309,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     return Status::Gpu(reached);
   }
   const hipError_t wait =
-      Enqueue([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
+      NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
   {
     std::lock_guard<std::mutex> lock(mutex_);
     // Once `reached` is on the stream the sequence number is spent: if the wait could not be
@@ -330,7 +346,7 @@ void AsyncExecutor::HostFnTrampoline(void* arg) {
 
 void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) {
   if (op) *op->bytes_p = RunBoundNoThrow(*op);
-  StoreWord(&channel->words[kDone], seq);
+  AdvanceWord(&channel->words[kDone], seq);
   if (op) {
     AsyncOp* finished = op.release();
     reaper_->PostOrRun([finished] { delete finished; });
@@ -387,7 +403,10 @@ void AsyncExecutor::PollLoop() {
     };
     for (auto it = channels_.begin(); it != channels_.end() && !ran_here; ++it) {
       Channel* channel = it->second.get();
-      if (channel->waiting && Reached(LoadWord(&channel->words[kCopied]), channel->trigger)) {
+      // A staged operation moves on once its stream has copied what it waits for, or once its
+      // submission failed part-way, so that the copy it waits for will never come.
+      if (channel->waiting && (Reached(LoadWord(&channel->words[kCopied]), channel->trigger) ||
+                               LimitsLocked(*channel, *channel->active).error != hipSuccess)) {
         channel->waiting = false;
         --waiting_;
         progressed = true;
@@ -407,9 +426,6 @@ void AsyncExecutor::PollLoop() {
           // The stream passed the previous operation's whole chain: none is active.
           channel->active = std::move(pending.staged);
           hand_over([this, channel] { Step(channel); });
-        } else if (pending.abandoned_staged) {
-          const uint32_t ready = pending.abandoned_ready;
-          hand_over([this, channel, seq, ready] { ReleaseAbandoned(channel, seq, ready); });
         } else {
           AsyncOp* op = pending.op.release();
           hand_over(

@@ -15,11 +15,15 @@
 // (it hands the operation to a worker and blocks until it is done); the driver may run such
 // functions on one thread, so that fallback serializes streams and is logged once.
 //
-// No call that CUDA treats as an implicit synchronization (pinning or freeing memory) is made
+// No call that CUDA treats as an implicit synchronization (freeing or unpinning memory) is made
 // while operations may be in flight: such a call waits for streams that are waiting for the
 // executor. So the channel words come from one slab pinned at construction (max_channels
 // channels, kMaxChannels by default), and stream memory operation support is probed for every
-// device then.
+// device then. And no runtime call at all is made with mutex_ held, nor on the way from a stream
+// reaching an operation to its release (the poller, and the workers' staged steps): on CUDA,
+// while any thread of the process frees memory, every other runtime call waits for the streams
+// to drain (runtime/cpu/driver_lock.h), so a call there would wait for its own stream. Only the
+// `run` way (below) makes GPU calls on a worker.
 //
 // Channels are recycled, lazily: a stream that needs a channel when the slab is used up takes
 // the least recently used idle one, preferring a channel whose stream is not registered. A
@@ -142,19 +146,25 @@ class AsyncExecutor {
   struct Channel;
   struct Ready;
   struct Staged;
+  struct ChainLimits;
 
   AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels);
   // Create's second half: the threads.
   Status Start(platform::Sys& sys, unsigned workers);
-  Result<Channel*> ChannelFor(runtime::Stream stream);  // mutex_ held
-  Channel* IdleChannel();                               // mutex_ held; null when none is idle
+  // The stream's channel; a stream without one gets one for `device`. mutex_ held.
+  Result<Channel*> ChannelFor(runtime::Stream stream, int device);
+  Channel* IdleChannel();  // mutex_ held; null when none is idle
   void PollLoop();
   void Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op);
   static void HostFnTrampoline(void* arg);
 
   // Staged operations (async_staged.cc).
   bool CanStage(const Channel& channel, const AsyncOp& op);  // mutex_ held
-  bool EnsureStaging(Channel* channel);                      // mutex_ held
+  // Gives the channel staging where it has none: an idle channel's, or a block it pins (with
+  // mutex_ released meanwhile). False when neither can be had. mutex_ not held; the caller holds
+  // the channel's submit_mu and counts as its submitter.
+  bool PrepareStaging(Channel* channel);
+  void WarnNoStagingLocked(const char* why_not, hipError_t error);  // once; mutex_ held
   // The part of Submit that queues stream operations: the channel's submit_mu held, mutex_ not.
   Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op);
   // `chain` and the channel's last queued entry were made for it by SubmitOrdered.
@@ -170,8 +180,9 @@ class AsyncExecutor {
   void ReleaseWrite(Channel* channel, Staged& s, size_t k);
   void WaitForCopied(Channel* channel, uint32_t token);
   void FinishStaged(Channel* channel);
-  // An operation whose chain could not be enqueued whole: lets its stream through.
-  void ReleaseAbandoned(Channel* channel, uint32_t seq, uint32_t ready);
+  // How much of the staged operation's chain is on its stream (all of it, unless its submission
+  // failed part-way). mutex_ held.
+  static ChainLimits LimitsLocked(const Channel& channel, const Staged& s);
 
   runtime::GpuRuntime& gpu_;
   std::unique_ptr<WorkerPool> workers_;  // reset before the members its tasks use

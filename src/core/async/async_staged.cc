@@ -21,116 +21,169 @@ bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
          !channel.staged_broken;
 }
 
-bool AsyncExecutor::EnsureStaging(Channel* channel) {
-  if (channel->staging_block != nullptr) return true;
-  const char* why_not = nullptr;
-  void* block = nullptr;
-  hipError_t e = hipSuccess;
-  if (staged_channels_ >= kMaxStagedChannels) {
-    // Take the staging of the least recently used idle channel: none of its operations is
-    // queued or running and its stream has made every copy, so nothing touches the block. (A
-    // program that makes a stream per request would otherwise run out after 256 streams.)
-    for (Channel* donor : lru_) {
-      if (donor == channel || donor->staging_block == nullptr || donor->active != nullptr ||
-          !donor->queued.empty() || !donor->Idle()) {
-        continue;
+bool AsyncExecutor::PrepareStaging(Channel* channel) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (channel->staging_block != nullptr) return true;
+    if (staged_channels_ >= kMaxStagedChannels) {
+      // Take the staging of the least recently used idle channel: none of its operations is
+      // queued or running and its stream has made every copy, so nothing touches the block. (A
+      // program that makes a stream per request would otherwise run out after 256 streams.)
+      for (Channel* donor : lru_) {
+        if (donor == channel || donor->staging_block == nullptr || donor->active != nullptr ||
+            !donor->queued.empty() || !donor->Idle()) {
+          continue;
+        }
+        channel->staging_block = std::exchange(donor->staging_block, nullptr);
+        channel->ClearTables();
+        ++staging_moves_;
+        return true;
       }
-      channel->staging_block = std::exchange(donor->staging_block, nullptr);
-      channel->ClearTables();
-      ++staging_moves_;
-      return true;
+      WarnNoStagingLocked("every stream with staging has operations in flight", hipSuccess);
+      return false;
     }
-    why_not = "every stream with staging has operations in flight";
-  } else {
-    // Pinning returns while streams wait (bench/results/h200-2026-11-30-pins); freeing would not,
-    // so the block stays with the channel for the executor's life.
-    e = gpu_.HostMalloc(&block, 2 * kStagingChunk + 2 * sizeof(runtime::CopyTable),
-                        hipHostMallocPortable | hipHostMallocMapped);
-    if (e != hipSuccess) why_not = "pinning its staging failed";
+    ++staged_channels_;  // this channel's, reserved while it is pinned
   }
-  if (why_not != nullptr) {
-    if (!warned_staging_) {
-      warned_staging_ = true;
-      HF_LOG(kWarn,
-             "stream-ordered I/O: %s (%s); operations of further streams copy on the engine's "
-             "streams, which can deadlock with many streams (docs/async.md)",
-             why_not, e != hipSuccess ? GpuErrorName(e) : "limit reached");
-    }
+  // Pinned without mutex_: on CUDA, pinning waits while another thread frees memory, and that
+  // waits for every stream - some of which wait for the poller, which needs mutex_. (Pinning
+  // itself returns while streams wait: bench/results/h200-2026-11-30-pins.) Freeing would wait
+  // for the streams, so the block stays with the channel for the executor's life. The channel
+  // keeps its staging meanwhile: it has a submitter, so it is not idle and gives no block away.
+  void* block = nullptr;
+  const hipError_t e = NoThrow([&] {
+    return gpu_.HostMalloc(&block, 2 * kStagingChunk + 2 * sizeof(runtime::CopyTable),
+                           hipHostMallocPortable | hipHostMallocMapped);
+  });
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (e != hipSuccess) {
+    --staged_channels_;
+    WarnNoStagingLocked("pinning its staging failed", e);
     return false;
   }
   channel->staging_block = block;
   channel->ClearTables();
-  ++staged_channels_;
   return true;
+}
+
+void AsyncExecutor::WarnNoStagingLocked(const char* why_not, hipError_t error) {
+  if (warned_staging_) return;
+  warned_staging_ = true;
+  HF_LOG(kWarn,
+         "stream-ordered I/O: %s (%s); operations of further streams copy on the engine's "
+         "streams, which can deadlock with many streams (docs/async.md)",
+         why_not, error != hipSuccess ? GpuErrorName(error) : "limit reached");
 }
 
 Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
                                    std::unique_ptr<AsyncOp> op, std::unique_ptr<Staged> chain) {
-  const size_t chunks = (op->submitted.size + kStagingChunk - 1) / kStagingChunk;
-  hipError_t e =
-      Enqueue([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
-  if (e != hipSuccess) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    channel->queued.pop_back();  // SubmitOrdered's entry: submit_mu keeps it the last
-    EndSubmissionLocked(channel, true);
-    return Status::Gpu(e);
-  }
   // The whole chain in one submission (submit_mu held): operations submitted to one stream from
   // several threads keep their order. last_token changes only under submit_mu.
+  const size_t chunks = (op->submitted.size + kStagingChunk - 1) / kStagingChunk;
   const uint32_t before = channel->last_token;
   const uint32_t first = before + 1;
-  uint32_t waited = before;   // the last token the stream waits for
+  chain->seq = seq;
+  chain->op = std::move(op);
+  chain->first_token = first;
+  chain->chunks = chunks;
+  {
+    // The operation is the poller's before its first stream operation is queued: once the
+    // stream waits for `ready`, only a worker can let it on, and this thread may meanwhile wait
+    // in the runtime for the stream to drain (another thread freeing memory, on CUDA).
+    std::lock_guard<std::mutex> lock(mutex_);
+    Channel::Pending& pending = channel->queued.back();  // SubmitOrdered's: submit_mu keeps it last
+    pending.staged = std::move(chain);
+    pending.filled = true;
+    channel->last_token = first + static_cast<uint32_t>(chunks) - 1;
+    ++queued_;
+  }
+  wake_poller_.notify_one();  // now: this thread may wait in the runtime below
+  hipError_t e =
+      NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
+  if (e != hipSuccess) {
+    Channel::Pending refused;
+    {
+      // Nothing is on the stream, so the poller has not taken the entry: the stream never
+      // reached it.
+      std::lock_guard<std::mutex> lock(mutex_);
+      refused = std::move(channel->queued.back());
+      channel->queued.pop_back();
+      --queued_;
+      channel->last_token = before;
+      EndSubmissionLocked(channel, true);
+    }
+    return Status::Gpu(e);  // the operation is destroyed here, without mutex_
+  }
+  size_t waits = 0;           // chunks whose `wait ready` is on the stream
+  size_t copies = 0;          // chunks whose `write copied` is on the stream
   uint32_t written = before;  // the last token the stream stores in `copied`
   for (size_t k = 0; k < chunks && e == hipSuccess; ++k) {
     const uint32_t token = first + static_cast<uint32_t>(k);
-    e = Enqueue([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
+    e = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
     if (e != hipSuccess) break;
-    waited = token;
-    e = Enqueue([&] { return gpu_.CopyTableAsync(channel->Table(token), stream); });
+    waits = k + 1;
+    e = NoThrow([&] { return gpu_.CopyTableAsync(channel->Table(token), stream); });
     if (e != hipSuccess) break;
-    e = Enqueue([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token); });
-    if (e == hipSuccess) written = token;
+    e = NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token); });
+    if (e != hipSuccess) break;
+    copies = k + 1;
+    written = token;
   }
-  if (e == hipSuccess)
-    e = Enqueue([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
+  if (e == hipSuccess) {
+    e = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (e != hipSuccess) {
-      // Part of the chain is on the stream: the poller lets the stream through it with nothing
-      // to copy, and the channel takes no more staged operations (its tokens no longer line up).
+      // Part of the chain is on the stream. The operation fails: its worker moves no more bytes,
+      // lets the stream through what it has with nothing to copy, and no longer touches the
+      // caller's variables (this call returns the error). The channel takes no more staged
+      // operations: its tokens no longer line up.
       channel->staged_broken = true;
       channel->last_token = written;
+      channel->truncation = Channel::Truncation{seq, waits, copies, e};
       HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
              GpuErrorName(e));
-      Channel::Pending& pending = channel->queued.back();
-      pending.abandoned_staged = waited != before;
-      pending.abandoned_ready = waited;
-      pending.filled = true;
     } else {
-      channel->last_token = first + static_cast<uint32_t>(chunks) - 1;
-      chain->seq = seq;
-      chain->op = std::move(op);
-      chain->first_token = first;
-      chain->chunks = chunks;
-      Channel::Pending& pending = channel->queued.back();
-      pending.staged = std::move(chain);
-      pending.filled = true;
       ++staged_ops_;
     }
-    ++queued_;
     EndSubmissionLocked(channel, false);
   }
   wake_poller_.notify_one();
   return Status::FromGpu(e);
 }
 
+AsyncExecutor::ChainLimits AsyncExecutor::LimitsLocked(const Channel& channel, const Staged& s) {
+  if (channel.truncation && channel.truncation->seq == s.seq) {
+    return {channel.truncation->waits, channel.truncation->copies, channel.truncation->error};
+  }
+  return {s.chunks, s.chunks, hipSuccess};
+}
+
 void AsyncExecutor::Step(Channel* channel) {
   Staged& s = *channel->active;
   AsyncStaged& io = *s.op->staged;
+  // What of the chain is on the stream, as the submission last said. It may still lower it
+  // after this look; a worker that then waits for a copy that never comes is moved on by the
+  // poller (PollLoop), and looks again.
+  ChainLimits limits;
+  bool bound = false;
+  AsyncParams params;
+  ssize_t refused = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    limits = LimitsLocked(*channel, s);
+    // The caller's variables are read under mutex_ and only while the submission has not
+    // failed: once it has returned its error, the caller may have let them go.
+    if (!s.started && limits.error == hipSuccess) {
+      refused = BindParams(*s.op, &params);
+      bound = true;
+    }
+  }
   if (!s.started) {
     s.started = true;
-    AsyncParams params;
-    if (const ssize_t refused = BindParams(*s.op, &params); refused != 0) {
+    if (!bound) {
+      s.stopped = true;  // failed before it began: nothing moves
+    } else if (refused != 0) {
       s.error = Status::Op(static_cast<hipFileOpError_t>(-refused));
       s.stopped = true;
     } else {
@@ -144,9 +197,13 @@ void AsyncExecutor::Step(Channel* channel) {
       }
     }
   }
+  if (limits.error != hipSuccess) {  // no more bytes move, and the operation fails
+    s.stopped = true;
+    if (s.error.ok()) s.error = Status::Gpu(limits.error);
+  }
   if (!io.write) {
     // Fill each slot once the stream has copied out of it, and let the stream copy it.
-    for (; s.released < s.chunks; ++s.released) {
+    for (; s.released < limits.waits; ++s.released) {
       const uint32_t free_at = s.Token(s.released) - 2;  // the token that used the slot last
       if (!Reached(LoadWord(&channel->words[kCopied]), free_at)) {
         WaitForCopied(channel, free_at);
@@ -160,10 +217,10 @@ void AsyncExecutor::Step(Channel* channel) {
   // Writes: keep the stream two chunks ahead; write each slot out once the stream filled it.
   for (;;) {
     // Chunk k + 2 reuses chunk k's slot, which was written out already.
-    for (; s.released < s.chunks && s.released < s.written + 2; ++s.released) {
+    for (; s.released < limits.waits && s.released < s.written + 2; ++s.released) {
       ReleaseWrite(channel, s, s.released);
     }
-    if (s.written == s.chunks) break;
+    if (s.written >= limits.copies) break;
     const uint32_t token = s.Token(s.written);
     if (!Reached(LoadWord(&channel->words[kCopied]), token)) {
       WaitForCopied(channel, token);
@@ -239,32 +296,26 @@ void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {
 }
 
 void AsyncExecutor::FinishStaged(Channel* channel) {
+  Staged& s = *channel->active;
+  const Result<size_t> outcome =
+      s.moved > 0 || s.error.ok() ? Result<size_t>(s.moved) : Result<size_t>(s.error);
+  ssize_t result = 0;
+  try {
+    result = s.op->staged->finish(outcome);
+  } catch (...) {
+    result = CaughtResult();
+  }
   std::unique_ptr<Staged> finished;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    // A submission that failed part-way returned its error: the caller's variable is left alone.
+    if (LimitsLocked(*channel, s).error == hipSuccess) *s.op->bytes_p = result;
     finished = std::move(channel->active);
   }
-  const Result<size_t> outcome = finished->moved > 0 || finished->error.ok()
-                                     ? Result<size_t>(finished->moved)
-                                     : Result<size_t>(finished->error);
-  try {
-    *finished->op->bytes_p = finished->op->staged->finish(outcome);
-  } catch (...) {
-    *finished->op->bytes_p = CaughtResult();
-  }
   // Released after the last ready: the stream runs the copies first, then passes the wait.
-  StoreWord(&channel->words[kDone], finished->seq);
+  AdvanceWord(&channel->words[kDone], finished->seq);
   Staged* gone = finished.release();
   reaper_->PostOrRun([gone] { delete gone; });
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (--outstanding_ == 0) idle_.notify_all();
-}
-
-void AsyncExecutor::ReleaseAbandoned(Channel* channel, uint32_t seq, uint32_t ready) {
-  // Earlier operations' copies are done (the stream reached this one): the tables are free.
-  channel->ClearTables();
-  StoreWord(&channel->words[kReady], ready);
-  StoreWord(&channel->words[kDone], seq);
   std::lock_guard<std::mutex> lock(mutex_);
   if (--outstanding_ == 0) idle_.notify_all();
 }

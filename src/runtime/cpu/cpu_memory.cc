@@ -88,6 +88,8 @@ hipError_t CpuRuntime::HostRegister(void* ptr, size_t size, unsigned flags) {
 
 hipError_t CpuRuntime::HostUnregister(void* ptr) {
   if (!ptr) return hipErrorInvalidValue;
+  // As cuMemHostUnregister: queued work that may still use the memory finishes first.
+  DeviceSynchronize();
   if (!memory_.Remove(ptr, RegionKind::kRegistered)) return hipErrorHostMemoryNotRegistered;
   return hipSuccess;
 }

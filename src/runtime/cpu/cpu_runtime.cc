@@ -6,13 +6,16 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "runtime/cpu/cpu_runtime_impl.h"
+#include "runtime/cpu/driver_lock.h"
 
 namespace hipfile::runtime {
 
 std::unique_ptr<GpuRuntime> CreateCpuRuntime(const CpuRuntimeOptions& options) {
-  return std::make_unique<cpu::CpuRuntime>(options);
+  std::unique_ptr<GpuRuntime> runtime = std::make_unique<cpu::CpuRuntime>(options);
+  return options.driver_lock ? cpu::WithDriverLock(std::move(runtime)) : std::move(runtime);
 }
 
 namespace cpu {

@@ -16,8 +16,9 @@
 // inside it; pinned host memory (HostMalloc / HostRegister) is reported as hipMemoryTypeHost, and
 // managed memory (MallocManaged, the same host memory) as hipMemoryTypeManaged with both
 // pointers. Malloc(0) and MallocManaged(0) give a null pointer; Malloc, MallocManaged or
-// HostMalloc of physical RAM or more is hipErrorOutOfMemory; Free (device and managed memory) and
-// HostFree wait for all queued work first, as cudaFree does.
+// HostMalloc of physical RAM or more is hipErrorOutOfMemory; Free (device and managed memory),
+// HostFree and HostUnregister wait for all queued work first, as cudaFree and cudaHostUnregister
+// do.
 //
 // Each stream is an in-order worker thread running a queue of tasks; the default (null) stream
 // is one more, started on first use. Host functions run on their stream's worker, so one that
@@ -38,6 +39,9 @@
 //   with sleeps from 1 us growing to 100 us.
 // - Stream and event handles are opaque numbers, never reused; unknown or destroyed handles give
 //   hipErrorInvalidHandle.
+// - As on CUDA, a call that waits for queued work before freeing (Free, HostFree, HostUnregister,
+//   DeviceReset) holds every other thread's runtime calls until it returns (driver_lock.h), unless
+//   CpuRuntimeOptions::driver_lock is false.
 // - Destroying the runtime finishes queued work and joins every worker; stream value waits give
 //   up at that point, but a host function that never returns makes it hang.
 #pragma once
@@ -61,6 +65,10 @@ struct CpuRuntimeOptions {
   // paths - pinned staging and copies, page-cache windows, stream-ordered copies on streams -
   // and its name is "cpu-staged". For tests of those paths without a GPU.
   bool device_memory_is_host_memory = true;
+  // true (the default): CUDA's driver lock (driver_lock.h) - while Free, HostFree, HostUnregister
+  // or DeviceReset waits for queued work, every other call of the runtime waits for it. false:
+  // calls never wait for each other's waits (for tests of the runtime alone).
+  bool driver_lock = true;
 };
 
 std::unique_ptr<GpuRuntime> CreateCpuRuntime(const CpuRuntimeOptions& options = {});

@@ -367,6 +367,80 @@ TEST_F(CpuRuntimeTest, FreeWaitsForQueuedWork) {
   EXPECT_EQ(rt_->StreamDestroy(s), hipSuccess);
 }
 
+// CUDA's driver lock (runtime/cpu/driver_lock.h): while Free, HostFree or HostUnregister waits
+// for queued work, every other thread's call waits with it - a copy queued, a pointer asked about,
+// memory pinned - and goes on once it returns.
+TEST_F(CpuRuntimeTest, CallsWaitWhileAFreeWaitsForQueuedWork) {
+  Stream s = NewStream(hipStreamNonBlocking);
+  void* dev = nullptr;
+  ASSERT_EQ(rt_->Malloc(&dev, 4096), hipSuccess);
+  void* pinned = nullptr;
+  ASSERT_EQ(rt_->HostMalloc(&pinned, 4096, 0), hipSuccess);
+  std::vector<char> registered(8192);
+  ASSERT_EQ(rt_->HostRegister(registered.data(), registered.size(), 0), hipSuccess);
+  for (int waiter = 0; waiter < 3; ++waiter) {
+    Gate* gate = Block(s);
+    std::atomic<bool> released{false};
+    std::thread releaser([&] {
+      switch (waiter) {
+        case 0:
+          EXPECT_EQ(rt_->Free(dev), hipSuccess);
+          break;
+        case 1:
+          EXPECT_EQ(rt_->HostFree(pinned), hipSuccess);
+          break;
+        default:
+          EXPECT_EQ(rt_->HostUnregister(registered.data()), hipSuccess);
+          break;
+      }
+      released = true;
+    });
+    std::this_thread::sleep_for(20ms);  // the releaser waits for the stream, holding the lock
+    std::atomic<int> calls_done{0};
+    std::thread caller([&] {
+      int count = 0;
+      EXPECT_EQ(rt_->GetDeviceCount(&count), hipSuccess);
+      PointerInfo info;
+      EXPECT_EQ(rt_->PointerGetInfo(registered.data(), &info), hipSuccess);
+      void* more = nullptr;
+      EXPECT_EQ(rt_->HostMalloc(&more, 4096, 0), hipSuccess);
+      EXPECT_EQ(rt_->HostFree(more), hipSuccess);
+      calls_done = 3;
+    });
+    std::this_thread::sleep_for(20ms);
+    EXPECT_FALSE(released.load()) << "waiter " << waiter;
+    EXPECT_EQ(calls_done.load(), 0) << "a call went on while waiter " << waiter << " waited";
+    gate->Open();
+    releaser.join();
+    caller.join();
+    EXPECT_TRUE(released.load());
+    EXPECT_EQ(calls_done.load(), 3);
+  }
+  EXPECT_EQ(rt_->StreamDestroy(s), hipSuccess);
+}
+
+// Without the lock (CpuRuntimeOptions::driver_lock false) other calls do not wait.
+TEST(CpuRuntimeDriverLock, OffLetsCallsThroughWhileAFreeWaits) {
+  Gates gates;
+  CpuRuntimeOptions options;
+  options.driver_lock = false;
+  std::unique_ptr<GpuRuntime> rt = CreateCpuRuntime(options);
+  Stream s = nullptr;
+  ASSERT_EQ(rt->StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
+  void* dev = nullptr;
+  ASSERT_EQ(rt->Malloc(&dev, 4096), hipSuccess);
+  Gate* gate = gates.New();
+  ASSERT_EQ(rt->LaunchHostFunc(s, Gate::Wait, gate), hipSuccess);
+  std::thread freer([&] { EXPECT_EQ(rt->Free(dev), hipSuccess); });
+  std::this_thread::sleep_for(20ms);
+  int count = 0;
+  EXPECT_EQ(rt->GetDeviceCount(&count), hipSuccess);  // returns while the free waits
+  EXPECT_EQ(count, 1);
+  gate->Open();
+  freer.join();
+  EXPECT_EQ(rt->StreamDestroy(s), hipSuccess);
+}
+
 TEST_F(CpuRuntimeTest, DeviceSynchronizeWaitsForEveryStream) {
   Stream a = NewStream(hipStreamNonBlocking);
   Stream b = NewStream(hipStreamDefault);
