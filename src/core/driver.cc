@@ -10,6 +10,7 @@
 
 #include "core/io_rules.h"
 #include "core/process_runtime.h"
+#include "core/stream_transfer.h"
 #include "util/errors.h"
 #include "util/log.h"
 
@@ -24,37 +25,16 @@ const char* AsyncEntry(IoDirection direction) {
   return direction == IoDirection::kRead ? "hipFileReadAsync" : "hipFileWriteAsync";
 }
 
-// Why a transfer's offsets or range were refused, in a warn line: each argument against its
-// bound. Called only on the refusal paths.
-void LogRangeRefusal(const char* entry, const PreparedIo& io, size_t size, off_t file_offset,
-                     off_t buffer_offset) {
-  const char* const kind = io.registered != nullptr ? "registered" : "unregistered";
-  if (file_offset < 0) {
-    HF_LOG_LIMITED(kWarn, "%s: file_offset %lld is negative", entry,
-                   static_cast<long long>(file_offset));
-  } else if (buffer_offset < 0) {
-    HF_LOG_LIMITED(kWarn, "%s: buffer_offset %lld is negative", entry,
-                   static_cast<long long>(buffer_offset));
-  } else if (static_cast<uint64_t>(buffer_offset) >= io.buffer.length) {
-    HF_LOG_LIMITED(kWarn, "%s: buffer_offset %lld past the %s buffer's end (%zu bytes)", entry,
-                   static_cast<long long>(buffer_offset), kind, io.buffer.length);
-  } else {
-    HF_LOG_LIMITED(kWarn, "%s: size %zu past the %s buffer's end (%zu bytes from offset %lld)",
-                   entry, size, kind, io.buffer.length - static_cast<size_t>(buffer_offset),
-                   static_cast<long long>(buffer_offset));
-  }
-}
-
 }  // namespace
 
 Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& config)
     : sys_(sys),
       gpu_(gpu),
-      max_rw_count_(MaxRwCount(sys.PageSize())),
       // The engine's way copies on the library's streams, which deadlock behind stream-ordered
       // operations waiting on shared hardware queues: refused wherever copies happen.
       async_staged_(config.async_staged || !gpu.DeviceMemoryIsHostMemory()),
       refused_unstaged_(!config.async_staged && !gpu.DeviceMemoryIsHostMemory()),
+      service_(sys.PageSize(), stats_),
       next_(config),
       in_use_(config) {
   stats_.set_level(next_.stats_level());
@@ -307,10 +287,10 @@ Result<size_t> Driver::Transfer(IoDirection direction, const void* handle, const
                                 size_t size, off_t file_offset, off_t buffer_offset) {
   Result<PreparedIo> io = Prepare(direction, handle, buffer_base, SyncEntry(direction));
   if (!io.ok()) {
-    stats_.RecordIo(direction, -1, false, 0, 0, false);
+    service_.RecordRefused(direction);
     return io.status();
   }
-  return Execute(*io, size, file_offset, buffer_offset);
+  return service_.Execute(*io, size, file_offset, buffer_offset);
 }
 
 Status Driver::LookUpLocked(const PrepareArgs& args, PreparedIo* io) const {
@@ -407,115 +387,6 @@ std::vector<Result<PreparedIo>> Driver::PrepareMany(const PrepareArgs* args, siz
   return out;
 }
 
-Result<engine::IoRequest> Driver::Check(const PreparedIo& io, size_t size, off_t file_offset,
-                                        off_t buffer_offset) const {
-  // Rules 3-5: offsets, range, size clamp.
-  const char* const entry = io.entry != nullptr ? io.entry : SyncEntry(io.direction);
-  if (file_offset < 0 || buffer_offset < 0) {
-    LogRangeRefusal(entry, io, size, file_offset, buffer_offset);
-    return Status::Errno(EINVAL);
-  }
-  if (!IoRangeValid(io.buffer.length, size, buffer_offset)) {
-    LogRangeRefusal(entry, io, size, file_offset, buffer_offset);
-    return Status::Op(hipFileInvalidValue);
-  }
-  // Rule 6: this library has no kernel GPU-direct path, so every transfer takes the
-  // compatibility path.
-  if (!io.allow_compat) {
-    HF_LOG_LIMITED(kError,
-                   "%s refused: the compatibility path is disabled (HIPFILE_ALLOW_COMPAT_MODE / "
-                   "hipFileParamPropertiesAllowCompatMode is false) and this machine has no "
-                   "GPU-direct storage path",
-                   entry);
-    return Status::Op(hipFileInternalError);
-  }
-  engine::IoRequest request;
-  request.write = io.direction == IoDirection::kWrite;
-  request.file = &io.file->io();
-  request.memory.ptr = const_cast<char*>(static_cast<const char*>(io.buffer_base)) + buffer_offset;
-  request.memory.type = io.buffer.type;
-  request.memory.device = io.buffer.device;
-  request.size = std::min(size, max_rw_count_);
-  request.offset = file_offset;
-  return request;
-}
-
-void Driver::Record(const PreparedIo& io, const engine::IoRequest* request,
-                    const Result<size_t>& moved, std::chrono::steady_clock::time_point start,
-                    IoTally* tally, std::optional<std::chrono::steady_clock::time_point> end) {
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                          end.value_or(std::chrono::steady_clock::now()) - start)
-                          .count();
-  const bool unaligned =
-      request != nullptr &&
-      !MeetsDioAlignment(*request->file, request->memory.ptr, request->size, request->offset);
-  const uint64_t bytes = moved.ok() ? *moved : 0;
-  const uint64_t us = request == nullptr ? 0 : static_cast<uint64_t>(micros);
-  if (tally != nullptr) {
-    tally->Record(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned);
-  } else {
-    stats_.RecordIo(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned);
-  }
-}
-
-Result<size_t> Driver::Execute(const PreparedIo& io, size_t size, off_t file_offset,
-                               off_t buffer_offset) {
-  const auto start = std::chrono::steady_clock::now();
-  const Result<engine::IoRequest> request = Check(io, size, file_offset, buffer_offset);
-  if (!request.ok()) {
-    Record(io, nullptr, request.status(), start);
-    return request.status();
-  }
-  if (request->size == 0) return size_t{0};
-  const Result<size_t> moved =
-      request->write
-          ? io.engine->Write(*request->file, request->memory, request->size, request->offset)
-          : io.engine->Read(*request->file, request->memory, request->size, request->offset);
-  Record(io, &*request, moved, start);
-  return moved;
-}
-
-void Driver::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results) {
-  const auto start = std::chrono::steady_clock::now();
-  IoTally tally(stats_);  // one update of the shared counters for the whole group
-  // The calls that passed the rules, by engine (a batch may hold entries from before a driver
-  // close and reopen): each engine runs its share at once.
-  std::vector<engine::IoRequest> requests;
-  std::vector<size_t> index;  // requests[j] belongs to calls[index[j]]
-  std::vector<Result<size_t>> moved;
-  std::vector<bool> done(n, false);
-  for (size_t first = 0; first < n; ++first) {
-    if (done[first]) continue;
-    engine::SyncEngine* const engine = calls[first].io->engine.get();
-    requests.clear();
-    index.clear();
-    for (size_t i = first; i < n; ++i) {
-      const IoCall& call = calls[i];
-      if (done[i] || call.io->engine.get() != engine) continue;
-      done[i] = true;
-      Result<engine::IoRequest> request =
-          Check(*call.io, call.size, call.file_offset, call.buffer_offset);
-      if (!request.ok()) {
-        results[i] = request.status();
-        Record(*call.io, nullptr, results[i], start, &tally);
-      } else if (request->size == 0) {
-        results[i] = size_t{0};
-      } else {
-        requests.push_back(*request);
-        index.push_back(i);
-      }
-    }
-    if (requests.empty()) continue;
-    moved.assign(requests.size(), size_t{0});
-    engine->RunMany(requests.data(), requests.size(), moved.data());
-    const auto end = std::chrono::steady_clock::now();
-    for (size_t j = 0; j < requests.size(); ++j) {
-      results[index[j]] = std::move(moved[j]);
-      Record(*calls[index[j]].io, &requests[j], results[index[j]], start, &tally, end);
-    }
-  }
-}
-
 Result<AsyncExecutor*> Driver::Async() {
   std::lock_guard<std::mutex> lock(async_mu_);
   if (async_ == nullptr) {
@@ -531,28 +402,6 @@ bool Driver::RunWithoutStreamOps(const std::function<void()>& fn) {
   fn();
   return true;
 }
-
-namespace {
-
-// What *bytes_p receives for a finished operation: bytes, or a negative code - a hipFileOpError_t
-// for library errors (hipFileHipDriverError for GPU runtime errors), an errno value for system
-// errors (distinguishable: errno values are below HIPFILE_BASE_ERR).
-ssize_t AsyncResult(const Result<size_t>& moved) {
-  if (moved.ok()) return static_cast<ssize_t>(*moved);
-  const Status status = moved.status();
-  switch (status.kind()) {
-    case Status::Kind::kErrno:
-      return -static_cast<ssize_t>(status.code());
-    case Status::Kind::kOp:
-      return -static_cast<ssize_t>(status.code());
-    case Status::Kind::kGpu:
-    case Status::Kind::kOk:
-      break;
-  }
-  return -static_cast<ssize_t>(hipFileHipDriverError);
-}
-
-}  // namespace
 
 Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void* buffer_base,
                            size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p,
@@ -584,92 +433,17 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
     if (prepared.status().kind() == Status::Kind::kErrno) return Status::Op(hipFileInvalidValue);
     return prepared.status();
   }
-  const size_t size = std::min(*size_p, max_rw_count_);
-  const off_t file_offset = *file_offset_p;
-  const off_t buffer_offset = *buffer_offset_p;
-  if (file_offset < 0 || buffer_offset < 0 ||
-      !IoRangeValid(prepared->buffer.length, size, buffer_offset)) {
-    LogRangeRefusal(entry, *prepared, size, file_offset, buffer_offset);
-    return Status::Op(hipFileInvalidValue);
-  }
-  int stream_device = -1;
-  if (const hipError_t e = gpu_.StreamGetDevice(stream, &stream_device); e != hipSuccess) {
-    HF_LOG_LIMITED(kWarn, "%s: stream %p: the GPU runtime cannot say its device (%s)", entry,
-                   static_cast<void*>(stream), Status::Gpu(e).ToString().c_str());
-    return Status::Gpu(e);
-  }
-  if (stream_device != prepared->buffer.device) {
-    HF_LOG_LIMITED(kWarn, "%s: the stream is on device %d, the buffer on device %d", entry,
-                   stream_device, prepared->buffer.device);
-    return Status::Op(hipFileInvalidValue);
-  }
-
-  HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor_p, Async());
-  AsyncExecutor& executor = *executor_p;
-  auto op = std::make_unique<AsyncOp>();
-  op->size_p = size_p;
-  op->file_offset_p = file_offset_p;
-  op->buffer_offset_p = buffer_offset_p;
-  op->bytes_p = bytes_p;
-  op->entry = entry;
-  op->fixed_flags = executor.StreamFlags(stream);
-  op->submitted = {size, file_offset, buffer_offset};
-  // Shared by the two ways the executor may run it (async_executor.h).
-  struct State {
-    PreparedIo io;
-    engine::IoRequest request;
-    bool begun = false;
-    std::chrono::steady_clock::time_point start;
-  };
-  auto state = std::make_shared<State>();
-  state->io = std::move(*prepared);
-  op->run = [this, state](const AsyncParams& p) {
-    PreparedIo& io = state->io;
-    const ssize_t result = AsyncResult(Execute(io, p.size, p.file_offset, p.buffer_offset));
-    // The file and buffer are free for deregistration once the stream goes on; the engine
-    // reference stays with the operation until the executor disposes of it (async_executor.h).
-    io.file.reset();
-    io.registered.reset();
-    return result;
-  };
-  if (async_staged_ && !gpu_.DeviceMemoryIsHostMemory() &&
-      state->io.buffer.type == hipMemoryTypeDevice) {
-    // Device memory on a GPU: the copies go on the operation's own stream, and the workers move
-    // bytes between the file and the executor's staging through the engine.
-    auto staged = std::make_unique<AsyncStaged>();
-    staged->write = direction == IoDirection::kWrite;
-    staged->begin = [this, state](const AsyncParams& p) -> Result<StagedPlan> {
-      state->start = std::chrono::steady_clock::now();
-      Result<engine::IoRequest> request = Check(state->io, p.size, p.file_offset, p.buffer_offset);
-      if (!request.ok()) {
-        Record(state->io, nullptr, request.status(), state->start);
-        return request.status();
-      }
-      state->request = *request;
-      state->begun = true;
-      return StagedPlan{request->memory.ptr, request->size, request->offset};
-    };
-    // The engine moves each chunk between the file and the pinned staging as it would for pinned
-    // host memory: its policy (O_DIRECT for cold data, direct writes), its threads, its retry
-    // rules, and no GPU call - so no worker waits for a stream.
-    staged->move = [state](void* staging, size_t bytes, off_t offset) {
-      const engine::IoRequest& r = state->request;
-      const engine::IoMemory memory{staging, hipMemoryTypeHost, r.memory.device};
-      return r.write ? state->io.engine->Write(*r.file, memory, bytes, offset)
-                     : state->io.engine->Read(*r.file, memory, bytes, offset);
-    };
-    staged->finish = [this, state](const Result<size_t>& moved) {
-      if (state->begun && state->request.size > 0) {
-        Record(state->io, &state->request, moved, state->start);
-      }
-      state->io.file.reset();
-      state->io.registered.reset();
-      return AsyncResult(moved);
-    };
-    op->staged = std::move(staged);
-  }
-  *bytes_p = 0;
-  return executor.Submit(stream, std::move(op));
+  const StreamSubmission submission{
+      size_p,
+      file_offset_p,
+      buffer_offset_p,
+      bytes_p,
+      stream,
+      {std::min(*size_p, service_.max_rw_count()), *file_offset_p, *buffer_offset_p}};
+  HF_RETURN_IF_ERROR(CheckStreamSubmission(service_, gpu_, *prepared, submission));
+  HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
+  return SubmitStreamOrdered(service_, *executor, async_staged_ && !gpu_.DeviceMemoryIsHostMemory(),
+                             std::move(*prepared), submission);
 }
 
 Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
@@ -693,136 +467,6 @@ Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
 Status Driver::DeregisterStream(runtime::Stream stream) {
   HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
   return executor->DeregisterStream(stream);
-}
-
-template <class Fn>
-Status Driver::SetParameter(const char* name, int param, Fn&& set) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ParamSet candidate = next_;
-  HF_RETURN_IF_ERROR(set(candidate));  // the setter logs its refusals (it knows the value)
-  if (count_ > 0) {
-    HF_LOG_LIMITED(kWarn, "%s: parameter %d: the driver is open; set it before the driver opens",
-                   name, param);
-    return Status::Op(hipFileDriverAlreadyOpen);
-  }
-  next_ = std::move(candidate);
-  return Status::Ok();
-}
-
-Status Driver::SetParameterSizeT(int param, size_t value) {
-  return SetParameter("hipFileSetParameterSizeT", param, [&](ParamSet& p) {
-    const Status status = p.SetSizeT(param, value);
-    if (!status.ok()) {
-      if (const char* rule = SizeTParamRule(param)) {
-        HF_LOG_LIMITED(kWarn, "hipFileSetParameterSizeT: parameter %d: value %zu outside %s", param,
-                       value, rule);
-      } else {
-        HF_LOG_LIMITED(kWarn, "hipFileSetParameterSizeT: parameter %d unknown (0..%zu)", param,
-                       kSizeTParamCount - 1);
-      }
-    }
-    return status;
-  });
-}
-
-Status Driver::SetParameterBool(int param, bool value) {
-  return SetParameter("hipFileSetParameterBool", param, [&](ParamSet& p) {
-    const Status status = p.SetBool(param, value);
-    if (!status.ok()) {
-      HF_LOG_LIMITED(kWarn, "hipFileSetParameterBool: parameter %d unknown (0..%zu)", param,
-                     kBoolParamCount - 1);
-    }
-    return status;
-  });
-}
-
-Status Driver::SetParameterString(int param, const std::string& value) {
-  return SetParameter("hipFileSetParameterString", param, [&](ParamSet& p) {
-    const Status status = p.SetString(param, value);
-    if (status.ok()) return status;
-    if (param < 0 || static_cast<size_t>(param) >= kStringParamCount) {
-      HF_LOG_LIMITED(kWarn, "hipFileSetParameterString: parameter %d unknown (0..%zu)", param,
-                     kStringParamCount - 1);
-    } else if (value.size() > kMaxStringParamLength) {
-      HF_LOG_LIMITED(kWarn,
-                     "hipFileSetParameterString: parameter %d: value of %zu characters longer "
-                     "than %zu",
-                     param, value.size(), kMaxStringParamLength);
-    } else {
-      HF_LOG_LIMITED(kWarn,
-                     "hipFileSetParameterString: parameter %d: value \"%.64s\" is not a log "
-                     "level (off, error, warn, info, debug, 0..4)",
-                     param, value.c_str());
-    }
-    return status;
-  });
-}
-
-Result<size_t> Driver::GetParameterSizeT(int param) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return (count_ > 0 ? in_use_ : next_).GetSizeT(param);
-}
-
-Result<bool> Driver::GetParameterBool(int param) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return (count_ > 0 ? in_use_ : next_).GetBool(param);
-}
-
-Result<std::string> Driver::GetParameterString(int param) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return (count_ > 0 ? in_use_ : next_).GetString(param);
-}
-
-template <class Fn>
-Status Driver::DriverSetter(const char* name, Fn&& set) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ParamSet candidate = next_;
-  HF_RETURN_IF_ERROR(set(candidate));
-  if (count_ > 0) {
-    HF_LOG(kWarn, "%s: the driver is open; the value is ignored (set it before the driver opens)",
-           name);
-    return Status::Ok();
-  }
-  next_ = std::move(candidate);
-  return Status::Ok();
-}
-
-Status Driver::SetPollMode(bool poll, size_t poll_threshold_kb) {
-  return DriverSetter("hipFileDriverSetPollMode", [&](ParamSet& p) {
-    HF_RETURN_IF_ERROR(p.SetBool(hipFileParamPropertiesUsePollMode, poll));
-    return p.SetSizeT(hipFileParamPollthresholdSizeKB, poll_threshold_kb);
-  });
-}
-
-Status Driver::SetMaxDirectIoSize(size_t kb) {
-  return DriverSetter("hipFileDriverSetMaxDirectIOSize", [&](ParamSet& p) {
-    return p.SetSizeT(hipFileParamPropertiesMaxDirectIOSizeKB, kb);
-  });
-}
-
-Status Driver::SetMaxCacheSize(size_t kb) {
-  return DriverSetter("hipFileDriverSetMaxCacheSize", [&](ParamSet& p) {
-    return p.SetSizeT(hipFileParamPropertiesMaxDeviceCacheSizeKB, kb);
-  });
-}
-
-Status Driver::SetMaxPinnedMemSize(size_t kb) {
-  return DriverSetter("hipFileDriverSetMaxPinnedMemSize", [&](ParamSet& p) {
-    return p.SetSizeT(hipFileParamPropertiesMaxDevicePinnedMemSizeKB, kb);
-  });
-}
-
-Status Driver::GetProperties(hipFileDriverProps_t* props) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (count_ == 0) return Status::Op(hipFileDriverNotInitialized);
-  in_use_.FillProperties(props);
-  return Status::Ok();
-}
-
-std::optional<engine::EngineOptions> Driver::EngineOptionsInUse() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (engine_ == nullptr) return std::nullopt;
-  return engine_->options();
 }
 
 }  // namespace hipfile::core

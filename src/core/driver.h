@@ -33,6 +33,7 @@
 #include "core/buffer_registry.h"
 #include "core/config.h"
 #include "core/file_registry.h"
+#include "core/io_service.h"
 #include "core/params.h"
 #include "core/stats.h"
 #include "engine/sync_io.h"
@@ -41,22 +42,6 @@
 #include "util/status.h"
 
 namespace hipfile::core {
-
-// One transfer after its handle and buffer were looked up (rules 1-2 of spec §1.8). It holds
-// references that keep the file, a registered buffer and the engine alive until it is dropped,
-// so an operation in flight survives deregistration and driver close.
-struct PreparedIo {
-  IoDirection direction = IoDirection::kRead;
-  const void* buffer_base = nullptr;
-  std::shared_ptr<File> file;
-  std::shared_ptr<Buffer> registered;  // null for unregistered memory
-  Buffer buffer;                       // what the transfer may touch
-  std::shared_ptr<engine::SyncEngine> engine;
-  bool allow_compat = false;
-  // The C entry point the transfer serves ("hipFileRead", ...), first in the lines that say why
-  // a check refused it; null where the caller logs refusals itself (batch entries, by index).
-  const char* entry = nullptr;
-};
 
 class Driver {
  public:
@@ -146,21 +131,6 @@ class Driver {
     const char* entry = nullptr;  // as PreparedIo::entry
   };
   std::vector<Result<PreparedIo>> PrepareMany(const PrepareArgs* args, size_t n);
-  // The rest of spec §1.8 for bound values: negative offsets -> Status::Errno(EINVAL); the range
-  // must fit the buffer (hipFileInvalidValue); size clamped to MAX_RW_COUNT; hipFileInternalError
-  // when the compatibility path is disabled; then the engine moves the bytes. Records stats.
-  Result<size_t> Execute(const PreparedIo& io, size_t size, off_t file_offset, off_t buffer_offset);
-  // Execute for n transfers at once (batch entries), writing results[i] for calls[i]: the same
-  // rules and stats per transfer; the engine runs those that passed together
-  // (SyncEngine::RunMany), so small ones share one staging buffer and one copy wait.
-  struct IoCall {
-    const PreparedIo* io = nullptr;
-    size_t size = 0;
-    off_t file_offset = 0;
-    off_t buffer_offset = 0;
-  };
-  void ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results);
-
   // hipFileDriverSet*: as cuFile documents them, they set the value for the next open and are a
   // no-op (success, logged at warn) while the driver is open. Sizes in KiB, validated as the
   // matching size_t parameters.
@@ -175,6 +145,8 @@ class Driver {
   std::optional<engine::EngineOptions> EngineOptionsInUse() const;
 
   Stats& stats() { return stats_; }
+  // Where every transfer runs once looked up (core/io_service.h).
+  IoService& io_service() { return service_; }
   platform::Sys& sys() { return sys_; }
   runtime::GpuRuntime& gpu() { return gpu_; }
   // The stream-ordered executor, made on first use; the error when its threads were refused.
@@ -196,15 +168,6 @@ class Driver {
   // description of the buffer, without the lock.
   Status LookUpLocked(const PrepareArgs& args, PreparedIo* io) const;
   Status Describe(PreparedIo* io);
-  // Rules 3-6 of spec §1.8 for one transfer: the engine's request (size clamped), or the error.
-  Result<engine::IoRequest> Check(const PreparedIo& io, size_t size, off_t file_offset,
-                                  off_t buffer_offset) const;
-  // The stats of one transfer: request null when it failed its rules (no time recorded then).
-  // Into `tally` when given (added to the stats when the tally is flushed), else at once; `end`
-  // is when it finished (now when not given).
-  void Record(const PreparedIo& io, const engine::IoRequest* request, const Result<size_t>& moved,
-              std::chrono::steady_clock::time_point start, IoTally* tally = nullptr,
-              std::optional<std::chrono::steady_clock::time_point> end = std::nullopt);
   // Runs `fn` (a call that waits for every stream, such as unpinning memory) where no
   // stream-ordered operation is in flight, and keeps any from being submitted meanwhile; false,
   // without running it, while some are in flight.
@@ -212,11 +175,11 @@ class Driver {
 
   platform::Sys& sys_;
   runtime::GpuRuntime& gpu_;
-  const size_t max_rw_count_;
   const bool async_staged_;      // HIPFILE_ASYNC_STAGED, where it cannot hang
   const bool refused_unstaged_;  // HIPFILE_ASYNC_STAGED=false asked for where it could hang
   std::string runtime_reason_;   // why the process's runtime was chosen; empty in tests
   Stats stats_;
+  IoService service_;  // uses stats_
 
   mutable std::mutex mu_;
   // Written under mu_; UseCount reads it without the lock (every batch submission asks).

@@ -5,14 +5,11 @@
 
 #include <algorithm>
 
+#include "core/io_result.h"
 #include "util/exception_status.h"
 #include "util/log.h"
 
 namespace hipfile::core {
-
-namespace {
-constexpr size_t kMaxRwCount = 0x7ffff000;
-}
 
 ssize_t BindParams(const AsyncOp& op, AsyncParams* p) {
   p->size = (op.fixed_flags & HIPFILE_STREAM_FIXED_FILE_SIZE) ? op.submitted.size : *op.size_p;
@@ -20,7 +17,7 @@ ssize_t BindParams(const AsyncOp& op, AsyncParams* p) {
                                                                        : *op.file_offset_p;
   p->buffer_offset = (op.fixed_flags & HIPFILE_STREAM_FIXED_BUF_OFFSET) ? op.submitted.buffer_offset
                                                                         : *op.buffer_offset_p;
-  p->size = std::min(p->size, kMaxRwCount);
+  p->size = std::min(p->size, op.max_rw_count);
   if (p->size > op.submitted.size) {
     HF_LOG_LIMITED(kWarn,
                    "%s: size %zu at execution larger than the %zu submitted (the buffer was "
@@ -37,21 +34,15 @@ ssize_t BindParams(const AsyncOp& op, AsyncParams* p) {
   return 0;
 }
 
-ssize_t RunBound(const AsyncOp& op) {
-  AsyncParams p;
-  if (const ssize_t refused = BindParams(op, &p); refused != 0) return refused;
-  return op.run(p);
-}
-
 ssize_t CaughtResult() noexcept {
-  const Status status = CurrentExceptionStatus("stream-ordered operation");
-  if (status.kind() == Status::Kind::kErrno) return -static_cast<ssize_t>(status.code());
-  return -static_cast<ssize_t>(hipFileInternalError);
+  return EncodeResult(CurrentExceptionStatus("stream-ordered operation"));
 }
 
 ssize_t RunBoundNoThrow(const AsyncOp& op) noexcept {
   try {
-    return RunBound(op);
+    AsyncParams p;
+    if (const ssize_t refused = BindParams(op, &p); refused != 0) return refused;
+    return op.work->Run(p);
   } catch (...) {
     return CaughtResult();
   }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// One stream-ordered read or write, as submitted by hipFileReadAsync / hipFileWriteAsync.
+// One stream-ordered read or write, as submitted by hipFileReadAsync / hipFileWriteAsync: the
+// caller's variables, and the work that moves its bytes once the stream gets there.
 #pragma once
 
+#include <hipfile.h>
 #include <sys/types.h>
 
 #include <cstddef>
-#include <functional>
+#include <limits>
 #include <memory>
 
 #include "util/status.h"
@@ -26,21 +28,45 @@ struct StagedPlan {
   off_t file_offset = 0;
 };
 
-// A staged operation: its GPU copies run on its own stream, chunk by chunk through pinned
-// staging the executor owns, and the workers only move bytes between the file and the staging
-// (docs/async.md, "Copies on the operation's stream"). The functions run on workers, one at a
-// time.
-struct AsyncStaged {
-  bool write = false;
-  // With the bound parameters: where the bytes are, or the error that ends the operation.
-  std::function<Result<StagedPlan>(const AsyncParams&)> begin;
-  // Moves `bytes` between pinned `staging` and the file at `offset`: a read fills the staging, a
-  // write empties it. The bytes that moved (short at end of file or when an error stopped them),
-  // or the error when none did. Makes no call that waits for a stream.
-  std::function<Result<size_t>(void* staging, size_t bytes, off_t offset)> move;
-  // Once, with the operation's outcome (moved bytes or the error), before its stream is released:
+// What an operation does with its bound parameters: StreamTransfer (core/stream_transfer.h) over
+// the I/O service in the library, test doubles in the executor's tests. The executor calls it
+// on its workers, one call at a time per operation, either way (async_executor.h):
+// - Run moves the bytes, copies included, and returns what *bytes_p receives;
+// - or, where Staged() (device memory on a GPU), the executor makes the GPU copies on the
+//   operation's own stream through pinned staging of its own, and calls Begin once, Move per
+//   chunk and Finish once.
+// Neither way throws out of the executor: what a call throws fails the operation.
+class AsyncWork {
+ public:
+  virtual ~AsyncWork() = default;
+  virtual bool Staged() const { return false; }
+  virtual bool Write() const = 0;
+  // Validates the bound parameters against the buffer and file and moves the bytes. Returns what
+  // *bytes_p receives: bytes moved, or a negative code (core/io_result.h). It should drop
+  // references the caller may want back as soon as the stream moves on (a registered buffer)
+  // before returning; whatever it still holds is destroyed after the stream was released, off
+  // the workers.
+  virtual ssize_t Run(const AsyncParams& params) = 0;
+  // Staged: where the bytes are, or the error that ends the operation.
+  virtual Result<StagedPlan> Begin(const AsyncParams& params) {
+    (void)params;
+    return Status::Op(hipFileInternalError);
+  }
+  // Staged: moves `bytes` between pinned `staging` and the file at `offset` (a read fills the
+  // staging, a write empties it): the bytes that moved (short at end of file or when an error
+  // stopped them), or the error when none did. Makes no GPU call, so it never waits for a stream.
+  virtual Result<size_t> Move(void* staging, size_t bytes, off_t offset) {
+    (void)staging;
+    (void)bytes;
+    (void)offset;
+    return Status::Op(hipFileInternalError);
+  }
+  // Staged: once, with the outcome (moved bytes or the error), before the stream is released:
   // returns what *bytes_p receives.
-  std::function<ssize_t(const Result<size_t>&)> finish;
+  virtual ssize_t Finish(const Result<size_t>& moved) {
+    (void)moved;
+    return -static_cast<ssize_t>(hipFileInternalError);
+  }
 };
 
 struct AsyncOp {
@@ -54,32 +80,23 @@ struct AsyncOp {
   const char* entry = "hipFileReadAsync/WriteAsync";  // the C entry point, for refusal lines
   unsigned fixed_flags = 0;
   AsyncParams submitted;  // values seen at submission (size already clamped)
-
-  // Validates the bound parameters against the buffer and file and moves the bytes. Returns what
-  // *bytes_p receives: bytes moved, or a negative code. Runs once; it should drop references the
-  // caller may want back as soon as the stream moves on (a registered buffer) before returning.
-  // Whatever it still holds is destroyed after the stream was released, off the workers.
-  std::function<ssize_t(const AsyncParams&)> run;
-  // Set where the operation's copies can run on its stream (device memory on a GPU); `run` is
-  // then the way taken when the executor cannot stage it (see async_executor.h).
-  std::unique_ptr<AsyncStaged> staged;
+  // The size cap (IoService::max_rw_count, set at submission): a size read at execution is
+  // clamped to it, as hipFileRead clamps. No cap unless set.
+  size_t max_rw_count = std::numeric_limits<size_t>::max();
+  std::unique_ptr<AsyncWork> work;
 };
 
 // Binds the parameters the operation runs with into *p: fixed ones from submission, the rest read
-// through the caller's pointers now. 0, or the negative code *bytes_p receives: a size larger
-// than at submission is refused (-hipFileInvalidValue), as the buffer was checked for the
-// submitted size only, and so are negative offsets.
+// through the caller's pointers now, the size clamped to op.max_rw_count. 0, or the negative code
+// *bytes_p receives: a size larger than at submission is refused (-hipFileInvalidValue), as the
+// buffer was checked for the submitted size only, and so are negative offsets.
 ssize_t BindParams(const AsyncOp& op, AsyncParams* p);
 
-// The parameters the operation runs with: fixed ones from submission, the rest read through the
-// caller's pointers now. A size larger than at submission is refused (-hipFileInvalidValue), as
-// the buffer was checked for the submitted size only.
-ssize_t RunBound(const AsyncOp& op);
+// BindParams, then op.work->Run, with what it throws turned into CaughtResult.
+ssize_t RunBoundNoThrow(const AsyncOp& op) noexcept;
 // Only inside a catch block: what *bytes_p receives when an operation's work threw (the
 // exception is logged): -ENOMEM for exhausted memory, -errno for a refused thread,
 // -hipFileInternalError for anything else (util/exception_status.h).
 ssize_t CaughtResult() noexcept;
-// RunBound, with what it throws turned into CaughtResult.
-ssize_t RunBoundNoThrow(const AsyncOp& op) noexcept;
 
 }  // namespace hipfile::core

@@ -17,7 +17,7 @@ using namespace async_detail;  // NOLINT(google-build-using-namespace): this fil
 
 bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
   // Nothing to copy for an empty operation: the plain way is as good.
-  return op.staged != nullptr && op.submitted.size > 0 && !channel.host_fn && channel.copy_tables &&
+  return op.work->Staged() && op.submitted.size > 0 && !channel.host_fn && channel.copy_tables &&
          !channel.staged_broken;
 }
 
@@ -161,7 +161,7 @@ AsyncExecutor::ChainLimits AsyncExecutor::LimitsLocked(const Channel& channel, c
 
 void AsyncExecutor::Step(Channel* channel) {
   Staged& s = *channel->active;
-  AsyncStaged& io = *s.op->staged;
+  AsyncWork& io = *s.op->work;
   // What of the chain is on the stream, as the submission last said. It may still lower it
   // after this look; a worker that then waits for a copy that never comes is moved on by the
   // poller (PollLoop), and looks again.
@@ -188,7 +188,7 @@ void AsyncExecutor::Step(Channel* channel) {
       s.stopped = true;
     } else {
       Result<StagedPlan> plan =
-          CatchToStatus("stream-ordered operation", [&] { return io.begin(params); });
+          CatchToStatus("stream-ordered operation", [&] { return io.Begin(params); });
       if (plan.ok()) {
         s.plan = *plan;
       } else {
@@ -201,7 +201,7 @@ void AsyncExecutor::Step(Channel* channel) {
     s.stopped = true;
     if (s.error.ok()) s.error = Status::Gpu(limits.error);
   }
-  if (!io.write) {
+  if (!io.Write()) {
     // Fill each slot once the stream has copied out of it, and let the stream copy it.
     for (; s.released < limits.waits; ++s.released) {
       const uint32_t free_at = s.Token(s.released) - 2;  // the token that used the slot last
@@ -230,7 +230,7 @@ void AsyncExecutor::Step(Channel* channel) {
     if (bytes > 0 && !s.stopped) {
       const off_t at = s.plan.file_offset + static_cast<off_t>(s.written * kStagingChunk);
       const Result<size_t> wrote = CatchToStatus(
-          "stream-ordered write", [&] { return io.move(channel->Slot(token), bytes, at); });
+          "stream-ordered write", [&] { return io.Move(channel->Slot(token), bytes, at); });
       const size_t n = wrote.ok() ? *wrote : 0;
       s.moved += n;
       if (n < bytes) {
@@ -263,7 +263,7 @@ void AsyncExecutor::StepRead(Channel* channel, Staged& s, size_t k) {
   size_t got = 0;
   if (want > 0) {
     const Result<size_t> read = CatchToStatus("stream-ordered read", [&] {
-      return s.op->staged->move(staging, want, s.plan.file_offset + static_cast<off_t>(done));
+      return s.op->work->Move(staging, want, s.plan.file_offset + static_cast<off_t>(done));
     });
     got = read.ok() ? *read : 0;
     s.moved += got;
@@ -301,7 +301,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
       s.moved > 0 || s.error.ok() ? Result<size_t>(s.moved) : Result<size_t>(s.error);
   ssize_t result = 0;
   try {
-    result = s.op->staged->finish(outcome);
+    result = s.op->work->Finish(outcome);
   } catch (...) {
     result = CaughtResult();
   }

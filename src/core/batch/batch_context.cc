@@ -8,16 +8,6 @@
 
 namespace hipfile::core {
 
-size_t EventRet(const Result<size_t>& moved) {
-  if (moved.ok()) return *moved;
-  const Status status = moved.status();
-  int64_t code = hipFileHipDriverError;
-  if (status.kind() == Status::Kind::kErrno || status.kind() == Status::Kind::kOp) {
-    code = status.code();
-  }
-  return static_cast<size_t>(-code);
-}
-
 BatchContext::BatchContext(unsigned capacity, std::atomic<size_t>* pending_everywhere)
     : capacity_(capacity),
       pending_everywhere_(pending_everywhere),

@@ -27,7 +27,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/driver.h"
+#include "core/io_result.h"
+#include "core/io_service.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -168,10 +169,9 @@ class BatchContext {
   size_t done_count_ = 0;
 };
 
-// hipFileIOEvents_t::ret of a finished transfer: the bytes moved, or a negative error cast to
-// size_t - -errno for a system call failure, -hipFileOpError_t for a library rule, and
-// -hipFileHipDriverError for a GPU runtime error (errno values stay below HIPFILE_BASE_ERR, so
-// the two are told apart).
-size_t EventRet(const Result<size_t>& moved);
+// hipFileIOEvents_t::ret of a finished transfer: EncodeResult (core/io_result.h) cast to size_t.
+inline size_t EventRet(const Result<size_t>& moved) {
+  return static_cast<size_t>(EncodeResult(moved));
+}
 
 }  // namespace hipfile::core

@@ -15,16 +15,6 @@ namespace hipfile::core {
 
 BatchManager::BatchManager(Driver& driver, unsigned threads)
     : driver_(driver), requested_threads_(threads) {
-  runner_ = [this](const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results) {
-    std::vector<Driver::IoCall> calls(transfers.size());
-    for (size_t i = 0; i < transfers.size(); ++i) {
-      calls[i].io = &transfers[i]->io;
-      calls[i].size = transfers[i]->size;
-      calls[i].file_offset = transfers[i]->file_offset;
-      calls[i].buffer_offset = transfers[i]->buffer_offset;
-    }
-    driver_.ExecuteMany(calls.data(), calls.size(), results);
-  };
   close_hook_ = driver_.AddCloseHook([this](uint64_t closes) { DropBatches(closes); });
 }
 
@@ -120,10 +110,23 @@ void BatchManager::Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext
   // the entries it stands for have no other run coming.
   for (size_t runs = context->RunsToQueue(limits); runs > 0; --runs) {
     pool.PostOrRun([this, &pool, context, limits] {
-      context->RunNext(limits, runner_);
+      context->RunNext(limits, [this](const std::vector<const BatchTransfer*>& transfers,
+                                      Result<size_t>* results) { RunEntries(transfers, results); });
       Schedule(pool, context, limits);
     });
   }
+}
+
+void BatchManager::RunEntries(const std::vector<const BatchTransfer*>& transfers,
+                              Result<size_t>* results) {
+  std::vector<IoService::IoCall> calls(transfers.size());
+  for (size_t i = 0; i < transfers.size(); ++i) {
+    calls[i].io = &transfers[i]->io;
+    calls[i].size = transfers[i]->size;
+    calls[i].file_offset = transfers[i]->file_offset;
+    calls[i].buffer_offset = transfers[i]->buffer_offset;
+  }
+  driver_.io_service().ExecuteMany(calls.data(), calls.size(), results);
 }
 
 Status BatchManager::GetStatus(hipFileBatchHandle_t batch, unsigned min_nr, unsigned* nr,

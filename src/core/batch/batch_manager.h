@@ -8,10 +8,10 @@
 // after the driver opens again, its Pending entries are canceled and its Running ones finish on
 // their own (the close does not wait for them). A batch set up while the driver is closed goes
 // with the next last close. Entries run on the shared WorkerPool through
-// Driver::ExecuteMany, i.e. the same engine and rules as hipFileRead/hipFileWrite; a worker takes
-// up to kMaxGroupEntries small entries of a batch at once, which share one staging buffer and one
-// wait for their GPU copies (engine/grouped_io.h).
-// Thread-safe: any number of threads may use any batches at once.
+// IoService::ExecuteMany, i.e. the same engine and rules as hipFileRead/hipFileWrite; a worker
+// takes up to kMaxGroupEntries small entries of a batch at once, which share one staging buffer and
+// one wait for their GPU copies (engine/grouped_io.h). Thread-safe: any number of threads may use
+// any batches at once.
 #pragma once
 
 #include <hipfile.h>
@@ -82,12 +82,14 @@ class BatchManager {
   // the batch asks for once it has run.
   void Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,
                 const BatchContext::GroupLimits& limits);
+  // What a worker's run does with the entries it claimed: IoService::ExecuteMany, the rules and
+  // engine of hipFileRead/hipFileWrite for each.
+  void RunEntries(const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results);
   // max(hardware threads, ExecutionMaxIOThreads in use), at most kMaxBatchIoCount.
   unsigned AutoBatchThreads() const;
 
   Driver& driver_;
   const unsigned requested_threads_;
-  BatchContext::Runner runner_;  // Driver::ExecuteMany
 
   std::atomic<size_t> pending_{0};  // Pending entries of all batches (BatchContext's grouping)
   uint64_t close_hook_ = 0;         // Driver::AddCloseHook's id

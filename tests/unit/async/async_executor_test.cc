@@ -20,6 +20,17 @@
 namespace hipfile::core {
 namespace {
 
+// An operation's work that runs a function (the executor's `run` way only).
+class FunctionWork final : public AsyncWork {
+ public:
+  explicit FunctionWork(std::function<ssize_t(const AsyncParams&)> body) : body_(std::move(body)) {}
+  bool Write() const override { return false; }
+  ssize_t Run(const AsyncParams& params) override { return body_(params); }
+
+ private:
+  std::function<ssize_t(const AsyncParams&)> body_;
+};
+
 using namespace std::chrono_literals;
 
 class AsyncExecutorTest : public ::testing::Test {
@@ -65,7 +76,7 @@ class AsyncExecutorTest : public ::testing::Test {
     op->bytes_p = &slot->bytes;
     op->fixed_flags = fixed;
     op->submitted = {slot->size, slot->file_offset, slot->buffer_offset};
-    op->run = std::move(body);
+    op->work = std::make_unique<FunctionWork>(std::move(body));
     return op;
   }
 
@@ -332,7 +343,8 @@ void OneStreamPerRequest(runtime::GpuRuntime& gpu, AsyncExecutor& executor, int 
     async_op->buffer_offset_p = &slot.buffer_offset;
     async_op->bytes_p = &slot.bytes;
     async_op->submitted = {slot.size, slot.file_offset, slot.buffer_offset};
-    async_op->run = CopyBody(&copies[static_cast<size_t>(op)], id, op);
+    async_op->work =
+        std::make_unique<FunctionWork>(CopyBody(&copies[static_cast<size_t>(op)], id, op));
     const Status st = executor.Submit(s, std::move(async_op));
     ASSERT_TRUE(st.ok()) << "stream " << id << " op " << op;
   }

@@ -20,7 +20,7 @@
 
 namespace hipfile::core {
 
-// A FaultSys with an environment of its own.
+// A FaultSys with an environment of its own, and a page size a test may set.
 class EnvSys : public testing::FaultSys {
  public:
   void Set(const std::string& name, const std::string& value) { env_[name] = value; }
@@ -28,9 +28,13 @@ class EnvSys : public testing::FaultSys {
     const auto it = env_.find(name);
     return it == env_.end() ? nullptr : it->second.c_str();
   }
+  // Read by the Driver when it is built.
+  void SetPageSize(long bytes) { page_size_ = bytes; }
+  long PageSize() override { return page_size_ > 0 ? page_size_ : testing::FaultSys::PageSize(); }
 
  private:
   std::map<std::string, std::string> env_;
+  long page_size_ = 0;
 };
 
 // An open descriptor, closed at the end of the scope.

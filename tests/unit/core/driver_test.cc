@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/io_rules.h"
 #include "core_test_util.h"
 
 namespace hipfile::core {
@@ -385,6 +386,38 @@ TEST_F(DriverNoCompatTest, IoFailsWithInternalErrorAfterTheOtherRules) {
   EXPECT_EQ(driver().Read(handle_, buffer, 10, 0, 0).status(), Status::Op(hipFileInternalError));
   EXPECT_EQ(driver().Write(handle_, buffer, 10, 0, 0).status(), Status::Op(hipFileInternalError));
   EXPECT_EQ(driver().Read(handle_, buffer, 0, 0, 0).status(), Status::Op(hipFileInternalError));
+}
+
+// The size cap is the page size's MAX_RW_COUNT on every path: under 64 KiB pages (0x7fff0000) a
+// stream-ordered read of 0x7ffff000 bytes - the cap of 4 KiB pages - is clamped as hipFileRead
+// clamps it, and reads to the end of the file, rather than refused when the stream gets there.
+TEST_F(CoreTest, StreamOrderedSizeCapIsTheSyncCapOnEveryPageSize) {
+  sys_.SetPageSize(65536);
+  ASSERT_EQ(MaxRwCount(65536), size_t{0x7fff0000});
+  constexpr size_t kFile = 8192;
+  const std::string path = MakeFile("small", kFile);
+  ScopedFd fd(path, O_RDWR);
+  Result<void*> handle = driver().RegisterHandle(fd.get());
+  ASSERT_TRUE(handle.ok());
+  constexpr size_t kAsked = 0x7ffff000;
+  void* buffer = DeviceAlloc(kAsked);  // address space only: the read fills 8 KiB of it
+  const Result<size_t> sync = driver().Read(*handle, buffer, kAsked, 0, 0);
+  ASSERT_TRUE(sync.ok()) << sync.status().ToString();
+  EXPECT_EQ(*sync, kFile);
+  runtime::Stream stream = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&stream, 0), hipSuccess);
+  size_t size = kAsked;
+  off_t file_offset = 0;
+  off_t buffer_offset = 0;
+  ssize_t bytes = -1;
+  const Status submitted = driver().SubmitAsync(IoDirection::kRead, *handle, buffer, &size,
+                                                &file_offset, &buffer_offset, &bytes, stream);
+  ASSERT_TRUE(submitted.ok()) << submitted.ToString();
+  ASSERT_EQ(gpu_.StreamSynchronize(stream), hipSuccess);
+  EXPECT_EQ(bytes, static_cast<ssize_t>(*sync)) << "the stream-ordered read refused what sync read";
+  EXPECT_EQ(gpu_.StreamDestroy(stream), hipSuccess);
+  driver().DeregisterHandle(*handle);
+  while (driver().UseCount() > 0) ASSERT_TRUE(driver().Close().ok());
 }
 
 }  // namespace

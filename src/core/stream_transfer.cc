@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+#include "core/stream_transfer.h"
+
+#include <hipfile.h>
+
+#include <memory>
+#include <utility>
+
+#include "core/io_result.h"
+#include "util/log.h"
+
+namespace hipfile::core {
+
+ssize_t StreamTransfer::Run(const AsyncParams& params) {
+  const ssize_t result =
+      EncodeResult(service_.Execute(io_, params.size, params.file_offset, params.buffer_offset));
+  LetGo();
+  return result;
+}
+
+Result<StagedPlan> StreamTransfer::Begin(const AsyncParams& params) {
+  start_ = std::chrono::steady_clock::now();
+  Result<engine::IoRequest> request =
+      service_.Check(io_, params.size, params.file_offset, params.buffer_offset);
+  if (!request.ok()) {
+    service_.Record(io_, nullptr, request.status(), start_);
+    return request.status();
+  }
+  request_ = *request;
+  begun_ = true;
+  return StagedPlan{request_.memory.ptr, request_.size, request_.offset};
+}
+
+Result<size_t> StreamTransfer::Move(void* staging, size_t bytes, off_t offset) {
+  const engine::IoMemory memory{staging, hipMemoryTypeHost, request_.memory.device};
+  return request_.write ? io_.engine->Write(*request_.file, memory, bytes, offset)
+                        : io_.engine->Read(*request_.file, memory, bytes, offset);
+}
+
+ssize_t StreamTransfer::Finish(const Result<size_t>& moved) {
+  if (begun_ && request_.size > 0) service_.Record(io_, &request_, moved, start_);
+  LetGo();
+  return EncodeResult(moved);
+}
+
+void StreamTransfer::LetGo() {
+  io_.file.reset();
+  io_.registered.reset();
+}
+
+Status CheckStreamSubmission(const IoService& service, runtime::GpuRuntime& gpu,
+                             const PreparedIo& io, const StreamSubmission& s) {
+  if (!service.RangeValid(io, s.submitted.size, s.submitted.file_offset,
+                          s.submitted.buffer_offset)) {
+    return Status::Op(hipFileInvalidValue);
+  }
+  int stream_device = -1;
+  if (const hipError_t e = gpu.StreamGetDevice(s.stream, &stream_device); e != hipSuccess) {
+    HF_LOG_LIMITED(kWarn, "%s: stream %p: the GPU runtime cannot say its device (%s)", io.entry,
+                   static_cast<void*>(s.stream), Status::Gpu(e).ToString().c_str());
+    return Status::Gpu(e);
+  }
+  if (stream_device != io.buffer.device) {
+    HF_LOG_LIMITED(kWarn, "%s: the stream is on device %d, the buffer on device %d", io.entry,
+                   stream_device, io.buffer.device);
+    return Status::Op(hipFileInvalidValue);
+  }
+  return Status::Ok();
+}
+
+Status SubmitStreamOrdered(IoService& service, AsyncExecutor& executor, bool stage, PreparedIo io,
+                           const StreamSubmission& s) {
+  auto op = std::make_unique<AsyncOp>();
+  op->size_p = s.size_p;
+  op->file_offset_p = s.file_offset_p;
+  op->buffer_offset_p = s.buffer_offset_p;
+  op->bytes_p = s.bytes_p;
+  op->entry = io.entry;
+  op->fixed_flags = executor.StreamFlags(s.stream);
+  op->max_rw_count = service.max_rw_count();
+  op->submitted = s.submitted;
+  const bool staged = stage && io.buffer.type == hipMemoryTypeDevice;
+  op->work = std::make_unique<StreamTransfer>(service, std::move(io), staged);
+  *s.bytes_p = 0;
+  return executor.Submit(s.stream, std::move(op));
+}
+
+}  // namespace hipfile::core
