@@ -76,7 +76,6 @@ Status SubmitStreamOrdered(IoService& service, AsyncExecutor& executor, bool sta
   op->buffer_offset_p = s.buffer_offset_p;
   op->bytes_p = s.bytes_p;
   op->entry = io.entry;
-  op->fixed_flags = executor.StreamFlags(s.stream);
   op->max_rw_count = service.max_rw_count();
   op->submitted = s.submitted;
   const bool staged = stage && io.buffer.type == hipMemoryTypeDevice;

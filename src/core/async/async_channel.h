@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -54,13 +55,32 @@ struct AsyncExecutor::ChainLimits {
   hipError_t error = hipSuccess;
 };
 
-// A staged operation the stream has reached (async_executor.h).
+// A staged operation, handed to the poller by its submission (async_executor.h).
 struct AsyncExecutor::Staged {
   uint32_t seq = 0;
   std::unique_ptr<AsyncOp> op;
   uint32_t first_token = 0;  // chunk k is token first_token + k, slot (first_token + k) % 2
   size_t chunks = 0;
-  bool started = false;  // parameters bound, plan made (or the error set)
+  // How much of the chain is on the stream: all of it (chunks) unless the submission failed
+  // part-way, which lowers waits and copies and then sets error (release), under mutex_ and
+  // while the operation is queued or active. Workers read them without the lock (Limits); one
+  // that read them before the change and waits for a copy that never comes is moved on by the
+  // poller.
+  std::atomic<size_t> waits_queued{0};
+  std::atomic<size_t> copies_queued{0};
+  std::atomic<int> queue_error{hipSuccess};
+  ChainLimits Limits() const {
+    const auto why = static_cast<hipError_t>(queue_error.load(std::memory_order_acquire));
+    if (why == hipSuccess) return {chunks, chunks, hipSuccess};
+    return {waits_queued.load(std::memory_order_relaxed),
+            copies_queued.load(std::memory_order_relaxed), why};
+  }
+  // Bound by the poller under mutex_ when it hands the operation out, while the submission has
+  // not failed: the caller may let its variables go once the call has returned its error.
+  bool bound = false;
+  AsyncParams params;
+  ssize_t refused = 0;   // BindParams' refusal, 0 when none
+  bool started = false;  // plan made (or the error set)
   StagedPlan plan;
   size_t moved = 0;               // bytes read from or written to the file
   Status error;                   // what stopped the transfer, if anything did
@@ -99,7 +119,7 @@ struct AsyncExecutor::Channel {
     // False while its submission is still queueing stream operations: the entry is made before
     // them, so that nothing a submission allocates can fail once the stream may wait for it,
     // and the poller stops at it until it is filled in. A staged operation's entry is filled
-    // before its first stream operation (AsyncExecutor::SubmitStaged says why).
+    // before its first stream operation (AsyncExecutor::SubmitOrdered says why).
     bool filled = false;
   };
   runtime::Stream stream = nullptr;
@@ -134,16 +154,8 @@ struct AsyncExecutor::Channel {
     Table(0)->count = 0;
     Table(1)->count = 0;
   }
-  uint32_t last_token = 0;     // the last token a chain on the stream copies for
-  bool staged_broken = false;  // a chain could not be enqueued: no more staged operations
-  // The chain that made staged_broken: its operation's sequence number and limits (mutex_).
-  struct Truncation {
-    uint32_t seq;
-    size_t waits;
-    size_t copies;
-    hipError_t error;
-  };
-  std::optional<Truncation> truncation;
+  uint32_t last_token = 0;         // the last token a chain on the stream copies for
+  bool staged_broken = false;      // a chain could not be enqueued: no more staged operations
   std::unique_ptr<Staged> active;  // the staged operation the stream has reached, if any
   bool waiting = false;            // active waits for copied >= trigger; mutex_ guards both
   uint32_t trigger = 0;

@@ -222,6 +222,10 @@ Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op
         Result<Channel*> found = ChannelFor(stream, device);
         if (!found.ok()) return found.status();
         channel = *found;
+        // The stream's HIPFILE_STREAM_FIXED_* flags, as registered now.
+        if (auto flags = registered_.find(stream); flags != registered_.end()) {
+          op->fixed_flags |= flags->second;
+        }
         // Until its operation is queued or refused, the submission keeps the channel with this
         // stream and counts as outstanding (no recycling, no staging moved, no RunIfIdle).
         ++channel->submitters;
@@ -262,18 +266,16 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
                                     std::unique_ptr<AsyncOp> op) {
   bool staged = false;
   uint32_t seq = 0;
+  uint32_t first_token = 0;
+  size_t chunks = 0;
   std::unique_ptr<Ready> ready;
-  std::unique_ptr<Staged> chain;
-  bool stageable = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stageable = CanStage(*channel, *op);
-  }
-  staged = stageable && PrepareStaging(channel);  // may pin memory: without mutex_
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    // A channel without staging gets it here; pinning releases the lock meanwhile.
+    staged = CanStage(*channel, *op) && StagingLocked(lock, channel);
     // Everything the submission needs is allocated here, before a sequence number is taken:
     // once a stream operation is queued, nothing may fail for want of memory.
+    std::unique_ptr<Staged> chain;
     if (!staged && channel->host_fn) {
       ready = std::make_unique<Ready>();
     } else {
@@ -282,8 +284,29 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     }
     seq = ++channel->last_seq;
     if (ready == nullptr) channel->queued.back().seq = seq;
+    if (staged) {
+      // The operation is the poller's before its first stream operation is queued: once the
+      // stream waits for `ready`, only a worker can let it on, and this thread may meanwhile
+      // wait in the runtime for the stream to drain (another thread freeing memory, on CUDA).
+      // The whole chain's tokens are taken now (submit_mu held): operations submitted to one
+      // stream from several threads keep their order.
+      first_token = channel->last_token + 1;
+      chunks = (op->submitted.size + kStagingChunk - 1) / kStagingChunk;
+      chain->seq = seq;
+      chain->first_token = first_token;
+      chain->chunks = chunks;
+      chain->op = std::move(op);
+      channel->last_token += static_cast<uint32_t>(chain->chunks);
+      Channel::Pending& pending = channel->queued.back();
+      pending.staged = std::move(chain);
+      pending.filled = true;
+      ++queued_;
+    }
   }
-  if (staged) return SubmitStaged(channel, stream, seq, std::move(op), std::move(chain));
+  if (staged) {
+    wake_poller_.notify_one();
+    return SubmitStaged(channel, stream, seq, first_token, chunks);
+  }
 
   if (ready != nullptr) {
     *ready = Ready{this, channel, seq, op.get()};
@@ -406,7 +429,7 @@ void AsyncExecutor::PollLoop() {
       // A staged operation moves on once its stream has copied what it waits for, or once its
       // submission failed part-way, so that the copy it waits for will never come.
       if (channel->waiting && (Reached(LoadWord(&channel->words[kCopied]), channel->trigger) ||
-                               LimitsLocked(*channel, *channel->active).error != hipSuccess)) {
+                               channel->active->Limits().error != hipSuccess)) {
         channel->waiting = false;
         --waiting_;
         progressed = true;
@@ -425,6 +448,7 @@ void AsyncExecutor::PollLoop() {
         if (pending.staged != nullptr) {
           // The stream passed the previous operation's whole chain: none is active.
           channel->active = std::move(pending.staged);
+          BindLocked(*channel->active);
           hand_over([this, channel] { Step(channel); });
         } else {
           AsyncOp* op = pending.op.release();

@@ -117,7 +117,8 @@ class AsyncExecutor {
   // The HIPFILE_STREAM_* flags of a registered stream; 0 for any other stream.
   unsigned StreamFlags(runtime::Stream stream);
 
-  // Enqueues `op` on `stream`. On error nothing was enqueued that will run it.
+  // Enqueues `op` on `stream`, with the stream's registered HIPFILE_STREAM_FIXED_* flags added to
+  // op->fixed_flags. On error nothing was enqueued that will run it.
   Status Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
 
   // Operations submitted and not yet completed. An operation counts as completed a moment after
@@ -161,15 +162,17 @@ class AsyncExecutor {
   // Staged operations (async_staged.cc).
   bool CanStage(const Channel& channel, const AsyncOp& op);  // mutex_ held
   // Gives the channel staging where it has none: an idle channel's, or a block it pins (with
-  // mutex_ released meanwhile). False when neither can be had. mutex_ not held; the caller holds
+  // mutex_ released meanwhile, through `lock`). False when neither can be had. The caller holds
   // the channel's submit_mu and counts as its submitter.
-  bool PrepareStaging(Channel* channel);
+  bool StagingLocked(std::unique_lock<std::mutex>& lock, Channel* channel);
   void WarnNoStagingLocked(const char* why_not, hipError_t error);  // once; mutex_ held
   // The part of Submit that queues stream operations: the channel's submit_mu held, mutex_ not.
   Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op);
-  // `chain` and the channel's last queued entry were made for it by SubmitOrdered.
-  Status SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
-                      std::unique_ptr<AsyncOp> op, std::unique_ptr<Staged> chain);
+  // Queues the stream operations of the staged operation SubmitOrdered handed to the poller
+  // (sequence number seq, tokens first..first+chunks-1); records how much is on the stream when a
+  // call fails. submit_mu held, mutex_ not.
+  Status SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
+                      size_t chunks);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
   // (the sequence number it took is given back, and it no longer counts as outstanding). mutex_
   // held.
@@ -180,9 +183,9 @@ class AsyncExecutor {
   void ReleaseWrite(Channel* channel, Staged& s, size_t k);
   void WaitForCopied(Channel* channel, uint32_t token);
   void FinishStaged(Channel* channel);
-  // How much of the staged operation's chain is on its stream (all of it, unless its submission
-  // failed part-way). mutex_ held.
-  static ChainLimits LimitsLocked(const Channel& channel, const Staged& s);
+  // The poller, handing a staged operation out: its parameters bound now, where its submission
+  // has not failed. mutex_ held.
+  static void BindLocked(Staged& s);
 
   runtime::GpuRuntime& gpu_;
   std::unique_ptr<WorkerPool> workers_;  // reset before the members its tasks use

@@ -21,40 +21,39 @@ bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
          !channel.staged_broken;
 }
 
-bool AsyncExecutor::PrepareStaging(Channel* channel) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (channel->staging_block != nullptr) return true;
-    if (staged_channels_ >= kMaxStagedChannels) {
-      // Take the staging of the least recently used idle channel: none of its operations is
-      // queued or running and its stream has made every copy, so nothing touches the block. (A
-      // program that makes a stream per request would otherwise run out after 256 streams.)
-      for (Channel* donor : lru_) {
-        if (donor == channel || donor->staging_block == nullptr || donor->active != nullptr ||
-            !donor->queued.empty() || !donor->Idle()) {
-          continue;
-        }
-        channel->staging_block = std::exchange(donor->staging_block, nullptr);
-        channel->ClearTables();
-        ++staging_moves_;
-        return true;
+bool AsyncExecutor::StagingLocked(std::unique_lock<std::mutex>& lock, Channel* channel) {
+  if (channel->staging_block != nullptr) return true;
+  if (staged_channels_ >= kMaxStagedChannels) {
+    // Take the staging of the least recently used idle channel: none of its operations is
+    // queued or running and its stream has made every copy, so nothing touches the block. (A
+    // program that makes a stream per request would otherwise run out after 256 streams.)
+    for (Channel* donor : lru_) {
+      if (donor == channel || donor->staging_block == nullptr || donor->active != nullptr ||
+          !donor->queued.empty() || !donor->Idle()) {
+        continue;
       }
-      WarnNoStagingLocked("every stream with staging has operations in flight", hipSuccess);
-      return false;
+      channel->staging_block = std::exchange(donor->staging_block, nullptr);
+      channel->ClearTables();
+      ++staging_moves_;
+      return true;
     }
-    ++staged_channels_;  // this channel's, reserved while it is pinned
+    WarnNoStagingLocked("every stream with staging has operations in flight", hipSuccess);
+    return false;
   }
-  // Pinned without mutex_: on CUDA, pinning waits while another thread frees memory, and that
-  // waits for every stream - some of which wait for the poller, which needs mutex_. (Pinning
-  // itself returns while streams wait: bench/results/h200-2026-11-30-pins.) Freeing would wait
-  // for the streams, so the block stays with the channel for the executor's life. The channel
-  // keeps its staging meanwhile: it has a submitter, so it is not idle and gives no block away.
+  ++staged_channels_;  // this channel's, reserved while it is pinned
+  // Pinned with mutex_ released: on CUDA, pinning waits while another thread frees memory, and
+  // that waits for every stream - some of which wait for the poller, which needs mutex_.
+  // (Pinning itself returns while streams wait: bench/results/h200-2026-11-30-pins.) Freeing
+  // would wait for the streams, so the block stays with the channel for the executor's life. The
+  // channel keeps what the caller saw meanwhile: it has a submitter (submit_mu held), so it is
+  // neither recycled nor idle, and gives no block away.
+  lock.unlock();
   void* block = nullptr;
   const hipError_t e = NoThrow([&] {
     return gpu_.HostMalloc(&block, 2 * kStagingChunk + 2 * sizeof(runtime::CopyTable),
                            hipHostMallocPortable | hipHostMallocMapped);
   });
-  std::lock_guard<std::mutex> lock(mutex_);
+  lock.lock();
   if (e != hipSuccess) {
     --staged_channels_;
     WarnNoStagingLocked("pinning its staging failed", e);
@@ -75,28 +74,8 @@ void AsyncExecutor::WarnNoStagingLocked(const char* why_not, hipError_t error) {
 }
 
 Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
-                                   std::unique_ptr<AsyncOp> op, std::unique_ptr<Staged> chain) {
-  // The whole chain in one submission (submit_mu held): operations submitted to one stream from
-  // several threads keep their order. last_token changes only under submit_mu.
-  const size_t chunks = (op->submitted.size + kStagingChunk - 1) / kStagingChunk;
-  const uint32_t before = channel->last_token;
-  const uint32_t first = before + 1;
-  chain->seq = seq;
-  chain->op = std::move(op);
-  chain->first_token = first;
-  chain->chunks = chunks;
-  {
-    // The operation is the poller's before its first stream operation is queued: once the
-    // stream waits for `ready`, only a worker can let it on, and this thread may meanwhile wait
-    // in the runtime for the stream to drain (another thread freeing memory, on CUDA).
-    std::lock_guard<std::mutex> lock(mutex_);
-    Channel::Pending& pending = channel->queued.back();  // SubmitOrdered's: submit_mu keeps it last
-    pending.staged = std::move(chain);
-    pending.filled = true;
-    channel->last_token = first + static_cast<uint32_t>(chunks) - 1;
-    ++queued_;
-  }
-  wake_poller_.notify_one();  // now: this thread may wait in the runtime below
+                                   uint32_t first, size_t chunks) {
+  const uint32_t before = first - 1;
   hipError_t e =
       NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
   if (e != hipSuccess) {
@@ -140,7 +119,18 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
       // operations: its tokens no longer line up.
       channel->staged_broken = true;
       channel->last_token = written;
-      channel->truncation = Channel::Truncation{seq, waits, copies, e};
+      // The operation is still queued or active (its stream has no `wait done` to let it finish
+      // ahead of this), or finished already and gone.
+      Staged* s = channel->active != nullptr && channel->active->seq == seq ? channel->active.get()
+                                                                            : nullptr;
+      for (auto it = channel->queued.rbegin(); s == nullptr && it != channel->queued.rend(); ++it) {
+        if (it->seq == seq && it->staged != nullptr) s = it->staged.get();
+      }
+      if (s != nullptr) {
+        s->waits_queued.store(waits, std::memory_order_relaxed);
+        s->copies_queued.store(copies, std::memory_order_relaxed);
+        s->queue_error.store(e, std::memory_order_release);
+      }
       HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
              GpuErrorName(e));
     } else {
@@ -152,43 +142,27 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
   return Status::FromGpu(e);
 }
 
-AsyncExecutor::ChainLimits AsyncExecutor::LimitsLocked(const Channel& channel, const Staged& s) {
-  if (channel.truncation && channel.truncation->seq == s.seq) {
-    return {channel.truncation->waits, channel.truncation->copies, channel.truncation->error};
-  }
-  return {s.chunks, s.chunks, hipSuccess};
+void AsyncExecutor::BindLocked(Staged& s) {
+  if (s.Limits().error != hipSuccess) return;
+  s.refused = BindParams(*s.op, &s.params);
+  s.bound = true;
 }
 
 void AsyncExecutor::Step(Channel* channel) {
   Staged& s = *channel->active;
   AsyncWork& io = *s.op->work;
-  // What of the chain is on the stream, as the submission last said. It may still lower it
-  // after this look; a worker that then waits for a copy that never comes is moved on by the
-  // poller (PollLoop), and looks again.
-  ChainLimits limits;
-  bool bound = false;
-  AsyncParams params;
-  ssize_t refused = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    limits = LimitsLocked(*channel, s);
-    // The caller's variables are read under mutex_ and only while the submission has not
-    // failed: once it has returned its error, the caller may have let them go.
-    if (!s.started && limits.error == hipSuccess) {
-      refused = BindParams(*s.op, &params);
-      bound = true;
-    }
-  }
+  // What of the chain is on the stream, as the submission last said (Staged::Limits).
+  const ChainLimits limits = s.Limits();
   if (!s.started) {
     s.started = true;
-    if (!bound) {
+    if (!s.bound) {
       s.stopped = true;  // failed before it began: nothing moves
-    } else if (refused != 0) {
-      s.error = Status::Op(static_cast<hipFileOpError_t>(-refused));
+    } else if (s.refused != 0) {
+      s.error = Status::Op(static_cast<hipFileOpError_t>(-s.refused));
       s.stopped = true;
     } else {
       Result<StagedPlan> plan =
-          CatchToStatus("stream-ordered operation", [&] { return io.Begin(params); });
+          CatchToStatus("stream-ordered operation", [&] { return io.Begin(s.params); });
       if (plan.ok()) {
         s.plan = *plan;
       } else {
@@ -309,7 +283,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     // A submission that failed part-way returned its error: the caller's variable is left alone.
-    if (LimitsLocked(*channel, s).error == hipSuccess) *s.op->bytes_p = result;
+    if (s.Limits().error == hipSuccess) *s.op->bytes_p = result;
     finished = std::move(channel->active);
   }
   // Released after the last ready: the stream runs the copies first, then passes the wait.
