@@ -39,8 +39,11 @@ class DriverLockedRuntime final : public GpuRuntime {
   hipError_t GetDeviceTotalMem(int device, size_t* bytes) override {
     return Shared([&] { return inner_->GetDeviceTotalMem(device, bytes); });
   }
+  // Forwarded without a lambda, as the other calls taking an enum: a test may pass a value
+  // outside the enum, which a lambda's capture by reference would load as the enum (undefined).
   hipError_t GetDeviceAttribute(int device, hipDeviceAttribute_t attribute, int* value) override {
-    return Shared([&] { return inner_->GetDeviceAttribute(device, attribute, value); });
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return inner_->GetDeviceAttribute(device, attribute, value);
   }
   hipError_t DriverGetVersion(int* version) override {
     return Shared([&] { return inner_->DriverGetVersion(version); });
@@ -75,15 +78,18 @@ class DriverLockedRuntime final : public GpuRuntime {
   }
 
   hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) override {
-    return Shared([&] { return inner_->Memcpy(dst, src, size, kind); });
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return inner_->Memcpy(dst, src, size, kind);
   }
   hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                          Stream stream) override {
-    return Shared([&] { return inner_->MemcpyAsync(dst, src, size, kind, stream); });
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return inner_->MemcpyAsync(dst, src, size, kind, stream);
   }
   hipError_t MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind, Stream stream,
                               hipError_t* errors) override {
-    return Shared([&] { return inner_->MemcpyBatchAsync(copies, count, kind, stream, errors); });
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return inner_->MemcpyBatchAsync(copies, count, kind, stream, errors);
   }
   bool SupportsCopyTable(int device) override {
     std::shared_lock<std::shared_mutex> lock(mu_);

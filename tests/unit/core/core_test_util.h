@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/config.h"
 #include "core/driver.h"
@@ -28,9 +30,29 @@ class EnvSys : public testing::FaultSys {
     const auto it = env_.find(name);
     return it == env_.end() ? nullptr : it->second.c_str();
   }
-  // Read by the Driver when it is built.
+  // A machine of `bytes` pages (a multiple of the real page size), read by the Driver when it is
+  // built: PageSize says so, and Mincore answers as such a kernel would.
   void SetPageSize(long bytes) { page_size_ = bytes; }
   long PageSize() override { return page_size_ > 0 ? page_size_ : testing::FaultSys::PageSize(); }
+  // One byte per page of page_size_ (the real mincore writes one per real page), resident when
+  // every real page of it is.
+  Status Mincore(void* addr, size_t length, unsigned char* vec) override {
+    const long real = testing::FaultSys::PageSize();
+    if (page_size_ <= 0 || page_size_ == real) return testing::FaultSys::Mincore(addr, length, vec);
+    const size_t ratio = static_cast<size_t>(page_size_ / real);
+    const size_t real_pages = (length + static_cast<size_t>(real) - 1) / static_cast<size_t>(real);
+    std::vector<unsigned char> real_vec(real_pages);
+    const Status status = testing::FaultSys::Mincore(addr, length, real_vec.data());
+    if (!status.ok()) return status;
+    for (size_t page = 0; page * ratio < real_pages; ++page) {
+      unsigned char resident = 1;
+      for (size_t i = page * ratio; i < std::min(real_pages, (page + 1) * ratio); ++i) {
+        resident &= real_vec[i] & 1;
+      }
+      vec[page] = resident;
+    }
+    return Status::Ok();
+  }
 
  private:
   std::map<std::string, std::string> env_;
