@@ -69,7 +69,7 @@ PageCachePins::PageCachePins(platform::Sys& sys, runtime::GpuRuntime& gpu, Optio
 PageCachePins::~PageCachePins() {
   std::vector<std::shared_ptr<PinnedWindow>> all;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (auto& entry : files_) RetireLocked(*entry.second);
     files_.clear();
     all.swap(retired_);
@@ -80,7 +80,7 @@ PageCachePins::~PageCachePins() {
 Result<std::shared_ptr<MappedFile>> PageCachePins::Map(int fd, const struct stat& st) {
   const FileIdentity identity = FileIdentity::Of(st);
   if (identity.size <= 0) return Status::Errno(EINVAL);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   const Key key{identity.dev, identity.ino};
   auto it = files_.find(key);
   if (it != files_.end()) {
@@ -105,7 +105,7 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
   const uint64_t begin = uint64_t{k} * options_.window_bytes;
   size_t length = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (refused_ || k >= file->slots_.size()) return nullptr;
     MappedFile::Slot& slot = file->slots_[k];
     switch (slot.state) {
@@ -137,7 +137,7 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
                         spans[0].begin == begin && spans[0].end == begin + length;
   if (resident) pinned = gpu_.HostRegister(base, length, hipHostRegisterReadOnly);
 
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   MappedFile::Slot& slot = file->slots_[k];
   if (pinned != hipSuccess) {
     counters_.pinned_bytes -= length;
@@ -166,7 +166,7 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
 }
 
 void PageCachePins::Forget(dev_t dev, ino_t ino) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   const auto it = files_.find(Key{dev, ino});
   if (it == files_.end()) return;
   RetireLocked(*it->second);
@@ -174,19 +174,19 @@ void PageCachePins::Forget(dev_t dev, ino_t ino) {
 }
 
 bool PageCachePins::HasPinned(dev_t dev, ino_t ino) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return HasPinnedLocked(dev, ino);
 }
 
 bool PageCachePins::BeginDirectWrite(dev_t dev, ino_t ino) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (HasPinnedLocked(dev, ino)) return false;
   ++direct_writers_[Key{dev, ino}];
   return true;
 }
 
 void PageCachePins::EndDirectWrite(dev_t dev, ino_t ino) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   const auto it = direct_writers_.find(Key{dev, ino});
   if (it != direct_writers_.end() && --it->second == 0) direct_writers_.erase(it);
 }
@@ -207,7 +207,7 @@ bool PageCachePins::HasPinnedLocked(dev_t dev, ino_t ino) const {
 size_t PageCachePins::UnpinRetired() {
   std::vector<std::shared_ptr<PinnedWindow>> idle;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     // Only the list holds an idle window: a request using one holds a reference of its own, and
     // a retired window cannot be handed out again.
     auto busy = std::partition(retired_.begin(), retired_.end(),
@@ -220,7 +220,7 @@ size_t PageCachePins::UnpinRetired() {
 }
 
 PageCachePins::Counters PageCachePins::counters() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return counters_;
 }
 
@@ -235,7 +235,7 @@ void PageCachePins::RetireLocked(MappedFile& file) {
 void PageCachePins::Unpin(const PinnedWindow& window) {
   const hipError_t e = gpu_.HostUnregister(window.base());
   if (e != hipSuccess) HF_LOG(kWarn, "unpinning a page-cache window failed: %s", GpuErrorName(e));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   counters_.pinned_bytes -= window.length();
   ++counters_.windows_unpinned;
 }

@@ -31,13 +31,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "engine/plan.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::engine {
@@ -87,7 +87,9 @@ class MappedFile {
   char* const base_;
   const size_t length_;  // the file size rounded up to pages: pages past it must not be touched
   const size_t page_;
-  std::vector<Slot> slots_;  // one per window; guarded by the owning PageCachePins' mutex
+  // One per window; guarded by the owning PageCachePins' mu_ (no GUARDED_BY: the analysis
+  // cannot name another object's mutex).
+  std::vector<Slot> slots_;
 };
 
 // A pinned window of a mapping; it keeps the mapping alive.
@@ -164,21 +166,21 @@ class PageCachePins {
  private:
   using Key = std::pair<dev_t, ino_t>;
 
-  // Moves the pinned windows of `file` to retired_ and turns its slots off. mu_ held.
-  void RetireLocked(MappedFile& file);
-  bool HasPinnedLocked(dev_t dev, ino_t ino) const;
-  void Unpin(const PinnedWindow& window);
+  // Moves the pinned windows of `file` to retired_ and turns its slots off.
+  void RetireLocked(MappedFile& file) REQUIRES(mu_);
+  bool HasPinnedLocked(dev_t dev, ino_t ino) const REQUIRES(mu_);
+  void Unpin(const PinnedWindow& window) EXCLUDES(mu_);
 
   platform::Sys& sys_;
   runtime::GpuRuntime& gpu_;
   const Options options_;
 
-  mutable std::mutex mu_;
-  std::map<Key, std::shared_ptr<MappedFile>> files_;
-  std::vector<std::shared_ptr<PinnedWindow>> retired_;
-  std::map<Key, unsigned> direct_writers_;  // O_DIRECT writes in flight, by file
-  Counters counters_;
-  bool refused_ = false;  // the runtime refused to pin a file mapping: stop trying
+  mutable Mutex mu_;
+  std::map<Key, std::shared_ptr<MappedFile>> files_ GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<PinnedWindow>> retired_ GUARDED_BY(mu_);
+  std::map<Key, unsigned> direct_writers_ GUARDED_BY(mu_);  // O_DIRECT writes in flight, by file
+  Counters counters_ GUARDED_BY(mu_);
+  bool refused_ GUARDED_BY(mu_) = false;  // the runtime refused to pin a file mapping: stop trying
 };
 
 }  // namespace hipfile::engine

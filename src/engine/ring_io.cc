@@ -178,7 +178,7 @@ RingIo::RingIo(platform::Sys& sys, RingIoOptions options)
       max_rings_(options.max_rings) {}
 
 RingIo::~RingIo() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   assert(idle_.size() == rings_ && "a RunAll is still running");
 }
 
@@ -186,7 +186,7 @@ RingIo::Counters RingIo::counters() const {
   Counters c;
   c.ring_calls = ring_calls_.load(std::memory_order_relaxed);
   c.serial_calls = serial_calls_.load(std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   c.rings_created = rings_created_;
   return c;
 }
@@ -194,7 +194,7 @@ RingIo::Counters RingIo::counters() const {
 std::unique_ptr<IoRing> RingIo::Lease() {
   if (!ring_available()) return nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!idle_.empty()) {
       std::unique_ptr<IoRing> ring = std::move(idle_.back());
       idle_.pop_back();
@@ -205,7 +205,7 @@ std::unique_ptr<IoRing> RingIo::Lease() {
   }
   // Created outside the lock: setting up a ring maps memory and may take a while.
   Result<std::unique_ptr<IoRing>> ring = sys_.CreateIoRing(options_.depth);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (ring.ok()) {
     ++rings_created_;
     return std::move(ring).value();
@@ -227,7 +227,7 @@ std::unique_ptr<IoRing> RingIo::Lease() {
 }
 
 void RingIo::Release(std::unique_ptr<IoRing> ring, bool healthy) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (healthy) {
     idle_.push_back(std::move(ring));
     return;

@@ -16,12 +16,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "engine/retry.h"
 #include "platform/io_ring.h"
 #include "platform/sys.h"
+#include "util/mutex.h"
 
 namespace hipfile::engine {
 
@@ -89,9 +89,9 @@ class RingIo {
   class Run;
 
   // A ring from the pool, or nullptr when none is available now.
-  std::unique_ptr<platform::IoRing> Lease();
+  std::unique_ptr<platform::IoRing> Lease() EXCLUDES(mu_);
   // Returns a ring to the pool; a ring that failed a submission is destroyed instead.
-  void Release(std::unique_ptr<platform::IoRing> ring, bool healthy);
+  void Release(std::unique_ptr<platform::IoRing> ring, bool healthy) EXCLUDES(mu_);
   void RunSerially(const RingTransfer* t, size_t n, Transfer* results);
 
   platform::Sys& sys_;
@@ -100,11 +100,11 @@ class RingIo {
   std::atomic<uint64_t> ring_calls_{0};
   std::atomic<uint64_t> serial_calls_{0};
 
-  mutable std::mutex mu_;
-  std::vector<std::unique_ptr<platform::IoRing>> idle_;  // guarded by mu_
-  unsigned rings_ = 0;                                   // created and not destroyed; mu_
-  unsigned max_rings_;                                   // lowered when creation fails; mu_
-  uint64_t rings_created_ = 0;                           // guarded by mu_
+  mutable Mutex mu_;
+  std::vector<std::unique_ptr<platform::IoRing>> idle_ GUARDED_BY(mu_);
+  unsigned rings_ GUARDED_BY(mu_) = 0;  // created and not destroyed
+  unsigned max_rings_ GUARDED_BY(mu_);  // lowered when creation fails
+  uint64_t rings_created_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace hipfile::engine

@@ -23,11 +23,11 @@ StagingPool::~StagingPool() {
 }
 
 size_t StagingPool::allocated() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return all_.size();
 }
 
-void* StagingPool::TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* error) {
+void* StagingPool::TakeLocked(hipError_t* error) {
   if (!free_.empty()) {
     void* buffer = free_.back();
     free_.pop_back();
@@ -41,13 +41,15 @@ void* StagingPool::TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* er
   free_.reserve(all_.size() + 1);
   // Allocate without the lock: pinning memory can take milliseconds.
   ++reserved_;
-  lock.unlock();
   void* buffer = nullptr;
-  const hipError_t e = gpu_.HostMalloc(&buffer, buffer_bytes_, hipHostMallocPortable);
-  lock.lock();
+  hipError_t e = hipSuccess;
+  {
+    MutexUnlock unlocked(mu_);
+    e = gpu_.HostMalloc(&buffer, buffer_bytes_, hipHostMallocPortable);
+  }
   if (e != hipSuccess || buffer == nullptr) {
     --reserved_;
-    freed_.notify_all();  // a waiter may now make the buffer this call could not
+    freed_.NotifyAll();  // a waiter may now make the buffer this call could not
     *error = e != hipSuccess ? e : hipErrorOutOfMemory;
     return nullptr;
   }
@@ -56,41 +58,41 @@ void* StagingPool::TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* er
 }
 
 Status StagingPool::Reserve() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<void*> made;
   hipError_t error = hipSuccess;
   while (reserved_ < max_buffers_) {
-    void* buffer = TakeLocked(lock, &error);
+    void* buffer = TakeLocked(&error);
     if (buffer == nullptr) break;
     made.push_back(buffer);
   }
   free_.insert(free_.end(), made.begin(), made.end());
-  freed_.notify_all();
+  freed_.NotifyAll();
   return Status::FromGpu(error);
 }
 
 Status StagingPool::Acquire(size_t want, Lease* lease) {
   want = std::clamp<size_t>(want, 1, kMaxPerLease);
   *lease = Lease();
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (;;) {
     hipError_t error = hipSuccess;
-    void* first = TakeLocked(lock, &error);
+    void* first = TakeLocked(&error);
     // A failed allocation fails the transfer only when no buffer exists that could come back.
     if (error != hipSuccess) {
       if (all_.empty()) return Status::Gpu(error);
-      freed_.wait(lock, [this] { return !free_.empty(); });  // one may have come back meanwhile
+      while (free_.empty()) freed_.Wait(mu_);  // one may have come back meanwhile
       continue;
     }
     if (first != nullptr) {
       lease->buffers[lease->count++] = first;
       break;
     }
-    freed_.wait(lock);
+    freed_.Wait(mu_);
   }
   while (lease->count < want) {
     hipError_t error = hipSuccess;
-    void* more = TakeLocked(lock, &error);
+    void* more = TakeLocked(&error);
     if (more == nullptr) break;
     lease->buffers[lease->count++] = more;
   }
@@ -99,10 +101,10 @@ Status StagingPool::Acquire(size_t want, Lease* lease) {
 
 void StagingPool::Release(Lease* lease) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (size_t i = 0; i < lease->count; ++i) free_.push_back(lease->buffers[i]);
   }
-  if (lease->count > 0) freed_.notify_all();
+  if (lease->count > 0) freed_.NotifyAll();
   *lease = Lease();
 }
 

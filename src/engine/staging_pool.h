@@ -11,12 +11,11 @@
 // the engine; if the engine then allocated, each would wait for the other.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <vector>
 
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::engine {
@@ -54,19 +53,18 @@ class StagingPool {
   size_t allocated() const;
 
  private:
-  // Takes a free buffer or makes one; called with mu_ held through `lock`, which it may drop
-  // while allocating. nullptr and *error set when HostMalloc failed; nullptr alone when the cap
-  // is reached and none is free.
-  void* TakeLocked(std::unique_lock<std::mutex>& lock, hipError_t* error);
+  // Takes a free buffer or makes one; drops mu_ while allocating. nullptr and *error set when
+  // HostMalloc failed; nullptr alone when the cap is reached and none is free.
+  void* TakeLocked(hipError_t* error) REQUIRES(mu_);
 
   runtime::GpuRuntime& gpu_;
   const size_t buffer_bytes_;
   const size_t max_buffers_;
-  mutable std::mutex mu_;
-  std::condition_variable freed_;
-  std::vector<void*> free_;  // guarded by mu_
-  std::vector<void*> all_;   // guarded by mu_
-  size_t reserved_ = 0;      // guarded by mu_; buffers made or being made
+  mutable Mutex mu_;
+  CondVar freed_;
+  std::vector<void*> free_ GUARDED_BY(mu_);
+  std::vector<void*> all_ GUARDED_BY(mu_);
+  size_t reserved_ GUARDED_BY(mu_) = 0;  // buffers made or being made
 };
 
 }  // namespace hipfile::engine

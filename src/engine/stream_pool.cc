@@ -20,7 +20,7 @@ StreamPool::~StreamPool() {
 
 Result<Lane> StreamPool::Acquire(int device) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     std::vector<Lane>& free = free_[device];
     if (!free.empty()) {
       const Lane lane = free.back();
@@ -30,7 +30,7 @@ Result<Lane> StreamPool::Acquire(int device) {
   }
   {
     // Room for the lane's return first: Release runs in destructors and must not allocate.
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     all_.reserve(all_.size() + 1);
     std::vector<Lane>& free = free_[device];
     free.reserve(
@@ -41,13 +41,13 @@ Result<Lane> StreamPool::Acquire(int device) {
   }
   Lane lane;
   HF_RETURN_IF_ERROR(Create(device, &lane));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   all_.emplace_back(device, lane);  // reserved above: cannot throw
   return lane;
 }
 
 void StreamPool::Release(int device, Lane lane) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   free_[device].push_back(lane);
 }
 

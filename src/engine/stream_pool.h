@@ -9,11 +9,11 @@
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::engine {
@@ -40,9 +40,9 @@ class StreamPool {
   Status Create(int device, Lane* lane);
 
   runtime::GpuRuntime& gpu_;
-  std::mutex mu_;
-  std::map<int, std::vector<Lane>> free_;  // guarded by mu_
-  std::vector<std::pair<int, Lane>> all_;  // guarded by mu_
+  Mutex mu_;
+  std::map<int, std::vector<Lane>> free_ GUARDED_BY(mu_);
+  std::vector<std::pair<int, Lane>> all_ GUARDED_BY(mu_);
 };
 
 }  // namespace hipfile::engine

@@ -14,11 +14,11 @@ namespace hipfile::engine {
 TaskPool::~TaskPool() {
   std::vector<std::thread> threads;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
     threads.swap(threads_);
   }
-  ready_.notify_all();
+  ready_.NotifyAll();
   for (std::thread& t : threads) t.join();
 }
 
@@ -36,10 +36,11 @@ Status TaskPool::StartLocked() {
     joining_ = true;
     std::vector<std::thread> started;
     started.swap(threads_);
-    mu_.unlock();
-    ready_.notify_all();
-    for (std::thread& t : started) t.join();
-    mu_.lock();
+    {
+      MutexUnlock unlocked(mu_);
+      ready_.NotifyAll();
+      for (std::thread& t : started) t.join();
+    }
     stopping_ = false;
     joining_ = false;
     HF_LOG(kWarn,
@@ -57,7 +58,7 @@ Status TaskPool::Submit(std::function<void()> task) {
     return Status::Ok();
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (threads_.empty()) {
       if (joining_) return Status::Errno(EAGAIN);  // another Submit's start just failed
       const Status started = StartLocked();
@@ -69,21 +70,20 @@ Status TaskPool::Submit(std::function<void()> task) {
       return Status::Errno(ENOMEM);
     }
   }
-  ready_.notify_one();
+  ready_.NotifyOne();
   return Status::Ok();
 }
 
 void TaskPool::Work(size_t index) {
   NameThisThread(role_, static_cast<int>(index));
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (;;) {
-    ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    while (!stopping_ && queue_.empty()) ready_.Wait(mu_);
     if (queue_.empty()) return;  // stopping, and nothing left to run
     std::function<void()> task = std::move(queue_.front());
     queue_.pop_front();
-    lock.unlock();
+    MutexUnlock unlocked(mu_);
     task();
-    lock.lock();
   }
 }
 

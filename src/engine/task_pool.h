@@ -8,15 +8,14 @@
 // Tasks must not throw and must not wait for other tasks of the pool. Thread-safe.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "platform/sys.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::engine {
@@ -37,19 +36,19 @@ class TaskPool {
   size_t size() const { return size_; }
 
  private:
-  void Work(size_t index);
-  // Starts every thread or none; mu_ held.
-  Status StartLocked();
+  void Work(size_t index) EXCLUDES(mu_);
+  // Starts every thread or none. Drops mu_ for a while when a start fails.
+  Status StartLocked() REQUIRES(mu_);
 
   platform::Sys& sys_;
   const size_t size_;
   const char* const role_;
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> queue_;  // guarded by mu_
-  bool stopping_ = false;                    // guarded by mu_
-  bool joining_ = false;                     // guarded by mu_; a failed start is unwinding
-  std::vector<std::thread> threads_;         // guarded by mu_
+  Mutex mu_;
+  CondVar ready_;
+  std::deque<std::function<void()>> queue_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  bool joining_ GUARDED_BY(mu_) = false;  // a failed start is unwinding
+  std::vector<std::thread> threads_ GUARDED_BY(mu_);
 };
 
 }  // namespace hipfile::engine

@@ -41,26 +41,26 @@ void TransferJob::Record(size_t k, size_t bytes, Status status) {
 void TransferJob::Fail(Status status) {
   stop_.store(0, std::memory_order_relaxed);
   next_.store(chunks_.size(), std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (failed_.ok()) failed_ = status;
 }
 
 bool TransferJob::Join() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (closed_) return false;
   ++active_;
   return true;
 }
 
 void TransferJob::Leave() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (--active_ == 0) idle_.notify_all();
+  MutexLock lock(mu_);
+  if (--active_ == 0) idle_.NotifyAll();
 }
 
 void TransferJob::CloseAndWait() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   closed_ = true;
-  idle_.wait(lock, [this] { return active_ == 0; });
+  while (active_ != 0) idle_.Wait(mu_);
 }
 
 Result<size_t> TransferJob::Assemble() const {
@@ -76,7 +76,10 @@ Result<size_t> TransferJob::Assemble() const {
     }
     if (o.bytes < chunks_[k].size) break;  // end of file
   }
-  if (error.ok()) error = failed_;
+  if (error.ok()) {
+    MutexLock lock(mu_);  // uncontended: no participant is left (CloseAndWait)
+    error = failed_;
+  }
   if (total > 0 || error.ok()) return total;
   return error;
 }

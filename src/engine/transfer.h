@@ -11,11 +11,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <mutex>
 #include <vector>
 
 #include "engine/page_cache_pins.h"
@@ -26,6 +24,7 @@
 #include "engine/sync_io.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::engine {
@@ -128,11 +127,11 @@ class TransferJob {
   std::atomic<size_t> next_{0};
   std::atomic<size_t> stop_{std::numeric_limits<size_t>::max()};  // first chunk that ended it
 
-  std::mutex mu_;
-  std::condition_variable idle_;
-  int active_ = 0;       // guarded by mu_
-  Status failed_;        // guarded by mu_; read by Assemble after CloseAndWait
-  bool closed_ = false;  // guarded by mu_
+  mutable Mutex mu_;
+  CondVar idle_;
+  int active_ GUARDED_BY(mu_) = 0;
+  Status failed_ GUARDED_BY(mu_);
+  bool closed_ GUARDED_BY(mu_) = false;
 };
 
 // Runs chunks of `job` until none is left. Used by the caller and by every worker that joined.

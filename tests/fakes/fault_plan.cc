@@ -6,33 +6,33 @@
 namespace hipfile::testing {
 
 void FaultPlan::FailNth(size_t op, uint64_t n, int code) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ops_.at(op).nth.push_back({ops_.at(op).calls + n, code});
 }
 
 void FaultPlan::FailAlways(size_t op, int code) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ops_.at(op).always = code;
 }
 
 void FaultPlan::FailTimes(size_t op, uint64_t count, int code) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ops_.at(op).times_left = count;
   ops_.at(op).times_code = code;
 }
 
 void FaultPlan::Reset() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (Op& op : ops_) op = Op();
 }
 
 uint64_t FaultPlan::Calls(size_t op) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return ops_.at(op).calls;
 }
 
 int FaultPlan::OnCall(size_t index) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   Op& op = ops_.at(index);
   const uint64_t call = ++op.calls;
   int code = 0;

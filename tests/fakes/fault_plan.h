@@ -7,8 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <vector>
+
+#include "util/mutex.h"
 
 namespace hipfile::testing {
 
@@ -44,8 +45,8 @@ class FaultPlan {
     std::vector<Nth> nth;
   };
 
-  mutable std::mutex mu_;
-  std::vector<Op> ops_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::vector<Op> ops_ GUARDED_BY(mu_);
 };
 
 }  // namespace hipfile::testing

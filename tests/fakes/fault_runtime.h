@@ -15,10 +15,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 
 #include "fakes/fault_plan.h"
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 
 namespace hipfile::testing {
 
@@ -84,7 +84,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   // Runs `hook` at the start of every call of `op` (on the calling thread) until Reset: to hold a
   // call the way a runtime does whose queue is full, until something else happened.
   void BeforeCall(GpuOp op, std::function<void()> hook) {
-    std::lock_guard<std::mutex> lock(hooks_mu_);
+    MutexLock lock(hooks_mu_);
     hooks_[Index(op)] = std::move(hook);
   }
   // What SupportsStreamMemOps answers: -1 forwards (the default), 0 false, 1 true.
@@ -93,7 +93,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   void Reset() {
     plan_.Reset();
     {
-      std::lock_guard<std::mutex> lock(hooks_mu_);
+      MutexLock lock(hooks_mu_);
       for (auto& hook : hooks_) hook = nullptr;
     }
     stream_mem_ops_ = -1;
@@ -157,7 +157,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   hipError_t Injected(GpuOp op) {
     std::function<void()> hook;
     {
-      std::lock_guard<std::mutex> lock(hooks_mu_);
+      MutexLock lock(hooks_mu_);
       hook = hooks_[Index(op)];
     }
     if (hook) hook();
@@ -176,8 +176,8 @@ class FaultRuntime : public runtime::GpuRuntime {
   std::atomic<uintptr_t> touching_{0};  // FailMemcpyAsyncTouching's address; 0: none
   std::atomic<hipError_t> touching_error_{hipSuccess};
   bool host_memory_ = false;
-  std::mutex hooks_mu_;
-  std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)];
+  Mutex hooks_mu_;
+  std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);
 };
 
 }  // namespace hipfile::testing

@@ -7,7 +7,7 @@
 namespace hipfile::testing {
 
 void FaultSys::ShortTransfers(SysOp op, size_t max_bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   switch (op) {
     case SysOp::kPread:
       pread_cap_ = max_bytes;
@@ -28,7 +28,7 @@ void FaultSys::ShortTransfers(SysOp op, size_t max_bytes) {
 
 void FaultSys::Reset() {
   plan_.Reset();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   pread_cap_ = kNoCap;
   pwrite_cap_ = kNoCap;
   ring_read_cap_ = kNoCap;
@@ -36,7 +36,7 @@ void FaultSys::Reset() {
 }
 
 size_t FaultSys::Cap(SysOp op) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   switch (op) {
     case SysOp::kPread:
       return pread_cap_;

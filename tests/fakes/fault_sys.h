@@ -22,13 +22,13 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "fakes/fault_plan.h"
 #include "platform/sys.h"
+#include "util/mutex.h"
 
 namespace hipfile::testing {
 
@@ -105,11 +105,11 @@ class FaultSys : public platform::Sys {
 
   platform::Sys& base_;
   FaultPlan plan_{Index(SysOp::kCount)};
-  mutable std::mutex mu_;
-  size_t pread_cap_ = kNoCap;       // guarded by mu_
-  size_t pwrite_cap_ = kNoCap;      // guarded by mu_
-  size_t ring_read_cap_ = kNoCap;   // guarded by mu_
-  size_t ring_write_cap_ = kNoCap;  // guarded by mu_
+  mutable Mutex mu_;
+  size_t pread_cap_ GUARDED_BY(mu_) = kNoCap;
+  size_t pwrite_cap_ GUARDED_BY(mu_) = kNoCap;
+  size_t ring_read_cap_ GUARDED_BY(mu_) = kNoCap;
+  size_t ring_write_cap_ GUARDED_BY(mu_) = kNoCap;
 };
 
 // The ring FaultSys::CreateIoRing returns: forwards to the base Sys's ring, applying the

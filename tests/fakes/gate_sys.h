@@ -7,12 +7,11 @@
 #include <errno.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 
 #include "fakes/fault_sys.h"
+#include "util/mutex.h"
 
 namespace hipfile::testing {
 
@@ -20,23 +19,27 @@ namespace hipfile::testing {
 class GateSys : public FaultSys {
  public:
   void CloseGate() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     open_ = false;
   }
   void OpenGate() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       open_ = true;
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
   // Waits until `n` calls are held at the gate; false after 5 s.
   bool WaitHeld(size_t n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(5), [&] { return held_ >= n; });
+    MutexLock lock(mu_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (held_ < n) {
+      if (!cv_.WaitUntil(mu_, deadline)) return held_ >= n;
+    }
+    return true;
   }
   size_t Held() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return held_;
   }
 
@@ -55,18 +58,18 @@ class GateSys : public FaultSys {
 
  private:
   void Pass() {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (open_) return;
     ++held_;
-    cv_.notify_all();
-    cv_.wait(lock, [this] { return open_; });
+    cv_.NotifyAll();
+    while (!open_) cv_.Wait(mu_);
     --held_;
   }
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = true;
-  size_t held_ = 0;
+  Mutex mu_;
+  CondVar cv_;
+  bool open_ GUARDED_BY(mu_) = true;
+  size_t held_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace hipfile::testing

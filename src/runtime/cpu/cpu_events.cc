@@ -2,7 +2,6 @@
 // CpuRuntime: events. An event holds the point of its latest record on a stream's timeline and
 // the time that point completed.
 #include <chrono>
-#include <mutex>
 
 #include "runtime/cpu/cpu_runtime_impl.h"
 
@@ -18,7 +17,7 @@ hipError_t CpuRuntime::EventCreate(Event* event, unsigned flags) {
   if (!event) return hipErrorInvalidValue;
   if (flags & ~kEventFlags) return hipErrorInvalidValue;
   const auto handle = reinterpret_cast<Event>(NewHandle());
-  std::lock_guard<std::mutex> lock(events_mu_);
+  MutexLock lock(events_mu_);
   events_[handle].flags = flags;
   *event = handle;
   return hipSuccess;
@@ -26,7 +25,7 @@ hipError_t CpuRuntime::EventCreate(Event* event, unsigned flags) {
 
 hipError_t CpuRuntime::EventRecord(Event event, Stream stream) {
   {
-    std::lock_guard<std::mutex> lock(events_mu_);
+    MutexLock lock(events_mu_);
     if (events_.find(event) == events_.end()) return hipErrorInvalidHandle;
   }
   auto stamp = std::make_shared<Stamp>();
@@ -34,7 +33,7 @@ hipError_t CpuRuntime::EventRecord(Event event, Stream stream) {
   hipError_t e = Enqueue(
       stream, {}, [stamp] { stamp->when = std::chrono::steady_clock::now(); }, &point);
   if (e != hipSuccess) return e;
-  std::lock_guard<std::mutex> lock(events_mu_);
+  MutexLock lock(events_mu_);
   auto it = events_.find(event);
   if (it == events_.end()) return hipErrorInvalidHandle;  // destroyed meanwhile
   // Re-recording moves the event: only the latest record counts.
@@ -46,7 +45,7 @@ hipError_t CpuRuntime::EventRecord(Event event, Stream stream) {
 hipError_t CpuRuntime::EventSynchronize(Event event) {
   SyncPoint point;
   {
-    std::lock_guard<std::mutex> lock(events_mu_);
+    MutexLock lock(events_mu_);
     auto it = events_.find(event);
     if (it == events_.end()) return hipErrorInvalidHandle;
     point = it->second.point;
@@ -58,7 +57,7 @@ hipError_t CpuRuntime::EventSynchronize(Event event) {
 hipError_t CpuRuntime::EventQuery(Event event) {
   SyncPoint point;
   {
-    std::lock_guard<std::mutex> lock(events_mu_);
+    MutexLock lock(events_mu_);
     auto it = events_.find(event);
     if (it == events_.end()) return hipErrorInvalidHandle;
     point = it->second.point;
@@ -71,7 +70,7 @@ hipError_t CpuRuntime::EventElapsedTime(float* ms, Event start, Event stop) {
   EventState first;
   EventState second;
   {
-    std::lock_guard<std::mutex> lock(events_mu_);
+    MutexLock lock(events_mu_);
     auto a = events_.find(start);
     auto b = events_.find(stop);
     if (a == events_.end() || b == events_.end()) return hipErrorInvalidHandle;
@@ -89,7 +88,7 @@ hipError_t CpuRuntime::EventElapsedTime(float* ms, Event start, Event stop) {
 
 hipError_t CpuRuntime::EventDestroy(Event event) {
   // Work already queued to mark the event still runs; it only touches its own stamp.
-  std::lock_guard<std::mutex> lock(events_mu_);
+  MutexLock lock(events_mu_);
   return events_.erase(event) == 1 ? hipSuccess : hipErrorInvalidHandle;
 }
 

@@ -12,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <vector>
 
 #include "runtime/cpu/cpu_runtime.h"
@@ -20,6 +19,7 @@
 #include "runtime/cpu/stream_worker.h"
 #include "runtime/cpu/timeline.h"
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 
 namespace hipfile::runtime::cpu {
 
@@ -105,20 +105,19 @@ class CpuRuntime final : public GpuRuntime {
   // Streams (cpu_streams.cc).
   void EnsureNullStream();
   // The worker behind a handle (the null stream for a null handle); null when unknown.
-  // Requires streams_mu_ held.
-  StreamWorker* FindLocked(Stream stream) const;
+  StreamWorker* FindLocked(Stream stream) const REQUIRES_SHARED(streams_mu_);
   // Adds the legacy default stream's ordering to waits for work about to go on worker.
-  // Requires streams_mu_ held.
-  void AddLegacyWaitsLocked(const StreamWorker& worker, std::vector<SyncPoint>* waits) const;
+  void AddLegacyWaitsLocked(const StreamWorker& worker, std::vector<SyncPoint>* waits) const
+      REQUIRES_SHARED(streams_mu_);
   // The points a synchronous operation (or a null-stream synchronize) must wait for.
-  std::vector<SyncPoint> LegacyBarrier();
+  std::vector<SyncPoint> LegacyBarrier() EXCLUDES(streams_mu_);
   // Queues task on stream after waits and the legacy ordering; *point (if given) is its point.
   hipError_t Enqueue(Stream stream, std::vector<SyncPoint> waits, std::function<void()> task,
-                     SyncPoint* point = nullptr);
-  // Joins retired streams whose queue has drained. Requires streams_mu_ held exclusively.
-  void ReapRetiredLocked();
+                     SyncPoint* point = nullptr) EXCLUDES(streams_mu_, queues_mu_);
+  // Joins retired streams whose queue has drained.
+  void ReapRetiredLocked() REQUIRES(streams_mu_);
   // The hardware queue of the next stream made (CpuRuntimeOptions::hardware_queues).
-  unsigned NextQueue();
+  unsigned NextQueue() EXCLUDES(queues_mu_);
 
   const size_t page_size_;
   std::atomic<uintptr_t> next_handle_{0};
@@ -127,22 +126,22 @@ class CpuRuntime final : public GpuRuntime {
 
   MemoryTable memory_;
 
-  mutable std::shared_mutex streams_mu_;
+  mutable SharedMutex streams_mu_;
   std::once_flag null_stream_once_;
-  std::unique_ptr<StreamWorker> null_stream_;                // guarded by streams_mu_
-  std::map<Stream, std::unique_ptr<StreamWorker>> streams_;  // guarded by streams_mu_
+  std::unique_ptr<StreamWorker> null_stream_ GUARDED_BY(streams_mu_);
+  std::map<Stream, std::unique_ptr<StreamWorker>> streams_ GUARDED_BY(streams_mu_);
   // Destroyed streams still finishing their queue (StreamDestroy does not wait).
-  std::vector<std::unique_ptr<StreamWorker>> retired_;  // guarded by streams_mu_
+  std::vector<std::unique_ptr<StreamWorker>> retired_ GUARDED_BY(streams_mu_);
 
   // CpuRuntimeOptions::hardware_queues: per queue, the last task queued on any of its streams.
   const unsigned hardware_queues_;
   const bool host_memory_;  // CpuRuntimeOptions::device_memory_is_host_memory
-  std::mutex queues_mu_;
-  std::vector<SyncPoint> queue_last_;  // guarded by queues_mu_
-  unsigned next_queue_ = 0;            // guarded by queues_mu_
+  Mutex queues_mu_;
+  std::vector<SyncPoint> queue_last_ GUARDED_BY(queues_mu_);
+  unsigned next_queue_ GUARDED_BY(queues_mu_) = 0;
 
-  std::mutex events_mu_;
-  std::map<Event, EventState> events_;  // guarded by events_mu_
+  Mutex events_mu_;
+  std::map<Event, EventState> events_ GUARDED_BY(events_mu_);
 };
 
 }  // namespace hipfile::runtime::cpu

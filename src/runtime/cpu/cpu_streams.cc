@@ -32,7 +32,7 @@ void WaitAtLeast(const uint32_t* addr, uint32_t value, const std::atomic<bool>& 
 
 void CpuRuntime::EnsureNullStream() {
   std::call_once(null_stream_once_, [this] {
-    std::unique_lock<std::shared_mutex> lock(streams_mu_);
+    WriterLock lock(streams_mu_);
     null_stream_ = std::make_unique<StreamWorker>(hipStreamDefault, NextQueue());
   });
 }
@@ -65,7 +65,7 @@ void CpuRuntime::AddLegacyWaitsLocked(const StreamWorker& worker,
 
 std::vector<SyncPoint> CpuRuntime::LegacyBarrier() {
   std::vector<SyncPoint> waits;
-  std::shared_lock<std::shared_mutex> lock(streams_mu_);
+  ReaderLock lock(streams_mu_);
   if (!null_stream_) {
     // Nothing ever went on the null stream; the blocking streams still order with it.
     for (const auto& [handle, other] : streams_) {
@@ -84,7 +84,7 @@ std::vector<SyncPoint> CpuRuntime::LegacyBarrier() {
 hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
                                std::function<void()> task, SyncPoint* point) {
   if (!stream) EnsureNullStream();
-  std::shared_lock<std::shared_mutex> lock(streams_mu_);
+  ReaderLock lock(streams_mu_);
   StreamWorker* worker = FindLocked(stream);
   if (!worker) return hipErrorInvalidHandle;
   // The waits are taken before the task is numbered, so a task only ever waits for work
@@ -95,7 +95,7 @@ hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
     submitted = worker->Submit(std::move(waits), std::move(task));
   } else {
     // After everything queued before it on the stream's hardware queue, by any stream.
-    std::lock_guard<std::mutex> queue_lock(queues_mu_);
+    MutexLock queue_lock(queues_mu_);
     SyncPoint& last = queue_last_[worker->queue()];
     if (!last.Reached()) waits.push_back(last);
     submitted = worker->Submit(std::move(waits), std::move(task));
@@ -107,7 +107,7 @@ hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
 
 unsigned CpuRuntime::NextQueue() {
   if (hardware_queues_ == 0) return 0;
-  std::lock_guard<std::mutex> lock(queues_mu_);
+  MutexLock lock(queues_mu_);
   return next_queue_++ % hardware_queues_;
 }
 
@@ -120,7 +120,7 @@ void CpuRuntime::ReapRetiredLocked() {
 hipError_t CpuRuntime::DeviceSynchronize() {
   std::vector<SyncPoint> waits;
   {
-    std::shared_lock<std::shared_mutex> lock(streams_mu_);
+    ReaderLock lock(streams_mu_);
     if (null_stream_) waits.push_back(null_stream_->Last());
     for (const auto& [handle, worker] : streams_) waits.push_back(worker->Last());
     for (const auto& worker : retired_) waits.push_back(worker->Last());
@@ -141,7 +141,7 @@ hipError_t CpuRuntime::StreamCreate(Stream* stream, unsigned flags) {
     return hipErrorOutOfMemory;
   }
   const auto handle = reinterpret_cast<Stream>(NewHandle());
-  std::unique_lock<std::shared_mutex> lock(streams_mu_);
+  WriterLock lock(streams_mu_);
   ReapRetiredLocked();
   streams_.emplace(handle, std::move(worker));
   *stream = handle;
@@ -152,7 +152,7 @@ hipError_t CpuRuntime::StreamDestroy(Stream stream) {
   if (!stream) return hipErrorInvalidHandle;
   std::unique_ptr<StreamWorker> idle;
   {
-    std::unique_lock<std::shared_mutex> lock(streams_mu_);
+    WriterLock lock(streams_mu_);
     auto it = streams_.find(stream);
     if (it == streams_.end()) return hipErrorInvalidHandle;
     // As CUDA: returns at once; queued work still runs, then the worker is joined by a later
@@ -178,7 +178,7 @@ hipError_t CpuRuntime::StreamSynchronize(Stream stream) {
   }
   SyncPoint last;
   {
-    std::shared_lock<std::shared_mutex> lock(streams_mu_);
+    ReaderLock lock(streams_mu_);
     StreamWorker* worker = FindLocked(stream);
     if (!worker) return hipErrorInvalidHandle;
     last = worker->Last();
@@ -196,7 +196,7 @@ hipError_t CpuRuntime::StreamQuery(Stream stream) {
   }
   SyncPoint last;
   {
-    std::shared_lock<std::shared_mutex> lock(streams_mu_);
+    ReaderLock lock(streams_mu_);
     StreamWorker* worker = FindLocked(stream);
     if (!worker) return hipErrorInvalidHandle;
     last = worker->Last();
@@ -208,7 +208,7 @@ hipError_t CpuRuntime::StreamWaitEvent(Stream stream, Event event, unsigned flag
   if (flags != 0) return hipErrorInvalidValue;
   SyncPoint recorded;
   {
-    std::lock_guard<std::mutex> lock(events_mu_);
+    MutexLock lock(events_mu_);
     auto it = events_.find(event);
     if (it == events_.end()) return hipErrorInvalidHandle;
     recorded = it->second.point;  // the latest record at the time of the call, as in CUDA
@@ -222,7 +222,7 @@ hipError_t CpuRuntime::StreamWaitEvent(Stream stream, Event event, unsigned flag
 hipError_t CpuRuntime::StreamGetDevice(Stream stream, int* device) {
   if (!device) return hipErrorInvalidValue;
   if (stream) {
-    std::shared_lock<std::shared_mutex> lock(streams_mu_);
+    ReaderLock lock(streams_mu_);
     if (!FindLocked(stream)) return hipErrorInvalidHandle;
   }
   *device = 0;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "runtime/cpu/driver_lock.h"
 
-#include <mutex>
-#include <shared_mutex>
 #include <utility>
+
+#include "util/mutex.h"
 
 namespace hipfile::runtime::cpu {
 namespace {
@@ -92,7 +92,7 @@ class DriverLockedRuntime final : public GpuRuntime {
     return inner_->MemcpyBatchAsync(copies, count, kind, stream, errors);
   }
   bool SupportsCopyTable(int device) override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(mu_);
     return inner_->SupportsCopyTable(device);
   }
   hipError_t CopyTableAsync(const CopyTable* table, Stream stream) override {
@@ -128,7 +128,7 @@ class DriverLockedRuntime final : public GpuRuntime {
   }
 
   bool SupportsStreamMemOps(int device) override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(mu_);
     return inner_->SupportsStreamMemOps(device);
   }
   hipError_t StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t value) override {
@@ -160,17 +160,19 @@ class DriverLockedRuntime final : public GpuRuntime {
  private:
   template <class Call>
   hipError_t Shared(Call&& call) {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(mu_);
     return call();
   }
   template <class Call>
   hipError_t Exclusive(Call&& call) {
-    std::unique_lock<std::shared_mutex> lock(mu_);
+    WriterLock lock(mu_);
     return call();
   }
 
   const std::unique_ptr<GpuRuntime> inner_;
-  std::shared_mutex mu_;
+  // Guards no member: it is held around every call of inner_, exclusively by those that free
+  // memory or reset the device.
+  SharedMutex mu_;
 };
 
 }  // namespace

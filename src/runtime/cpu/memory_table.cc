@@ -4,7 +4,7 @@
 namespace hipfile::runtime::cpu {
 
 bool MemoryTable::Insert(const Region& region) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto next = regions_.lower_bound(region.base);
   if (next != regions_.end() && next->second.base < region.end()) return false;
   if (next != regions_.begin() && std::prev(next)->second.end() > region.base) return false;
@@ -14,7 +14,7 @@ bool MemoryTable::Insert(const Region& region) {
 
 std::optional<Region> MemoryTable::Find(const void* p) const {
   const auto addr = reinterpret_cast<uintptr_t>(p);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto next = regions_.upper_bound(addr);
   if (next == regions_.begin()) return std::nullopt;
   const Region& region = std::prev(next)->second;
@@ -23,7 +23,7 @@ std::optional<Region> MemoryTable::Find(const void* p) const {
 }
 
 std::optional<Region> MemoryTable::Remove(const void* base, RegionKind kind) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = regions_.find(reinterpret_cast<uintptr_t>(base));
   if (it == regions_.end() || it->second.kind != kind) return std::nullopt;
   Region region = it->second;
@@ -32,7 +32,7 @@ std::optional<Region> MemoryTable::Remove(const void* base, RegionKind kind) {
 }
 
 std::vector<Region> MemoryTable::TakeAll() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<Region> all;
   all.reserve(regions_.size());
   for (const auto& [base, region] : regions_) all.push_back(region);

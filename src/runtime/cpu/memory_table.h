@@ -7,9 +7,10 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <vector>
+
+#include "util/mutex.h"
 
 namespace hipfile::runtime::cpu {
 
@@ -42,8 +43,8 @@ class MemoryTable {
   std::vector<Region> TakeAll();
 
  private:
-  mutable std::mutex mu_;
-  std::map<uintptr_t, Region> regions_;  // by base; guarded by mu_
+  mutable Mutex mu_;
+  std::map<uintptr_t, Region> regions_ GUARDED_BY(mu_);  // by base
 };
 
 }  // namespace hipfile::runtime::cpu

@@ -21,7 +21,7 @@ StreamWorker::~StreamWorker() {
 SyncPoint StreamWorker::Submit(std::vector<SyncPoint> waits, std::function<void()> task) {
   uint64_t seq;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     // Numbered under mu_ so that queue order and sequence order agree; queued first, so that a
     // queue that cannot grow (std::bad_alloc, thrown to the caller) leaves no number behind that
     // the stream would wait for.
@@ -29,20 +29,20 @@ SyncPoint StreamWorker::Submit(std::vector<SyncPoint> waits, std::function<void(
     seq = timeline_->Advance();
     queue_.back().seq = seq;
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
   return SyncPoint{timeline_, seq};
 }
 
 void StreamWorker::Close() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     closed_ = true;
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
 }
 
 bool StreamWorker::Finished() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return finished_;
 }
 
@@ -50,8 +50,8 @@ void StreamWorker::Loop() {
   for (;;) {
     Task task;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return closed_ || !queue_.empty(); });
+      MutexLock lock(mu_);
+      while (!closed_ && queue_.empty()) cv_.Wait(mu_);
       if (queue_.empty()) {
         finished_ = true;
         return;

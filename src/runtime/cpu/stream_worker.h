@@ -5,15 +5,14 @@
 // starts only after it returns. A task that blocks therefore blocks only this stream.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "runtime/cpu/timeline.h"
+#include "util/mutex.h"
 
 namespace hipfile::runtime::cpu {
 
@@ -47,17 +46,17 @@ class StreamWorker {
     std::function<void()> run;
   };
 
-  void Loop();
+  void Loop() EXCLUDES(mu_);
 
   const unsigned flags_;
   const unsigned hw_queue_;
   const std::shared_ptr<Timeline> timeline_ = std::make_shared<Timeline>();
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Task> queue_;  // guarded by mu_
-  bool closed_ = false;     // guarded by mu_
-  bool finished_ = false;   // guarded by mu_
-  std::thread thread_;      // started last, after every member it reads
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::deque<Task> queue_ GUARDED_BY(mu_);
+  bool closed_ GUARDED_BY(mu_) = false;
+  bool finished_ GUARDED_BY(mu_) = false;
+  std::thread thread_;  // started last, after every member it reads
 };
 
 }  // namespace hipfile::runtime::cpu

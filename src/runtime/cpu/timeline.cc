@@ -4,31 +4,31 @@
 namespace hipfile::runtime::cpu {
 
 uint64_t Timeline::Advance() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return ++submitted_;
 }
 
 void Timeline::Complete(uint64_t seq) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (seq > completed_) completed_ = seq;
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 uint64_t Timeline::submitted() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return submitted_;
 }
 
 bool Timeline::Reached(uint64_t seq) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return completed_ >= seq;
 }
 
 void Timeline::Wait(uint64_t seq) const {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return completed_ >= seq; });
+  MutexLock lock(mu_);
+  while (completed_ < seq) cv_.Wait(mu_);
 }
 
 }  // namespace hipfile::runtime::cpu

@@ -7,10 +7,10 @@
 // is destroyed.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
+
+#include "util/mutex.h"
 
 namespace hipfile::runtime::cpu {
 
@@ -26,10 +26,10 @@ class Timeline {
   void Wait(uint64_t seq) const;
 
  private:
-  mutable std::mutex mu_;
-  mutable std::condition_variable cv_;
-  uint64_t submitted_ = 0;
-  uint64_t completed_ = 0;
+  mutable Mutex mu_;
+  mutable CondVar cv_;
+  uint64_t submitted_ GUARDED_BY(mu_) = 0;
+  uint64_t completed_ GUARDED_BY(mu_) = 0;
 };
 
 // A task on a timeline. The default point (no timeline) is always reached. Reached() and Wait()

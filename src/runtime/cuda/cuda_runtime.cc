@@ -6,7 +6,6 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "runtime/cuda/gather_kernel.h"
 #include "runtime/device_attributes.h"
 #include "util/log.h"
+#include "util/mutex.h"
 
 namespace hipfile::runtime {
 namespace {
@@ -412,10 +412,10 @@ class CudaRuntime final : public GpuRuntime {
   }
 
   // The device's primary context, retained on first use.
-  hipError_t PrimaryContext(int device, CUcontext* ctx) {
+  hipError_t PrimaryContext(int device, CUcontext* ctx) EXCLUDES(mutex_) {
     *ctx = contexts_[device].load(std::memory_order_acquire);
     if (*ctx != nullptr) return hipSuccess;
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     *ctx = contexts_[device].load(std::memory_order_relaxed);
     if (*ctx != nullptr) return hipSuccess;
     CUcontext retained = nullptr;
@@ -447,7 +447,7 @@ class CudaRuntime final : public GpuRuntime {
     return Dptr(host);
   }
 
-  bool ProbeStreamMemOps(int device);
+  bool ProbeStreamMemOps(int device) REQUIRES(mutex_);
   size_t GatherCopies(const CopyOp* copies, const std::vector<size_t>& todo, hipMemcpyKind kind,
                       Stream stream);
   size_t BatchCopies(const CopyOp* copies, const std::vector<size_t>& todo, size_t from,
@@ -456,19 +456,19 @@ class CudaRuntime final : public GpuRuntime {
     cu::CUfunction gather = nullptr;  // hipfile_gather_copy
     cu::CUfunction table = nullptr;   // hipfile_copy_table
   };
-  const Kernels* KernelsFor(int device);
-  bool LoadKernels(int device, Kernels* out, std::string* why_not);
+  const Kernels* KernelsFor(int device) EXCLUDES(mutex_);
+  bool LoadKernels(int device, Kernels* out, std::string* why_not) REQUIRES(mutex_);
 
   const CudaDriver& d_;
   const std::vector<CUdevice> devices_;                 // by ordinal
   std::unique_ptr<std::atomic<CUcontext>[]> contexts_;  // retained primary contexts, or null
   std::unique_ptr<std::atomic<int>[]> mem_ops_;         // SupportsStreamMemOps: -1 unknown, 0, 1
-  std::vector<std::pair<int, void*>> probe_words_;      // (device, pinned word), under mutex_
+  std::vector<std::pair<int, void*>> probe_words_ GUARDED_BY(mutex_);  // (device, pinned word)
   const CudaRuntimeOptions options_;
-  std::unique_ptr<std::atomic<int>[]> kernel_state_;   // KernelsFor: -1 unknown, 0 none, 1 loaded
-  std::unique_ptr<Kernels[]> kernels_;                 // written before kernel_state_ says 1
-  std::vector<std::pair<int, cu::CUmodule>> modules_;  // (device, loaded module), under mutex_
-  std::mutex mutex_;                                   // serializes retains and probes
+  std::unique_ptr<std::atomic<int>[]> kernel_state_;  // KernelsFor: -1 unknown, 0 none, 1 loaded
+  std::unique_ptr<Kernels[]> kernels_;                // written before kernel_state_ says 1
+  std::vector<std::pair<int, cu::CUmodule>> modules_ GUARDED_BY(mutex_);  // (device, module)
+  Mutex mutex_;  // serializes retains, probes and kernel loads
 };
 
 hipError_t CudaRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
@@ -545,7 +545,7 @@ hipError_t CudaRuntime::DeviceReset() {
   // Queued work finishes first. A failed wait (a sticky error in the context) does not stop the
   // reset: recovering from one is what resets are for.
   d_.cuCtxSynchronize();
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   const auto on_device = [device](const auto& entry) { return entry.first == device; };
   probe_words_.erase(std::remove_if(probe_words_.begin(), probe_words_.end(), on_device),
                      probe_words_.end());
@@ -695,7 +695,7 @@ const CudaRuntime::Kernels* CudaRuntime::KernelsFor(int device) {
   if (device < 0 || device >= DeviceCount()) return nullptr;
   const int known = kernel_state_[device].load(std::memory_order_acquire);
   if (known >= 0) return known == 1 ? &kernels_[device] : nullptr;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (kernel_state_[device].load(std::memory_order_relaxed) < 0) {
     std::string why_not;
     const bool loaded = LoadKernels(device, &kernels_[device], &why_not);
@@ -748,7 +748,7 @@ hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
   return result;
 }
 
-// Called with mutex_ held and the device's primary context current.
+// Called with the device's primary context current.
 bool CudaRuntime::LoadKernels(int device, Kernels* out, std::string* why_not) {
   if (d_.cuDeviceGetAttribute == nullptr || d_.cuModuleLoadData == nullptr ||
       d_.cuModuleGetFunction == nullptr || d_.cuLaunchKernel == nullptr) {
@@ -789,17 +789,17 @@ bool CudaRuntime::SupportsStreamMemOps(int device) {
   if (d_.cuStreamWaitValue32 == nullptr || d_.cuStreamWriteValue32 == nullptr) return false;
   const int known = mem_ops_[device].load(std::memory_order_acquire);
   if (known >= 0) return known == 1;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (mem_ops_[device].load(std::memory_order_relaxed) < 0) {
     mem_ops_[device].store(ProbeStreamMemOps(device) ? 1 : 0, std::memory_order_release);
   }
   return mem_ops_[device].load(std::memory_order_relaxed) == 1;
 }
 
-// Called with mutex_ held; restores the thread's current context. The probe's pinned word is kept
-// until the runtime is destroyed: cuMemFreeHost synchronizes the device, and the probe runs when
-// the first stream-ordered operation arrives - possibly while the caller's streams are blocked
-// behind host functions or long kernels, which would block that call (seen on the H200).
+// Restores the thread's current context. The probe's pinned word is kept until the runtime is
+// destroyed: cuMemFreeHost synchronizes the device, and the probe runs when the first
+// stream-ordered operation arrives - possibly while the caller's streams are blocked behind host
+// functions or long kernels, which would block that call (seen on the H200).
 bool CudaRuntime::ProbeStreamMemOps(int device) {
   CUcontext saved = nullptr;
   d_.cuCtxGetCurrent(&saved);

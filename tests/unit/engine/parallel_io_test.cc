@@ -6,13 +6,13 @@
 
 #include <chrono>
 #include <cstring>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "engine/sync_io.h"
 #include "engine_test_util.h"
+#include "util/mutex.h"
 
 namespace hipfile::engine {
 namespace {
@@ -32,7 +32,7 @@ class OffsetFaultSys : public testing::FaultSys {
   void FailAt(off_t offset, int error) { fail_offset_ = offset, fail_errno_ = error; }
   void DelayAt(off_t offset) { delay_offset_ = offset; }
   size_t Threads() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return threads_.size();
   }
 
@@ -48,7 +48,7 @@ class OffsetFaultSys : public testing::FaultSys {
  private:
   bool Hook(off_t offset) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       threads_.insert(std::this_thread::get_id());
     }
     if (offset == delay_offset_) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -58,8 +58,8 @@ class OffsetFaultSys : public testing::FaultSys {
   off_t fail_offset_ = -1;
   int fail_errno_ = 0;
   off_t delay_offset_ = -1;
-  std::mutex mu_;
-  std::set<std::thread::id> threads_;
+  Mutex mu_;
+  std::set<std::thread::id> threads_ GUARDED_BY(mu_);
 };
 
 class ParallelIoTest : public EngineTestBase, public ::testing::WithParamInterface<hipMemoryType> {

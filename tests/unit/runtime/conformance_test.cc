@@ -8,7 +8,6 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "runtime/device_attributes.h"
 #include "runtime/gpu_runtime.h"
 #include "unit/runtime/runtime_test_util.h"
+#include "util/mutex.h"
 
 namespace hipfile::runtime {
 namespace {
@@ -413,10 +413,10 @@ TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
 }
 
 struct HostFnLog {
-  std::mutex mu;
-  std::vector<int> order;
+  Mutex mu;
+  std::vector<int> order GUARDED_BY(mu);
   const unsigned char* watched = nullptr;  // pinned memory the stream writes before each call
-  std::vector<unsigned char> seen;
+  std::vector<unsigned char> seen GUARDED_BY(mu);
 };
 
 struct HostFnCall {
@@ -426,7 +426,7 @@ struct HostFnCall {
 
 void RecordCall(void* arg) {
   auto* call = static_cast<HostFnCall*>(arg);
-  std::lock_guard<std::mutex> lock(call->log->mu);
+  MutexLock lock(call->log->mu);
   call->log->order.push_back(call->id);
   call->log->seen.push_back(*call->log->watched);
 }
@@ -446,7 +446,7 @@ TEST_P(RuntimeConformance, HostFunctionsRunInStreamOrderAfterEarlierWork) {
     ASSERT_EQ(rt_->LaunchHostFunc(s, RecordCall, &calls[i]), hipSuccess);
   }
   ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
-  std::lock_guard<std::mutex> lock(log.mu);
+  MutexLock lock(log.mu);
   ASSERT_EQ(log.order.size(), size_t{kCalls});
   for (int i = 0; i < kCalls; ++i) {
     EXPECT_EQ(log.order[i], i);
