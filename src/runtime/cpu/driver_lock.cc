@@ -42,7 +42,7 @@ class DriverLockedRuntime final : public GpuRuntime {
   // Forwarded without a lambda, as the other calls taking an enum: a test may pass a value
   // outside the enum, which a lambda's capture by reference would load as the enum (undefined).
   hipError_t GetDeviceAttribute(int device, hipDeviceAttribute_t attribute, int* value) override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(mu_);
     return inner_->GetDeviceAttribute(device, attribute, value);
   }
   hipError_t DriverGetVersion(int* version) override {
@@ -78,17 +78,17 @@ class DriverLockedRuntime final : public GpuRuntime {
   }
 
   hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(mu_);
     return inner_->Memcpy(dst, src, size, kind);
   }
   hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                          Stream stream) override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(mu_);
     return inner_->MemcpyAsync(dst, src, size, kind, stream);
   }
   hipError_t MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind, Stream stream,
                               hipError_t* errors) override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(mu_);
     return inner_->MemcpyBatchAsync(copies, count, kind, stream, errors);
   }
   bool SupportsCopyTable(int device) override {
