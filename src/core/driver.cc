@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -97,9 +98,15 @@ Status Driver::InitializeLocked() {
 Status Driver::EnsureOpenLocked() { return count_ == 0 ? InitializeLocked() : Status::Ok(); }
 
 Status Driver::Open() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (count_ == 0) return InitializeLocked();
-  ++count_;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (count_ > 0) {
+      ++count_;
+      return Status::Ok();
+    }
+    HF_RETURN_IF_ERROR(InitializeLocked());
+  }
+  FreeRetiredEngines();
   return Status::Ok();
 }
 
@@ -123,10 +130,14 @@ Status Driver::Close() {
     std::lock_guard<std::mutex> lock(hooks_mu_);
     for (const auto& [id, hook] : close_hooks_) hook(closes);
   }
-  // The last reference to the engine: its pinned memory is freed where no stream-ordered
-  // operation can be waiting for the engine (freeing waits for every stream). Operations in
-  // flight hold references of their own, so the engine then outlives them.
-  if (engine.use_count() == 1) (void)RunWithoutStreamOps([&engine] { engine.reset(); });
+  // The engine's pinned memory is freed only here and at an open, where no stream-ordered
+  // operation is in flight (freeing waits for every stream): never by the operation that happens
+  // to drop the last reference, at a moment the program cannot foresee (FreeRetiredEngines).
+  if (engine != nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    retired_engines_.push_back(std::move(engine));
+  }
+  FreeRetiredEngines();
   // Descriptors are closed and staging memory freed here, outside the lock.
   HF_LOG(kInfo, "driver closed; %zu file registration(s) dropped", files.size());
   return Status::Ok();
@@ -394,6 +405,23 @@ Result<AsyncExecutor*> Driver::Async() {
     HF_ASSIGN_OR_RETURN(async_, AsyncExecutor::Create(sys_, gpu_, 0));
   }
   return async_.get();
+}
+
+void Driver::FreeRetiredEngines() {
+  std::vector<std::shared_ptr<engine::SyncEngine>> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // An engine only the list holds is used by no transfer: none gets a new reference once it is
+    // retired.
+    auto busy = std::partition(retired_engines_.begin(), retired_engines_.end(),
+                               [](const auto& engine) { return engine.use_count() == 1; });
+    idle.assign(std::make_move_iterator(retired_engines_.begin()), std::make_move_iterator(busy));
+    retired_engines_.erase(retired_engines_.begin(), busy);
+  }
+  if (idle.empty()) return;
+  if (RunWithoutStreamOps([&idle] { idle.clear(); })) return;
+  std::lock_guard<std::mutex> lock(mu_);  // stream-ordered work in flight: at a later open or close
+  for (auto& engine : idle) retired_engines_.push_back(std::move(engine));
 }
 
 bool Driver::RunWithoutStreamOps(const std::function<void()>& fn) {

@@ -168,6 +168,11 @@ class Driver {
   // description of the buffer, without the lock.
   Status LookUpLocked(const PrepareArgs& args, PreparedIo* io) const;
   Status Describe(PreparedIo* io);
+  // Frees the retired engines no transfer uses any more, where no stream-ordered operation is in
+  // flight; those it cannot free wait for a later open or close. Called by Open and Close, the
+  // calls documented to wait for the device (docs/engine.md, "When pins are released"). mu_ not
+  // held.
+  void FreeRetiredEngines();
   // Runs `fn` (a call that waits for every stream, such as unpinning memory) where no
   // stream-ordered operation is in flight, and keeps any from being submitted meanwhile; false,
   // without running it, while some are in flight.
@@ -188,6 +193,9 @@ class Driver {
   ParamSet next_;                               // what the next open uses
   ParamSet in_use_;                             // meaningful while count_ > 0
   std::shared_ptr<engine::SyncEngine> engine_;  // set while count_ > 0; I/O holds copies
+  // Engines of earlier opens not freed yet: stream-ordered work was in flight when they could
+  // have been (FreeRetiredEngines). Guarded by mu_.
+  std::vector<std::shared_ptr<engine::SyncEngine>> retired_engines_;
   FileRegistry files_;
   BufferRegistry buffers_;
 
