@@ -99,7 +99,7 @@ Status Driver::EnsureOpenLocked() { return count_ == 0 ? InitializeLocked() : St
 
 Status Driver::Open() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (count_ > 0) {
       ++count_;
       return Status::Ok();
@@ -115,7 +115,7 @@ Status Driver::Close() {
   std::shared_ptr<engine::SyncEngine> engine;
   uint64_t closes = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (count_ == 0) return Status::Op(hipFileDriverNotInitialized);
     if (--count_ > 0) return Status::Ok();
     // Buffers first, then files (as hipFile). Operations in flight keep their own references.
@@ -127,14 +127,14 @@ Status Driver::Close() {
   }
   // Before the engine's release below: work the hooks cancel gives its references back first.
   {
-    std::lock_guard<std::mutex> lock(hooks_mu_);
+    MutexLock lock(hooks_mu_);
     for (const auto& [id, hook] : close_hooks_) hook(closes);
   }
   // The engine's pinned memory is freed only here and at an open, where no stream-ordered
   // operation is in flight (freeing waits for every stream): never by the operation that happens
   // to drop the last reference, at a moment the program cannot foresee (FreeRetiredEngines).
   if (engine != nullptr) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     retired_engines_.push_back(std::move(engine));
   }
   FreeRetiredEngines();
@@ -144,14 +144,14 @@ Status Driver::Close() {
 }
 
 uint64_t Driver::AddCloseHook(CloseHook hook) {
-  std::lock_guard<std::mutex> lock(hooks_mu_);
+  MutexLock lock(hooks_mu_);
   const uint64_t id = next_hook_++;
   close_hooks_.emplace(id, std::move(hook));
   return id;
 }
 
 void Driver::RemoveCloseHook(uint64_t id) {
-  std::lock_guard<std::mutex> lock(hooks_mu_);
+  MutexLock lock(hooks_mu_);
   close_hooks_.erase(id);
 }
 
@@ -162,7 +162,7 @@ int64_t Driver::UseCount() const {
 
 Result<void*> Driver::RegisterHandle(int fd) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (files_.ContainsFd(fd)) {
       HF_LOG_LIMITED(kWarn, "hipFileHandleRegister: fd %d is already registered", fd);
       stats_.RecordHandleRegister(false);
@@ -178,7 +178,7 @@ Result<void*> Driver::RegisterHandle(int fd) {
   Result<void*> handle = Status::Op(hipFileInternalError);
   std::shared_ptr<File> unstored;  // a registration the driver could not open for; closed below
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     handle = files_.Insert(std::move(*file));
     if (handle.ok()) {
       if (const Status opened = EnsureOpenLocked(); !opened.ok()) {
@@ -204,7 +204,7 @@ void Driver::DeregisterHandle(const void* handle) {
   std::shared_ptr<engine::SyncEngine> engine;
   FileRegistry::RemoveResult result;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     result = files_.Remove(handle, &removed);
     engine = engine_;
   }
@@ -233,7 +233,7 @@ Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
   {
     // hipFile opens the driver before it looks at the arguments, so a refused registration - NULL
     // included - leaves it open (its own system tests check hipFileUseCount() after one).
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (const Status opened = EnsureOpenLocked(); !opened.ok()) {
       stats_.RecordBufRegister(false, -1, length);
       return opened;
@@ -242,7 +242,7 @@ Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
   Result<Buffer> buffer = DescribeForRegistration(gpu_, ptr, length, flags);
   Status status = buffer.status();
   if (buffer.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     status = buffers_.Insert(std::make_shared<Buffer>(*buffer));
     if (status.IsOp(hipFileMemoryAlreadyRegistered)) {
       HF_LOG_LIMITED(kWarn, "hipFileBufRegister: buffer %p is already registered", ptr);
@@ -264,7 +264,7 @@ Status Driver::DeregisterBuffer(const void* ptr) {
   int device = -1;
   size_t length = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (count_ == 0) {
       HF_LOG_LIMITED(kWarn, "hipFileBufDeregister: the driver is not open");
       return Status::Op(hipFileDriverClosing);
@@ -354,7 +354,7 @@ Result<PreparedIo> Driver::Prepare(IoDirection direction, const void* handle,
                                    const void* buffer_base, const char* entry) {
   PreparedIo io;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     HF_RETURN_IF_ERROR(LookUpLocked(PrepareArgs{direction, handle, buffer_base, entry}, &io));
   }
   HF_RETURN_IF_ERROR(Describe(&io));
@@ -365,7 +365,7 @@ std::vector<Result<PreparedIo>> Driver::PrepareMany(const PrepareArgs* args, siz
   std::vector<PreparedIo> ios(n);
   std::vector<Status> looked_up(n);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (size_t i = 0; i < n; ++i) looked_up[i] = LookUpLocked(args[i], &ios[i]);
   }
   std::vector<Result<PreparedIo>> out;
@@ -399,7 +399,7 @@ std::vector<Result<PreparedIo>> Driver::PrepareMany(const PrepareArgs* args, siz
 }
 
 Result<AsyncExecutor*> Driver::Async() {
-  std::lock_guard<std::mutex> lock(async_mu_);
+  MutexLock lock(async_mu_);
   if (async_ == nullptr) {
     // Its threads may be refused (a process limit): the call fails, and a later one tries again.
     HF_ASSIGN_OR_RETURN(async_, AsyncExecutor::Create(sys_, gpu_, 0));
@@ -410,7 +410,7 @@ Result<AsyncExecutor*> Driver::Async() {
 void Driver::FreeRetiredEngines() {
   std::vector<std::shared_ptr<engine::SyncEngine>> idle;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     // An engine only the list holds is used by no transfer: none gets a new reference once it is
     // retired.
     auto busy = std::partition(retired_engines_.begin(), retired_engines_.end(),
@@ -420,12 +420,12 @@ void Driver::FreeRetiredEngines() {
   }
   if (idle.empty()) return;
   if (RunWithoutStreamOps([&idle] { idle.clear(); })) return;
-  std::lock_guard<std::mutex> lock(mu_);  // stream-ordered work in flight: at a later open or close
+  MutexLock lock(mu_);  // stream-ordered work in flight: at a later open or close
   for (auto& engine : idle) retired_engines_.push_back(std::move(engine));
 }
 
 bool Driver::RunWithoutStreamOps(const std::function<void()>& fn) {
-  std::lock_guard<std::mutex> lock(async_mu_);  // no executor is created meanwhile
+  MutexLock lock(async_mu_);  // no executor is created meanwhile
   if (async_ != nullptr) return async_->RunIfIdle(fn);
   fn();
   return true;
@@ -435,7 +435,7 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
                            size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p,
                            ssize_t* bytes_p, runtime::Stream stream) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (count_ == 0) {
       // hipFile (and cuFile) open the driver here but still refuse the call.
       HF_RETURN_IF_ERROR(InitializeLocked());

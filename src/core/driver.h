@@ -24,7 +24,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +38,7 @@
 #include "engine/sync_io.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -154,29 +154,28 @@ class Driver {
 
  private:
   template <class Fn>
-  Status SetParameter(const char* name, int param, Fn&& set);
+  Status SetParameter(const char* name, int param, Fn&& set) EXCLUDES(mu_);
   template <class Fn>
-  Status DriverSetter(const char* name, Fn&& set);
-  // 0 -> 1 under mu_: hipFileDriverError, logged with the reason, when the GPU runtime has no
-  // usable device (a forced runtime that cannot work).
-  Status InitializeLocked();
-  Status EnsureOpenLocked();
+  Status DriverSetter(const char* name, Fn&& set) EXCLUDES(mu_);
+  // 0 -> 1: hipFileDriverError, logged with the reason, when the GPU runtime has no usable device
+  // (a forced runtime that cannot work).
+  Status InitializeLocked() REQUIRES(mu_);
+  Status EnsureOpenLocked() REQUIRES(mu_);
   Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                           size_t size, off_t file_offset, off_t buffer_offset);
-  Result<AsyncExecutor*> Async();
-  // Prepare's lookups (the driver open, the handle, a registration), mu_ held; and its
-  // description of the buffer, without the lock.
-  Status LookUpLocked(const PrepareArgs& args, PreparedIo* io) const;
-  Status Describe(PreparedIo* io);
+  Result<AsyncExecutor*> Async() EXCLUDES(async_mu_);
+  // Prepare's lookups (the driver open, the handle, a registration); and its description of the
+  // buffer, without the lock.
+  Status LookUpLocked(const PrepareArgs& args, PreparedIo* io) const REQUIRES(mu_);
+  Status Describe(PreparedIo* io) EXCLUDES(mu_);
   // Frees the retired engines no transfer uses any more, where no stream-ordered operation is in
   // flight; those it cannot free wait for a later open or close. Called by Open and Close, the
-  // calls documented to wait for the device (docs/engine.md, "When pins are released"). mu_ not
-  // held.
-  void FreeRetiredEngines();
+  // calls documented to wait for the device (docs/engine.md, "When pins are released").
+  void FreeRetiredEngines() EXCLUDES(mu_);
   // Runs `fn` (a call that waits for every stream, such as unpinning memory) where no
   // stream-ordered operation is in flight, and keeps any from being submitted meanwhile; false,
   // without running it, while some are in flight.
-  bool RunWithoutStreamOps(const std::function<void()>& fn);
+  bool RunWithoutStreamOps(const std::function<void()>& fn) EXCLUDES(mu_, async_mu_);
 
   platform::Sys& sys_;
   runtime::GpuRuntime& gpu_;
@@ -186,27 +185,30 @@ class Driver {
   Stats stats_;
   IoService service_;  // uses stats_
 
-  mutable std::mutex mu_;
-  // Written under mu_; UseCount reads it without the lock (every batch submission asks).
+  mutable Mutex mu_;
+  // Written under mu_; UseCount reads it without the lock (every batch submission asks), so
+  // atomic and not GUARDED_BY.
   std::atomic<int64_t> count_{0};
-  std::atomic<uint64_t> last_closes_{0};        // written under mu_
-  ParamSet next_;                               // what the next open uses
-  ParamSet in_use_;                             // meaningful while count_ > 0
-  std::shared_ptr<engine::SyncEngine> engine_;  // set while count_ > 0; I/O holds copies
+  std::atomic<uint64_t> last_closes_{0};  // written under mu_
+  ParamSet next_ GUARDED_BY(mu_);         // what the next open uses
+  ParamSet in_use_ GUARDED_BY(mu_);       // meaningful while count_ > 0
+  // Set while count_ > 0; I/O holds copies.
+  std::shared_ptr<engine::SyncEngine> engine_ GUARDED_BY(mu_);
   // Engines of earlier opens not freed yet: stream-ordered work was in flight when they could
-  // have been (FreeRetiredEngines). Guarded by mu_.
-  std::vector<std::shared_ptr<engine::SyncEngine>> retired_engines_;
-  FileRegistry files_;
-  BufferRegistry buffers_;
+  // have been (FreeRetiredEngines).
+  std::vector<std::shared_ptr<engine::SyncEngine>> retired_engines_ GUARDED_BY(mu_);
+  FileRegistry files_ GUARDED_BY(mu_);
+  BufferRegistry buffers_ GUARDED_BY(mu_);
 
   // Held while the hooks run, so that RemoveCloseHook waits for a hook running.
-  std::mutex hooks_mu_;
-  std::map<uint64_t, CloseHook> close_hooks_;  // guarded by hooks_mu_
-  uint64_t next_hook_ = 1;                     // guarded by hooks_mu_
+  Mutex hooks_mu_;
+  std::map<uint64_t, CloseHook> close_hooks_ GUARDED_BY(hooks_mu_);
+  uint64_t next_hook_ GUARDED_BY(hooks_mu_) = 1;
 
-  std::mutex async_mu_;  // guards the creation of async_
-  // Last member: destroyed first, waiting for operations that use the members above.
-  std::unique_ptr<AsyncExecutor> async_;
+  Mutex async_mu_;
+  // Made on first use, under async_mu_. Last member: destroyed first, waiting for operations that
+  // use the members above.
+  std::unique_ptr<AsyncExecutor> async_ GUARDED_BY(async_mu_);
 };
 
 }  // namespace hipfile::core

@@ -11,7 +11,7 @@ namespace hipfile::core {
 
 template <class Fn>
 Status Driver::SetParameter(const char* name, int param, Fn&& set) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ParamSet candidate = next_;
   HF_RETURN_IF_ERROR(set(candidate));  // the setter logs its refusals (it knows the value)
   if (count_ > 0) {
@@ -73,23 +73,23 @@ Status Driver::SetParameterString(int param, const std::string& value) {
 }
 
 Result<size_t> Driver::GetParameterSizeT(int param) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return (count_ > 0 ? in_use_ : next_).GetSizeT(param);
 }
 
 Result<bool> Driver::GetParameterBool(int param) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return (count_ > 0 ? in_use_ : next_).GetBool(param);
 }
 
 Result<std::string> Driver::GetParameterString(int param) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return (count_ > 0 ? in_use_ : next_).GetString(param);
 }
 
 template <class Fn>
 Status Driver::DriverSetter(const char* name, Fn&& set) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ParamSet candidate = next_;
   HF_RETURN_IF_ERROR(set(candidate));
   if (count_ > 0) {
@@ -127,14 +127,14 @@ Status Driver::SetMaxPinnedMemSize(size_t kb) {
 }
 
 Status Driver::GetProperties(hipFileDriverProps_t* props) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (count_ == 0) return Status::Op(hipFileDriverNotInitialized);
   in_use_.FillProperties(props);
   return Status::Ok();
 }
 
 std::optional<engine::EngineOptions> Driver::EngineOptionsInUse() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (engine_ == nullptr) return std::nullopt;
   return engine_->options();
 }

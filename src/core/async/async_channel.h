@@ -10,12 +10,12 @@
 #include <deque>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include "core/async/async_executor.h"
 #include "core/async/async_op.h"
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -111,6 +111,10 @@ hipError_t NoThrow(Call&& call) noexcept {
   }
 }
 
+// A channel's fields are guarded by the executor's mutex_ unless they say otherwise. They carry
+// no GUARDED_BY, since the analysis cannot name another object's mutex: the executor's functions
+// that use them under the lock are REQUIRES(mutex_) instead, and those that need the channel's
+// submit_mu REQUIRES(SubmitMu(channel)) too.
 struct AsyncExecutor::Channel {
   struct Pending {
     uint32_t seq;
@@ -133,13 +137,15 @@ struct AsyncExecutor::Channel {
   // mutex_ (AsyncExecutor::Submit). last_seq, last_token and staged_broken change only with
   // both held.
   unsigned submitters = 0;
-  std::mutex submit_mu;
+  Mutex submit_mu;
   std::list<Channel*>::iterator lru;
 
   // Staged operations (async_staged.cc): two slots of pinned staging and their copy tables, in
   // one pinned block - slot 0, slot 1, table 0, table 1 - made at the channel's first staged
   // operation (or taken from an idle channel) and kept while the channel holds it. Token t uses
-  // slot and table t % 2.
+  // slot and table t % 2. It changes under mutex_, with submit_mu held too unless the channel is
+  // idle (a donor); the submission and the workers of the channel's operations read it without
+  // mutex_.
   void* staging_block = nullptr;
   unsigned char* Slot(uint32_t token) const {
     return static_cast<unsigned char*>(staging_block) + (token % 2) * AsyncExecutor::kStagingChunk;
@@ -154,14 +160,16 @@ struct AsyncExecutor::Channel {
     Table(0)->count = 0;
     Table(1)->count = 0;
   }
-  uint32_t last_token = 0;         // the last token a chain on the stream copies for
-  bool staged_broken = false;      // a chain could not be enqueued: no more staged operations
-  std::unique_ptr<Staged> active;  // the staged operation the stream has reached, if any
-  bool waiting = false;            // active waits for copied >= trigger; mutex_ guards both
+  uint32_t last_token = 0;     // the last token a chain on the stream copies for
+  bool staged_broken = false;  // a chain could not be enqueued: no more staged operations
+  // The staged operation the stream has reached, if any: set and cleared under mutex_, used
+  // without it by the worker moving it on.
+  std::unique_ptr<Staged> active;
+  bool waiting = false;  // active waits for copied >= trigger; mutex_ guards both
   uint32_t trigger = 0;
 
   // Every operation submitted released its stream, and every staged copy is done: no worker
-  // and no copy touches the channel.
+  // and no copy touches the channel. The executor's mutex_ held.
   bool Idle() const {
     using async_detail::LoadWord;
     return submitters == 0 && active == nullptr &&
@@ -169,5 +177,9 @@ struct AsyncExecutor::Channel {
            LoadWord(&words[async_detail::kCopied]) == last_token;
   }
 };
+
+inline Mutex& AsyncExecutor::SubmitMu(Channel* channel) RETURN_CAPABILITY(channel->submit_mu) {
+  return channel->submit_mu;
+}
 
 }  // namespace hipfile::core

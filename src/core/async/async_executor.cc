@@ -92,10 +92,10 @@ Status AsyncExecutor::Start(platform::Sys& sys, unsigned workers) {
 AsyncExecutor::~AsyncExecutor() {
   WaitIdle();
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
-  wake_poller_.notify_all();
+  wake_poller_.NotifyAll();
   if (poller_.joinable()) poller_.join();  // not started when Create failed
   workers_.reset();                        // joins: no task touches the executor after this
   reaper_.reset();
@@ -106,7 +106,7 @@ AsyncExecutor::~AsyncExecutor() {
 }
 
 Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (!registered_.emplace(stream, flags).second) {
     HF_LOG_LIMITED(kWarn, "hipFileStreamRegister: stream %p is already registered",
                    static_cast<void*>(stream));
@@ -116,7 +116,7 @@ Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
 }
 
 Status AsyncExecutor::DeregisterStream(runtime::Stream stream) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (registered_.erase(stream) == 1) return Status::Ok();
   HF_LOG_LIMITED(kWarn, "hipFileStreamDeregister: stream %p is not registered",
                  static_cast<void*>(stream));
@@ -124,12 +124,12 @@ Status AsyncExecutor::DeregisterStream(runtime::Stream stream) {
 }
 
 void AsyncExecutor::ForgetRegistrations() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   registered_.clear();
 }
 
 unsigned AsyncExecutor::StreamFlags(runtime::Stream stream) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = registered_.find(stream);
   return it == registered_.end() ? 0 : it->second;
 }
@@ -217,7 +217,7 @@ Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op
   bool device_known = false;
   for (;;) {
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(mutex_);
       if (device_known || channels_.count(stream) != 0) {
         Result<Channel*> found = ChannelFor(stream, device);
         if (!found.ok()) return found.status();
@@ -241,16 +241,16 @@ Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op
   // take submit_mu: the order of their sequence numbers. The executor's mutex is not held
   // meanwhile: a runtime call may wait for the stream (a full queue), and the stream for the
   // poller, which takes that mutex.
-  std::lock_guard<std::mutex> order(channel->submit_mu);
+  MutexLock order(channel->submit_mu);
   try {
     return SubmitOrdered(channel, stream, std::move(op));
   } catch (...) {
     // Only SubmitOrdered's allocations throw, and they come before it takes a sequence number
     // or queues anything on the stream: the submission is refused whole.
     const Status status = CurrentExceptionStatus("stream-ordered submission");
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     --channel->submitters;
-    if (--outstanding_ == 0) idle_.notify_all();
+    if (--outstanding_ == 0) idle_.NotifyAll();
     return status;
   }
 }
@@ -259,7 +259,7 @@ void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
   --channel->submitters;
   if (!refused) return;
   --channel->last_seq;
-  if (--outstanding_ == 0) idle_.notify_all();
+  if (--outstanding_ == 0) idle_.NotifyAll();
 }
 
 Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
@@ -270,9 +270,9 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   size_t chunks = 0;
   std::unique_ptr<Ready> ready;
   {
-    std::unique_lock<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     // A channel without staging gets it here; pinning releases the lock meanwhile.
-    staged = CanStage(*channel, *op) && StagingLocked(lock, channel);
+    staged = CanStage(*channel, *op) && StagingLocked(channel);
     // Everything the submission needs is allocated here, before a sequence number is taken:
     // once a stream operation is queued, nothing may fail for want of memory.
     std::unique_ptr<Staged> chain;
@@ -304,7 +304,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     }
   }
   if (staged) {
-    wake_poller_.notify_one();
+    wake_poller_.NotifyOne();
     return SubmitStaged(channel, stream, seq, first_token, chunks);
   }
 
@@ -312,7 +312,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     *ready = Ready{this, channel, seq, op.get()};
     const hipError_t err = NoThrow(
         [&] { return gpu_.LaunchHostFunc(stream, &AsyncExecutor::HostFnTrampoline, ready.get()); });
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     if (err != hipSuccess) {
       EndSubmissionLocked(channel, true);
       return Status::Gpu(err);
@@ -326,7 +326,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   const hipError_t reached =
       NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
   if (reached != hipSuccess) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     channel->queued.pop_back();  // the entry made above: submit_mu keeps it the last
     EndSubmissionLocked(channel, true);
     return Status::Gpu(reached);
@@ -334,7 +334,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   const hipError_t wait =
       NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     // Once `reached` is on the stream the sequence number is spent: if the wait could not be
     // enqueued, the operation is abandoned and the poller only completes the handshake.
     Channel::Pending& pending = channel->queued.back();
@@ -343,15 +343,15 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     ++queued_;
     EndSubmissionLocked(channel, false);
   }
-  wake_poller_.notify_one();
+  wake_poller_.NotifyOne();
   return Status::FromGpu(wait);
 }
 
 void AsyncExecutor::HostFnTrampoline(void* arg) {
   std::unique_ptr<Ready> ready(static_cast<Ready*>(arg));
-  std::mutex done_mutex;
-  std::condition_variable done_cv;
-  bool done = false;
+  Mutex done_mutex;
+  CondVar done_cv;
+  bool done = false;  // guarded by done_mutex
   AsyncExecutor* self = ready->self;
   Channel* channel = ready->channel;
   const uint32_t seq = ready->seq;
@@ -359,12 +359,12 @@ void AsyncExecutor::HostFnTrampoline(void* arg) {
   // Run here when the task cannot be queued: the stream waits in this call until it completes.
   self->workers_->PostOrRun([&, self, channel, seq, op] {
     self->Complete(channel, seq, std::unique_ptr<AsyncOp>(op));
-    std::lock_guard<std::mutex> lock(done_mutex);
+    MutexLock lock(done_mutex);
     done = true;
-    done_cv.notify_one();
+    done_cv.NotifyOne();
   });
-  std::unique_lock<std::mutex> lock(done_mutex);
-  done_cv.wait(lock, [&] { return done; });
+  MutexLock lock(done_mutex);
+  while (!done) done_cv.Wait(done_mutex);
 }
 
 void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) {
@@ -374,27 +374,27 @@ void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<Asy
     AsyncOp* finished = op.release();
     reaper_->PostOrRun([finished] { delete finished; });
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (--outstanding_ == 0) idle_.notify_all();
+  MutexLock lock(mutex_);
+  if (--outstanding_ == 0) idle_.NotifyAll();
 }
 
 size_t AsyncExecutor::ChannelsRecycled() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return recycled_;
 }
 
 size_t AsyncExecutor::Outstanding() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return outstanding_;
 }
 
 void AsyncExecutor::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [this] { return outstanding_ == 0; });
+  MutexLock lock(mutex_);
+  while (outstanding_ != 0) idle_.Wait(mutex_);
 }
 
 bool AsyncExecutor::RunIfIdle(const std::function<void()>& fn) {
-  std::lock_guard<std::mutex> lock(mutex_);  // Submit takes it too
+  MutexLock lock(mutex_);  // Submit takes it too
   if (outstanding_ != 0) return false;
   fn();
   return true;
@@ -405,11 +405,11 @@ void AsyncExecutor::PollLoop() {
   // few microseconds), then sleep 20 us (tens of microseconds), then 200 us once nothing has
   // happened for about 100 ms. With nothing queued the poller sleeps on a condition variable.
   unsigned idle_rounds = 0;
-  std::unique_lock<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   for (;;) {
     if (queued_ == 0 && waiting_ == 0) {
       if (stopping_) return;
-      wake_poller_.wait(lock, [this] { return stopping_ || queued_ > 0 || waiting_ > 0; });
+      while (!stopping_ && queued_ == 0 && waiting_ == 0) wake_poller_.Wait(mutex_);
       idle_rounds = 0;
       continue;
     }
@@ -417,11 +417,12 @@ void AsyncExecutor::PollLoop() {
     // A task the pool cannot queue (no memory) runs here, with mutex_ released; the channel walk
     // then starts again, since the channels may have changed meanwhile.
     bool ran_here = false;
-    auto hand_over = [&](const auto& task) {
+    auto hand_over = [&](const auto& task) REQUIRES(mutex_) {
       if (workers_->TryPost(task)) return;
-      lock.unlock();
-      task();
-      lock.lock();
+      {
+        MutexUnlock unlocked(mutex_);
+        task();
+      }
       ran_here = true;
     };
     for (auto it = channels_.begin(); it != channels_.end() && !ran_here; ++it) {
@@ -462,7 +463,7 @@ void AsyncExecutor::PollLoop() {
     // A staged operation waiting for its stream's copy is near: its copy takes microseconds to
     // a millisecond, and the worker that moves it on waits for this loop.
     if (waiting_ > 0) idle_rounds = std::min(idle_rounds, 4999u);
-    lock.unlock();
+    MutexUnlock unlocked(mutex_);
     if (idle_rounds < 64) {
       sched_yield();
     } else if (idle_rounds < 5000) {
@@ -470,7 +471,6 @@ void AsyncExecutor::PollLoop() {
     } else {
       SleepMicros(200);
     }
-    lock.lock();
   }
 }
 

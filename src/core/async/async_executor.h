@@ -75,13 +75,11 @@
 // neither blocks nor loses the work.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -89,6 +87,7 @@
 #include "core/async/worker_pool.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -152,66 +151,74 @@ class AsyncExecutor {
   AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels);
   // Create's second half: the threads.
   Status Start(platform::Sys& sys, unsigned workers);
-  // The stream's channel; a stream without one gets one for `device`. mutex_ held.
-  Result<Channel*> ChannelFor(runtime::Stream stream, int device);
-  Channel* IdleChannel();  // mutex_ held; null when none is idle
-  void PollLoop();
-  void Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op);
+  // The stream's channel; a stream without one gets one for `device`.
+  Result<Channel*> ChannelFor(runtime::Stream stream, int device) REQUIRES(mutex_);
+  Channel* IdleChannel() REQUIRES(mutex_);  // null when none is idle
+  void PollLoop() EXCLUDES(mutex_);
+  void Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) EXCLUDES(mutex_);
   static void HostFnTrampoline(void* arg);
 
+  // The channel's submit_mu, for the annotations below: Channel is incomplete here
+  // (async_channel.h), so they cannot name channel->submit_mu itself.
+  static Mutex& SubmitMu(Channel* channel);
+
   // Staged operations (async_staged.cc).
-  bool CanStage(const Channel& channel, const AsyncOp& op);  // mutex_ held
+  bool CanStage(const Channel& channel, const AsyncOp& op) REQUIRES(mutex_);
   // Gives the channel staging where it has none: an idle channel's, or a block it pins (with
-  // mutex_ released meanwhile, through `lock`). False when neither can be had. The caller holds
-  // the channel's submit_mu and counts as its submitter.
-  bool StagingLocked(std::unique_lock<std::mutex>& lock, Channel* channel);
-  void WarnNoStagingLocked(const char* why_not, hipError_t error);  // once; mutex_ held
-  // The part of Submit that queues stream operations: the channel's submit_mu held, mutex_ not.
-  Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op);
+  // mutex_ released meanwhile). False when neither can be had. The caller counts as the channel's
+  // submitter.
+  bool StagingLocked(Channel* channel) REQUIRES(mutex_, SubmitMu(channel));
+  void WarnNoStagingLocked(const char* why_not, hipError_t error) REQUIRES(mutex_);  // once
+  // The part of Submit that queues stream operations.
+  Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op)
+      REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // Queues the stream operations of the staged operation SubmitOrdered handed to the poller
   // (sequence number seq, tokens first..first+chunks-1); records how much is on the stream when a
-  // call fails. submit_mu held, mutex_ not.
+  // call fails.
   Status SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
-                      size_t chunks);
+                      size_t chunks) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
-  // (the sequence number it took is given back, and it no longer counts as outstanding). mutex_
-  // held.
-  void EndSubmissionLocked(Channel* channel, bool refused);
+  // (the sequence number it took is given back, and it no longer counts as outstanding).
+  void EndSubmissionLocked(Channel* channel, bool refused) REQUIRES(mutex_, SubmitMu(channel));
   // Worker: moves the channel's active operation on until it waits for the stream or ends.
-  void Step(Channel* channel);
+  void Step(Channel* channel) EXCLUDES(mutex_);
   void StepRead(Channel* channel, Staged& s, size_t k);
   void ReleaseWrite(Channel* channel, Staged& s, size_t k);
-  void WaitForCopied(Channel* channel, uint32_t token);
-  void FinishStaged(Channel* channel);
+  void WaitForCopied(Channel* channel, uint32_t token) EXCLUDES(mutex_);
+  void FinishStaged(Channel* channel) EXCLUDES(mutex_);
   // The poller, handing a staged operation out: its parameters bound now, where its submission
-  // has not failed. mutex_ held.
-  static void BindLocked(Staged& s);
+  // has not failed (SubmitStaged records a failure under mutex_).
+  void BindLocked(Staged& s) REQUIRES(mutex_);
 
   runtime::GpuRuntime& gpu_;
   std::unique_ptr<WorkerPool> workers_;  // reset before the members its tasks use
   std::unique_ptr<WorkerPool> reaper_;   // one thread: destroys finished operations
 
-  std::mutex mutex_;
-  std::condition_variable wake_poller_;
-  std::condition_variable idle_;
-  std::map<runtime::Stream, std::unique_ptr<Channel>> channels_;  // by the stream using it
-  std::list<Channel*> lru_;  // every channel, least recently submitted to first
-  std::map<runtime::Stream, unsigned> registered_;
+  // Guards the members marked so and the channels' state (Channel, in async_channel.h, says
+  // which: the analysis cannot name another object's mutex, so its fields carry no GUARDED_BY).
+  Mutex mutex_;
+  CondVar wake_poller_;
+  CondVar idle_;
+  // By the stream using it.
+  std::map<runtime::Stream, std::unique_ptr<Channel>> channels_ GUARDED_BY(mutex_);
+  std::list<Channel*> lru_ GUARDED_BY(mutex_);  // every channel, least recently submitted to first
+  std::map<runtime::Stream, unsigned> registered_ GUARDED_BY(mutex_);
   const size_t max_channels_;
-  uint32_t* slab_ = nullptr;    // max_channels_ channels of kWordsPerChannel words, pinned
-  size_t slab_used_ = 0;        // channels handed out
-  size_t recycled_ = 0;         // channels moved to another stream
-  std::vector<char> mem_ops_;   // per device: 1 when stream memory operations work
-  std::vector<char> tables_;    // per device: 1 when copy tables work
-  size_t staged_channels_ = 0;  // channels with staging
-  size_t staged_ops_ = 0;       // operations submitted staged
-  size_t staging_moves_ = 0;    // staging blocks moved between channels
-  size_t waiting_ = 0;          // channels whose active operation waits for `copied`
-  bool warned_staging_ = false;
-  size_t queued_ = 0;       // submitted, waiting for their stream to reach them
-  size_t outstanding_ = 0;  // submitted, not completed
-  bool stopping_ = false;
-  bool warned_host_fn_fallback_ = false;
+  uint32_t* slab_ = nullptr;  // max_channels_ channels of kWordsPerChannel words, pinned
+  size_t slab_used_ GUARDED_BY(mutex_) = 0;  // channels handed out
+  size_t recycled_ GUARDED_BY(mutex_) = 0;   // channels moved to another stream
+  // Per device, probed at construction: 1 when stream memory operations, or copy tables, work.
+  std::vector<char> mem_ops_;
+  std::vector<char> tables_;
+  size_t staged_channels_ GUARDED_BY(mutex_) = 0;  // channels with staging
+  size_t staged_ops_ GUARDED_BY(mutex_) = 0;       // operations submitted staged
+  size_t staging_moves_ GUARDED_BY(mutex_) = 0;    // staging blocks moved between channels
+  size_t waiting_ GUARDED_BY(mutex_) = 0;  // channels whose active operation waits for `copied`
+  bool warned_staging_ GUARDED_BY(mutex_) = false;
+  size_t queued_ GUARDED_BY(mutex_) = 0;       // submitted, waiting for their stream to reach them
+  size_t outstanding_ GUARDED_BY(mutex_) = 0;  // submitted, not completed
+  bool stopping_ GUARDED_BY(mutex_) = false;
+  bool warned_host_fn_fallback_ GUARDED_BY(mutex_) = false;
   std::thread poller_;
 };
 

@@ -21,7 +21,7 @@ bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
          !channel.staged_broken;
 }
 
-bool AsyncExecutor::StagingLocked(std::unique_lock<std::mutex>& lock, Channel* channel) {
+bool AsyncExecutor::StagingLocked(Channel* channel) {
   if (channel->staging_block != nullptr) return true;
   if (staged_channels_ >= kMaxStagedChannels) {
     // Take the staging of the least recently used idle channel: none of its operations is
@@ -47,13 +47,15 @@ bool AsyncExecutor::StagingLocked(std::unique_lock<std::mutex>& lock, Channel* c
   // would wait for the streams, so the block stays with the channel for the executor's life. The
   // channel keeps what the caller saw meanwhile: it has a submitter (submit_mu held), so it is
   // neither recycled nor idle, and gives no block away.
-  lock.unlock();
   void* block = nullptr;
-  const hipError_t e = NoThrow([&] {
-    return gpu_.HostMalloc(&block, 2 * kStagingChunk + 2 * sizeof(runtime::CopyTable),
-                           hipHostMallocPortable | hipHostMallocMapped);
-  });
-  lock.lock();
+  hipError_t e = hipSuccess;
+  {
+    MutexUnlock unlocked(mutex_);
+    e = NoThrow([&] {
+      return gpu_.HostMalloc(&block, 2 * kStagingChunk + 2 * sizeof(runtime::CopyTable),
+                             hipHostMallocPortable | hipHostMallocMapped);
+    });
+  }
   if (e != hipSuccess) {
     --staged_channels_;
     WarnNoStagingLocked("pinning its staging failed", e);
@@ -83,7 +85,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
     {
       // Nothing is on the stream, so the poller has not taken the entry: the stream never
       // reached it.
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(mutex_);
       refused = std::move(channel->queued.back());
       channel->queued.pop_back();
       --queued_;
@@ -111,7 +113,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
     e = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
   }
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     if (e != hipSuccess) {
       // Part of the chain is on the stream. The operation fails: its worker moves no more bytes,
       // lets the stream through what it has with nothing to copy, and no longer touches the
@@ -138,7 +140,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
     }
     EndSubmissionLocked(channel, false);
   }
-  wake_poller_.notify_one();
+  wake_poller_.NotifyOne();
   return Status::FromGpu(e);
 }
 
@@ -261,12 +263,12 @@ void AsyncExecutor::ReleaseWrite(Channel* channel, Staged& s, size_t k) {
 
 void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     channel->trigger = token;
     channel->waiting = true;
     ++waiting_;
   }
-  wake_poller_.notify_one();
+  wake_poller_.NotifyOne();
 }
 
 void AsyncExecutor::FinishStaged(Channel* channel) {
@@ -281,7 +283,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   }
   std::unique_ptr<Staged> finished;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     // A submission that failed part-way returned its error: the caller's variable is left alone.
     if (s.Limits().error == hipSuccess) *s.op->bytes_p = result;
     finished = std::move(channel->active);
@@ -290,17 +292,17 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   AdvanceWord(&channel->words[kDone], finished->seq);
   Staged* gone = finished.release();
   reaper_->PostOrRun([gone] { delete gone; });
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (--outstanding_ == 0) idle_.notify_all();
+  MutexLock lock(mutex_);
+  if (--outstanding_ == 0) idle_.NotifyAll();
 }
 
 size_t AsyncExecutor::StagingMoves() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return staging_moves_;
 }
 
 size_t AsyncExecutor::StagedOperations() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return staged_ops_;
 }
 

@@ -7,15 +7,14 @@
 // operation to fail); a task that throws anyway is logged and dropped, and the thread carries on.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "platform/sys.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -50,17 +49,17 @@ class WorkerPool {
 
  private:
   explicit WorkerPool(const char* role) : role_(role) {}
-  void Push(std::function<void()> task);
-  void Run(unsigned index);
+  void Push(std::function<void()> task) EXCLUDES(mutex_);
+  void Run(unsigned index) EXCLUDES(mutex_);
   // Stops and joins the threads started so far.
-  void Stop();
+  void Stop() EXCLUDES(mutex_);
 
   const char* const role_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;  // guarded by mutex_
-  bool stopping_ = false;                    // guarded by mutex_
-  std::vector<std::thread> threads_;         // set by Start only
+  Mutex mutex_;
+  CondVar cv_;
+  std::deque<std::function<void()>> tasks_ GUARDED_BY(mutex_);
+  bool stopping_ GUARDED_BY(mutex_) = false;
+  std::vector<std::thread> threads_;  // set by Start only
 };
 
 }  // namespace hipfile::core

@@ -18,7 +18,7 @@ BatchContext::BatchContext(unsigned capacity, std::atomic<size_t>* pending_every
 }
 
 Result<uint64_t> BatchContext::Accept(std::vector<BatchTransfer> entries) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (closed_) return Status::Op(hipFileInvalidValue);
   const size_t outstanding = live_ + done_count_;
   if (entries.size() > capacity_ - outstanding) return Status::Op(hipFileBatchFull);
@@ -58,7 +58,7 @@ size_t BatchContext::GroupShareLocked(const GroupLimits& limits) const {
 }
 
 size_t BatchContext::GroupShare(const GroupLimits& limits) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return GroupShareLocked(limits);
 }
 
@@ -83,17 +83,18 @@ void BatchContext::ClaimLocked(size_t at, const GroupLimits& limits, Claimed* cl
 void BatchContext::Run(uint64_t id, const GroupLimits& limits, const Runner& run) {
   Claimed claimed;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    const auto it = std::find_if(queue_.begin(), queue_.end(),
-                                 [&](const Queued& q) { return q.id == id && IsPendingLocked(q); });
-    if (it == queue_.end()) return;  // canceled, or claimed by another Run
-    ClaimLocked(static_cast<size_t>(it - queue_.begin()), limits, &claimed);
+    MutexLock lock(mu_);
+    // A loop rather than std::find_if: the analysis would check a predicate lambda without mu_.
+    size_t at = 0;
+    while (at < queue_.size() && !(queue_[at].id == id && IsPendingLocked(queue_[at]))) ++at;
+    if (at == queue_.size()) return;  // canceled, or claimed by another Run
+    ClaimLocked(at, limits, &claimed);
   }
   Execute(claimed, run);
 }
 
 size_t BatchContext::RunsToQueue(const GroupLimits& limits) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   const size_t pending = live_ - running_;
   if (pending == 0) return 0;
   const size_t share = GroupShareLocked(limits);
@@ -106,7 +107,7 @@ size_t BatchContext::RunsToQueue(const GroupLimits& limits) {
 bool BatchContext::RunNext(const GroupLimits& limits, const Runner& run) {
   Claimed claimed;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (queued_runs_ > 0) --queued_runs_;  // this is one of them, started
     if (queue_.empty()) return false;      // its front, when there is one, is Pending
     ClaimLocked(0, limits, &claimed);
@@ -134,7 +135,7 @@ bool BatchContext::Execute(Claimed& claimed, const Runner& run) {
   }
   bool pending_left = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (size_t i = 0; i < n; ++i) {
       const Result<size_t> moved = thrown.ok() ? results[i] : Result<size_t>(thrown);
       PushEventLocked(claimed.transfers[i].cookie, moved.ok() ? hipFileComplete : hipFileFailed,
@@ -144,23 +145,25 @@ bool BatchContext::Execute(Claimed& claimed, const Runner& run) {
     running_ -= n;
     pending_left = !queue_.empty();
   }
-  changed_.notify_all();
+  changed_.NotifyAll();
   return pending_left;
 }
 
 size_t BatchContext::Reap(unsigned min_nr, unsigned max_events, const BatchDeadline& deadline,
                           hipFileIOEvents_t* out) {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   // min_nr is capped at what is outstanding, re-read at every wake-up: entries submitted or
   // events reaped by other threads meanwhile count.
-  const auto ready = [&] {
+  const auto ready = [&]() REQUIRES(mu_) {
     const size_t outstanding = live_ + done_count_;
     return done_count_ >= std::min<size_t>(min_nr, outstanding);
   };
   if (deadline.has_value()) {
-    changed_.wait_until(lock, *deadline, ready);
+    while (!ready()) {
+      if (!changed_.WaitUntil(mu_, *deadline)) break;  // the deadline passed
+    }
   } else {
-    changed_.wait(lock, ready);
+    while (!ready()) changed_.Wait(mu_);
   }
   const size_t n = std::min<size_t>(max_events, done_count_);
   for (size_t i = 0; i < n; ++i) out[i] = done_[(done_head_ + i) % capacity_];
@@ -190,16 +193,16 @@ void BatchContext::CancelPendingLocked(std::vector<BatchTransfer>* dropped) {
 void BatchContext::Cancel() {
   std::vector<BatchTransfer> dropped;  // destroyed outside the lock
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     CancelPendingLocked(&dropped);
-    changed_.notify_all();
-    changed_.wait(lock, [this] { return running_ == 0; });
+    changed_.NotifyAll();
+    while (running_ != 0) changed_.Wait(mu_);
   }
 }
 
 void BatchContext::Close() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     closed_ = true;
   }
   Cancel();
@@ -208,15 +211,15 @@ void BatchContext::Close() {
 void BatchContext::Drop() {
   std::vector<BatchTransfer> dropped;  // destroyed outside the lock
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     closed_ = true;
     CancelPendingLocked(&dropped);
   }
-  changed_.notify_all();
+  changed_.NotifyAll();
 }
 
 size_t BatchContext::Outstanding() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return live_ + done_count_;
 }
 

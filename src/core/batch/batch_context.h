@@ -18,17 +18,16 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "core/io_result.h"
 #include "core/io_service.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -133,40 +132,40 @@ class BatchContext {
     std::vector<BatchTransfer> transfers;
   };
 
-  bool IsPendingLocked(const Queued& q) const {
+  bool IsPendingLocked(const Queued& q) const REQUIRES(mu_) {
     const Slot& slot = slots_[q.slot];
     return slot.id == q.id && slot.state == SlotState::kPending;
   }
-  size_t GroupShareLocked(const GroupLimits& limits) const;
+  size_t GroupShareLocked(const GroupLimits& limits) const REQUIRES(mu_);
   // Claims the entry of queue_[at] (Pending) and, when small, more small Pending entries after
   // it.
-  void ClaimLocked(size_t at, const GroupLimits& limits, Claimed* claimed);
+  void ClaimLocked(size_t at, const GroupLimits& limits, Claimed* claimed) REQUIRES(mu_);
   // Runs the claimed entries and queues their events; returns whether Pending entries are left.
-  bool Execute(Claimed& claimed, const Runner& run);
+  bool Execute(Claimed& claimed, const Runner& run) EXCLUDES(mu_);
   // Turns every Pending entry into a Canceled event; their transfers go to `dropped`, for the
   // caller to destroy outside the lock (they may close descriptors).
-  void CancelPendingLocked(std::vector<BatchTransfer>* dropped);
-  void PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret);
-  void FreeSlotLocked(uint32_t slot);
+  void CancelPendingLocked(std::vector<BatchTransfer>* dropped) REQUIRES(mu_);
+  void PushEventLocked(void* cookie, hipFileStatus_t status, size_t ret) REQUIRES(mu_);
+  void FreeSlotLocked(uint32_t slot) REQUIRES(mu_);
   void AddPending(size_t n, bool add);
 
   const unsigned capacity_;
   std::atomic<size_t>* const pending_everywhere_;  // may be null
-  mutable std::mutex mu_;
-  std::condition_variable changed_;  // an event was queued, or a Running entry finished
-  bool closed_ = false;              // guarded by mu_
-  uint64_t next_id_ = 1;             // guarded by mu_
-  std::vector<Slot> slots_;          // guarded by mu_; capacity_ of them
-  std::vector<uint32_t> free_;       // guarded by mu_; free slots
-  std::deque<Queued> queue_;         // guarded by mu_; Pending entries, oldest first
-  size_t live_ = 0;                  // guarded by mu_; Pending and Running entries
-  size_t running_ = 0;               // guarded by mu_
-  size_t queued_runs_ = 0;           // guarded by mu_; see RunsToQueue
-  // guarded by mu_: terminal events, oldest first, a ring of capacity_ (made with the context,
-  // so finishing an entry never allocates)
-  std::vector<hipFileIOEvents_t> done_;
-  size_t done_head_ = 0;
-  size_t done_count_ = 0;
+  mutable Mutex mu_;
+  CondVar changed_;  // an event was queued, or a Running entry finished
+  bool closed_ GUARDED_BY(mu_) = false;
+  uint64_t next_id_ GUARDED_BY(mu_) = 1;
+  std::vector<Slot> slots_ GUARDED_BY(mu_);     // capacity_ of them
+  std::vector<uint32_t> free_ GUARDED_BY(mu_);  // free slots
+  std::deque<Queued> queue_ GUARDED_BY(mu_);    // Pending entries, oldest first
+  size_t live_ GUARDED_BY(mu_) = 0;             // Pending and Running entries
+  size_t running_ GUARDED_BY(mu_) = 0;
+  size_t queued_runs_ GUARDED_BY(mu_) = 0;  // see RunsToQueue
+  // Terminal events, oldest first, a ring of capacity_ (made with the context, so finishing an
+  // entry never allocates).
+  std::vector<hipFileIOEvents_t> done_ GUARDED_BY(mu_);
+  size_t done_head_ GUARDED_BY(mu_) = 0;
+  size_t done_count_ GUARDED_BY(mu_) = 0;
 };
 
 // hipFileIOEvents_t::ret of a finished transfer: EncodeResult (core/io_result.h) cast to size_t.

@@ -22,11 +22,11 @@ BatchManager::~BatchManager() {
   driver_.RemoveCloseHook(close_hook_);
   std::map<uintptr_t, Batch> batches;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     batches.swap(batches_);
   }
   for (auto& [id, batch] : batches) batch.context->Close();
-  std::lock_guard<std::mutex> lock(pool_mu_);
+  MutexLock lock(pool_mu_);
   pool_ready_.store(nullptr);
   pool_.reset();  // the tasks left are Runs of canceled entries: no-ops
 }
@@ -46,7 +46,7 @@ Result<hipFileBatchHandle_t> BatchManager::SetUp(unsigned max_nr) {
     HF_LOG_LIMITED(kWarn, "hipFileBatchIOSetUp: max_nr %u is outside 1..%zu", max_nr, limit);
     return Status::Op(hipFileInvalidValue);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   const uintptr_t id = next_handle_++;
   // The count is read under mu_, which DropBatches takes after the close counted: a batch either
   // saw that close or is dropped by it.
@@ -163,7 +163,7 @@ Status BatchManager::Cancel(hipFileBatchHandle_t batch) {
 void BatchManager::Destroy(hipFileBatchHandle_t batch) {
   std::shared_ptr<BatchContext> context;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     const auto it = batches_.find(reinterpret_cast<uintptr_t>(batch));
     if (it == batches_.end() || it->second.closes != driver_.LastCloses()) {
       // Dropped by a close, whose hook drops it if it has not yet.
@@ -179,17 +179,17 @@ void BatchManager::Destroy(hipFileBatchHandle_t batch) {
 }
 
 size_t BatchManager::BatchCount() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return batches_.size();
 }
 
 unsigned BatchManager::WorkerCount() const {
-  std::lock_guard<std::mutex> lock(pool_mu_);
+  MutexLock lock(pool_mu_);
   return pool_ == nullptr ? 0 : pool_->size();
 }
 
 std::shared_ptr<BatchContext> BatchManager::Find(hipFileBatchHandle_t batch) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   const auto it = batches_.find(reinterpret_cast<uintptr_t>(batch));
   if (it == batches_.end() || it->second.closes != driver_.LastCloses()) return nullptr;
   return it->second.context;
@@ -198,7 +198,7 @@ std::shared_ptr<BatchContext> BatchManager::Find(hipFileBatchHandle_t batch) con
 void BatchManager::DropBatches(uint64_t closes) {
   std::vector<std::shared_ptr<BatchContext>> dropped;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (auto it = batches_.begin(); it != batches_.end();) {
       if (it->second.closes < closes) {
         dropped.push_back(std::move(it->second.context));
@@ -217,7 +217,7 @@ void BatchManager::DropBatches(uint64_t closes) {
 
 Result<WorkerPool*> BatchManager::Pool() {
   if (WorkerPool* pool = pool_ready_.load(std::memory_order_acquire)) return pool;
-  std::lock_guard<std::mutex> lock(pool_mu_);
+  MutexLock lock(pool_mu_);
   if (pool_ == nullptr) {
     const unsigned threads = requested_threads_ > 0 ? requested_threads_ : AutoBatchThreads();
     // Refused threads fail this submission; the next one tries again.

@@ -22,11 +22,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 
 #include "core/async/worker_pool.h"
 #include "core/batch/batch_context.h"
 #include "core/driver.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -73,11 +73,11 @@ class BatchManager {
  private:
   // The batch, or nullptr when it is unknown, destroyed or dropped by a close (also one whose
   // close hook has not run yet).
-  std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const;
+  std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const EXCLUDES(mu_);
   // The close hook: drops every batch set up before the close that made LastCloses() `closes`.
-  void DropBatches(uint64_t closes);
+  void DropBatches(uint64_t closes) EXCLUDES(mu_);
   // The workers, started at the first submission: the error when their threads are refused.
-  Result<WorkerPool*> Pool();
+  Result<WorkerPool*> Pool() EXCLUDES(pool_mu_);
   // Queues the RunNext calls the batch asks for (BatchContext::RunsToQueue); each queues what
   // the batch asks for once it has run.
   void Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,
@@ -97,12 +97,12 @@ class BatchManager {
     std::shared_ptr<BatchContext> context;
     uint64_t closes = 0;  // Driver::LastCloses() at set-up: the batch goes with the next one
   };
-  mutable std::mutex mu_;
-  uintptr_t next_handle_ = 1;           // guarded by mu_
-  std::map<uintptr_t, Batch> batches_;  // guarded by mu_
+  mutable Mutex mu_;
+  uintptr_t next_handle_ GUARDED_BY(mu_) = 1;
+  std::map<uintptr_t, Batch> batches_ GUARDED_BY(mu_);
 
-  mutable std::mutex pool_mu_;
-  std::unique_ptr<WorkerPool> pool_;  // guarded by pool_mu_; made at the first submission
+  mutable Mutex pool_mu_;
+  std::unique_ptr<WorkerPool> pool_ GUARDED_BY(pool_mu_);  // made at the first submission
   // pool_ once made: every submission asks for it, without the lock.
   std::atomic<WorkerPool*> pool_ready_{nullptr};
 };
