@@ -46,6 +46,14 @@ class AsyncStagedTest : public IoPathTest {
                                 &slot->buffer_offset, &slot->bytes, stream);
   }
 
+  // Device memory for a test to free while streams wait: the free waits for every stream, and
+  // holds every other runtime call meanwhile (runtime/cpu/driver_lock.h).
+  void* Spare() {
+    void* p = nullptr;
+    EXPECT_EQ(gpu_.Malloc(&p, 4096), hipSuccess);
+    return p;
+  }
+
   Watchdog watchdog_{std::chrono::seconds(60)};
 };
 
@@ -318,8 +326,7 @@ TEST_P(AsyncStagedTest, MemoryFreedWhileASubmissionIsPartWayDoesNotDeadlock) {
   void* fh = OpenFile("f", kFile);
   const std::vector<unsigned char> file = Pattern(kFile);
   FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
-  void* spare = nullptr;
-  ASSERT_EQ(gpu_.Malloc(&spare, 4096), hipSuccess);
+  void* spare = Spare();
   const size_t before = Staged();
   std::atomic<int> calls{0};
   std::atomic<bool> freed{false};
@@ -354,8 +361,7 @@ TEST_P(AsyncStagedTest, PinningStagingWhileMemoryIsFreedDoesNotHoldUpOtherStream
   void* fh = OpenFile("f", kFile);
   const std::vector<unsigned char> file = Pattern(kFile);
   FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
-  void* spare = nullptr;
-  ASSERT_EQ(gpu_.Malloc(&spare, 4096), hipSuccess);
+  void* spare = Spare();
   void* gate_memory = nullptr;
   ASSERT_EQ(gpu_.HostMalloc(&gate_memory, 4096, 0), hipSuccess);
   auto* gate = static_cast<uint32_t*>(gate_memory);
