@@ -8,8 +8,8 @@
 #
 # Environment: SIZE (data set, default 4G), REPS (3), LIMIT (seconds per run, 5), THREADS (16),
 # DEV (GPU, 0), BATCH_WORKERS (a list such as "1 2 4": extra batch rows batch-Q128-wN run with
-# HIPFILE_BATCH_WORKERS=N, how IOPS trade against cores busy; default none), LEAN (WORKERS:NAP_US,
-# default 1:10: a row batch-lean run with HIPFILE_BATCH_WORKERS and HIPFILE_COPY_NAP_US set so,
+# HIPFILE_IO_THREADS=N, how IOPS trade against cores busy; default none), LEAN (WORKERS:NAP_US,
+# default 1:10: a row batch-lean run with HIPFILE_IO_THREADS and HIPFILE_COPY_NAP_US set so,
 # the configuration for few cores busy, compared with pread-copy in IOPS and cores; "" skips it),
 # CACHE (warm, or cold: the page cache is dropped before every run, which needs
 # root, and the batch is compared with raw O_DIRECT preads into host memory, -x 1, from as many
@@ -83,12 +83,12 @@ run() {
 CASES=(batch-Q128)
 run batch-Q128    -x 6 -Q 128
 for n in ${BATCH_WORKERS:-}; do
-  HIPFILE_BATCH_WORKERS=$n run "batch-Q128-w$n" -x 6 -Q 128
+  HIPFILE_IO_THREADS=$n run "batch-Q128-w$n" -x 6 -Q 128
   CASES+=("batch-Q128-w$n")
 done
 LEAN=${LEAN-1:10}
 if [[ -n $LEAN ]]; then
-  HIPFILE_BATCH_WORKERS=${LEAN%%:*} HIPFILE_COPY_NAP_US=${LEAN##*:} run batch-lean -x 6 -Q 128
+  HIPFILE_IO_THREADS=${LEAN%%:*} HIPFILE_COPY_NAP_US=${LEAN##*:} run batch-lean -x 6 -Q 128
   CASES+=(batch-lean)
 fi
 run pread-copy    -x 2

@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "platform/env.h"
 
@@ -68,6 +69,8 @@ bool ParseLogLevel(const std::string& text, LogLevel* level) {
   return false;
 }
 
+size_t AutoIoThreads() { return std::clamp<size_t>(std::thread::hardware_concurrency(), 4, 64); }
+
 Config ParseConfig(platform::Sys& sys) {
   Config config;
   // The log level first, so that problems with the other variables are reported at it.
@@ -114,8 +117,15 @@ Config ParseConfig(platform::Sys& sys) {
              &config.copy_nap_us, &config);
   ReadBool(sys, kEnvDirectWrites, &config.direct_writes, &config);
   ReadBool(sys, kEnvWriteThrough, &config.write_through, &config);
+  ReadNumber(sys, kEnvIoThreads, 1, static_cast<unsigned>(kMaxIoThreads),
+             "a number of threads from 1 to 1024", "automatic", &config.io_threads, &config);
   ReadNumber(sys, kEnvBatchWorkers, 1, 128, "a number of threads from 1 to 128", "automatic",
              &config.batch_workers, &config);
+  if (config.batch_workers != 0 && config.io_threads == 0) {
+    HF_LOG(kInfo, "%s=%u: the I/O threads, which batch shares now (%s sets them)", kEnvBatchWorkers,
+           config.batch_workers, kEnvIoThreads);
+    config.io_threads = config.batch_workers;
+  }
   if (config.force_compat_mode && !config.allow_compat_mode) {
     // Printed whatever the log level (as AMD's library does): the variables contradict each other.
     Log(LogLevel::kWarn,

@@ -49,13 +49,23 @@ inline constexpr char kEnvCopyKernel[] = "HIPFILE_COPY_KERNEL";
 // Boolean: stream-ordered operations on device memory copy on their own stream (default true;
 // docs/async.md); false: on the engine's streams, as before 2026-12-01.
 inline constexpr char kEnvAsyncStaged[] = "HIPFILE_ASYNC_STAGED";
-// 1..128: worker threads of the batch pool (default 0 = automatic: max(hardware threads,
-// hipFileParamExecutionMaxIOThreads)).
+// 1..1024: the library's I/O threads, shared by the engine, stream-ordered and batch I/O: the
+// default of hipFileParamExecutionMaxIOThreads (0 = automatic: AutoIoThreads()).
+inline constexpr char kEnvIoThreads[] = "HIPFILE_IO_THREADS";
+// 1..128: the batch pool's size before the pools were one; now the I/O threads' default when
+// HIPFILE_IO_THREADS is unset (said at info level).
 inline constexpr char kEnvBatchWorkers[] = "HIPFILE_BATCH_WORKERS";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
 
 inline constexpr unsigned kMaxStatsLevel = 2;
+// The most I/O threads a process gets, whatever is asked.
+inline constexpr size_t kMaxIoThreads = 1024;
+
+// I/O threads when nothing asks for a number: one per hardware thread, at least 4 (stream-ordered
+// operations blocked in a slow file system must not hold every other stream back on a small
+// machine) and at most 64.
+size_t AutoIoThreads();
 
 struct Config {
   bool allow_compat_mode = true;
@@ -73,7 +83,8 @@ struct Config {
   bool io_uring = true;
   bool copy_kernel = true;
   bool async_staged = true;
-  unsigned batch_workers = 0;  // 0: automatic
+  unsigned io_threads = 0;     // 0: automatic
+  unsigned batch_workers = 0;  // 0: unset
   // One line per variable whose value could not be parsed (its default was used instead).
   std::vector<std::string> problems;
 };

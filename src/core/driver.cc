@@ -35,6 +35,8 @@ Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& confi
       // operations waiting on shared hardware queues: refused wherever copies happen.
       async_staged_(config.async_staged || !gpu.DeviceMemoryIsHostMemory()),
       refused_unstaged_(!config.async_staged && !gpu.DeviceMemoryIsHostMemory()),
+      io_pool_(sys, ParamSet(config).io_threads()),
+      async_pool_(sys, ParamSet(config).io_threads(), "async"),
       service_(sys.PageSize(), stats_),
       next_(config),
       in_use_(config) {
@@ -79,7 +81,9 @@ Status Driver::InitializeLocked() {
   in_use_.ResolveForOpen();
   stats_.set_level(in_use_.stats_level());
   SetLogLevel(in_use_.log_level());
-  engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, in_use_.ToEngineOptions());
+  io_pool_.Resize(in_use_.io_threads());
+  async_pool_.Resize(in_use_.io_threads());
+  engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, in_use_.ToEngineOptions(), &io_pool_);
   // What stream-ordered and batch I/O ask the device is asked now, for the thread's device: the
   // answer loads the copy kernels, and loading code while a stream waits (on a host function, or
   // on a stream-ordered operation) blocks until the stream moves - on the H200, for good when the
@@ -402,7 +406,7 @@ Result<AsyncExecutor*> Driver::Async() {
   MutexLock lock(async_mu_);
   if (async_ == nullptr) {
     // Its threads may be refused (a process limit): the call fails, and a later one tries again.
-    HF_ASSIGN_OR_RETURN(async_, AsyncExecutor::Create(sys_, gpu_, 0));
+    HF_ASSIGN_OR_RETURN(async_, AsyncExecutor::Create(sys_, gpu_, async_pool_));
   }
   return async_.get();
 }

@@ -36,6 +36,7 @@
 #include "core/params.h"
 #include "core/stats.h"
 #include "engine/sync_io.h"
+#include "engine/worker_pool.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
 #include "util/mutex.h"
@@ -151,6 +152,13 @@ class Driver {
   runtime::GpuRuntime& gpu() { return gpu_; }
   // The stream-ordered executor, made on first use; the error when its threads were refused.
   Result<AsyncExecutor*> async_executor() { return Async(); }
+  // The I/O threads: the engine's helpers and batch runs. Sized at each open
+  // (ParamSet::io_threads); lives as long as the Driver.
+  engine::WorkerPool& io_pool() { return io_pool_; }
+  // The stream-ordered executor's workers: as many, in a pool of their own. A stream waiting for
+  // an operation must never wait behind I/O threads that are themselves inside a GPU call - one
+  // freeing memory waits for every stream (docs/async.md, "Another thread freeing memory").
+  engine::WorkerPool& async_pool() { return async_pool_; }
 
  private:
   template <class Fn>
@@ -182,6 +190,9 @@ class Driver {
   const bool async_staged_;      // HIPFILE_ASYNC_STAGED, where it cannot hang
   const bool refused_unstaged_;  // HIPFILE_ASYNC_STAGED=false asked for where it could hang
   std::string runtime_reason_;   // why the process's runtime was chosen; empty in tests
+  // Before everything that queues on them, so destroyed after all of them.
+  engine::WorkerPool io_pool_;
+  engine::WorkerPool async_pool_;
   Stats stats_;
   IoService service_;  // uses stats_
 

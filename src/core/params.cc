@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/params.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 
@@ -52,7 +53,9 @@ ParamSet::ParamSet(const Config& config)
       io_uring_(config.io_uring) {
   sizes_[hipFileParamProfileStats] = config.stats_level;
   sizes_[hipFileParamExecutionMaxIOQueueDepth] = 128;
-  sizes_[hipFileParamExecutionMaxIOThreads] = 4;
+  // What the process gets unless set: HIPFILE_IO_THREADS, else one per hardware thread.
+  sizes_[hipFileParamExecutionMaxIOThreads] =
+      config.io_threads != 0 ? config.io_threads : AutoIoThreads();
   sizes_[hipFileParamExecutionMinIOThresholdSizeKB] = 8192;
   sizes_[hipFileParamExecutionMaxRequestParallelism] = 4;
   sizes_[hipFileParamPropertiesMaxDirectIOSizeKB] = 16384;
@@ -167,12 +170,18 @@ engine::EngineOptions ParamSet::ToEngineOptions() const {
   options.direct_writes = direct_writes_;
   options.write_through = write_through_;
   options.io_uring = io_uring_;
+  options.io_threads = std::min(io_threads(), engine::kMaxAutoIoThreads);
   options.max_staging_bytes = sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] * 1024;
   options.chunk_bytes = sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] * 1024;
   if (options.chunk_bytes > options.max_staging_bytes) {
     options.chunk_bytes = options.max_staging_bytes;
   }
   return options;
+}
+
+size_t ParamSet::io_threads() const {
+  const size_t asked = sizes_[hipFileParamExecutionMaxIOThreads];
+  return asked == 0 ? AutoIoThreads() : std::min(asked, kMaxIoThreads);
 }
 
 void ParamSet::FillProperties(hipFileDriverProps_t* props) const {

@@ -60,6 +60,10 @@ class ParamSet {
 
   void FillProperties(hipFileDriverProps_t* props) const;
 
+  // The I/O threads (engine::WorkerPool) an open sizes the pool to: ExecutionMaxIOThreads, where
+  // 0 means AutoIoThreads(), at most kMaxIoThreads.
+  size_t io_threads() const;
+
  private:
   std::array<size_t, kSizeTParamCount> sizes_{};
   std::array<bool, kBoolParamCount> bools_{};

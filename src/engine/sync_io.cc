@@ -13,8 +13,8 @@
 #include "engine/plan.h"
 #include "engine/staging_pool.h"
 #include "engine/stream_pool.h"
-#include "engine/task_pool.h"
 #include "engine/transfer.h"
+#include "engine/worker_pool.h"
 #include "util/align.h"
 #include "util/log.h"
 
@@ -69,7 +69,8 @@ RingIoOptions RingOptions(const EngineOptions& options) {
 }  // namespace
 
 struct SyncEngine::Impl {
-  Impl(platform::Sys& sys, runtime::GpuRuntime& gpu, const EngineOptions& options)
+  Impl(platform::Sys& sys, runtime::GpuRuntime& gpu, const EngineOptions& options,
+       WorkerPool* shared_pool)
       : staging(gpu, options.chunk_bytes, StagingBuffers(options, sys)),
         streams(gpu),
         ring(sys, RingOptions(options)),
@@ -78,7 +79,9 @@ struct SyncEngine::Impl {
         page_cache(ResolvePageCache(options.page_cache, gpu)),
         page_size(static_cast<size_t>(std::max(sys.PageSize(), 512L))),
         pins(sys, gpu, PinOptions(options, page_cache, page_size, sys)),
-        workers(sys, io_threads - 1, "engine") {
+        own_pool(shared_pool != nullptr ? nullptr
+                                        : std::make_unique<WorkerPool>(sys, io_threads - 1)),
+        workers(shared_pool != nullptr ? *shared_pool : *own_pool, "engine") {
     context.pins = &pins;
     context.copy_spin = std::chrono::microseconds(options.copy_spin_us);
     context.copy_nap = std::chrono::microseconds(options.copy_nap_us);
@@ -97,7 +100,7 @@ struct SyncEngine::Impl {
   Result<size_t> Execute(std::shared_ptr<TransferJob> job) {
     const size_t chunks = job->chunk_count();
     if (chunks == 0) return size_t{0};
-    const size_t helpers = std::min(workers.size(), chunks - 1);
+    const size_t helpers = std::min({io_threads - 1, workers.pool().size(), chunks - 1});
     for (size_t i = 0; i < helpers; ++i) {
       // A helper that cannot be had (no thread, no memory) leaves its share to the others and
       // to the caller, which runs until every chunk is done.
@@ -123,11 +126,17 @@ struct SyncEngine::Impl {
   const bool page_cache;
   const size_t page_size;
   PageCachePins pins;
-  TaskPool workers;  // last: joined first, while the pools it uses still exist
+  std::unique_ptr<WorkerPool> own_pool;  // when the engine was given none
+  // Last: drained first, while what its tasks use still exists.
+  TaskGroup workers;
 };
 
-SyncEngine::SyncEngine(platform::Sys& sys, runtime::GpuRuntime& gpu, EngineOptions options)
-    : sys_(sys), gpu_(gpu), options_(options), impl_(std::make_unique<Impl>(sys, gpu, options_)) {}
+SyncEngine::SyncEngine(platform::Sys& sys, runtime::GpuRuntime& gpu, EngineOptions options,
+                       WorkerPool* workers)
+    : sys_(sys),
+      gpu_(gpu),
+      options_(options),
+      impl_(std::make_unique<Impl>(sys, gpu, options_, workers)) {}
 
 SyncEngine::~SyncEngine() = default;
 

@@ -69,8 +69,10 @@ struct EngineOptions {
   // Pin all staging memory when the engine is built rather than on first use: pinning while a
   // stream waits on a stream-ordered operation would deadlock on CUDA (see staging_pool.h).
   bool preallocate_staging = true;
-  // Threads that work on one request, the caller included (hipFileParamExecutionMaxIOThreads).
-  // 0: the machine's hardware threads, at most kMaxAutoIoThreads.
+  // Threads that work on one request, the caller included (the Driver: the I/O thread budget,
+  // hipFileParamExecutionMaxIOThreads, at most kMaxAutoIoThreads). 0: the machine's hardware
+  // threads, at most kMaxAutoIoThreads. Helpers come from the engine's WorkerPool, so a request
+  // gets fewer while the pool's threads are busy.
   size_t io_threads = 0;
   PageCacheMode page_cache = PageCacheMode::kAuto;
   // O_DIRECT for the aligned body of cold reads, where the file has a direct descriptor.
@@ -106,10 +108,14 @@ struct EngineOptions {
 
 inline constexpr size_t kMaxAutoIoThreads = 16;
 
+class WorkerPool;
+
 class SyncEngine {
  public:
-  // sys and gpu must outlive the engine.
-  SyncEngine(platform::Sys& sys, runtime::GpuRuntime& gpu, EngineOptions options);
+  // sys, gpu and workers must outlive the engine. Helpers for a request's chunks are queued on
+  // `workers` (the Driver's I/O threads); without one the engine starts io_threads - 1 of its own.
+  SyncEngine(platform::Sys& sys, runtime::GpuRuntime& gpu, EngineOptions options,
+             WorkerPool* workers = nullptr);
   ~SyncEngine();
   SyncEngine(const SyncEngine&) = delete;
   SyncEngine& operator=(const SyncEngine&) = delete;

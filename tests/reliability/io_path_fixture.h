@@ -149,7 +149,7 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
     return stream_;
   }
   BatchManager& Manager() {
-    if (manager_ == nullptr) manager_ = std::make_unique<BatchManager>(*driver_, 2);
+    if (manager_ == nullptr) manager_ = std::make_unique<BatchManager>(*driver_);
     return *manager_;
   }
 

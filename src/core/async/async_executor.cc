@@ -26,12 +26,6 @@ void SleepMicros(long us) {
   nanosleep(&ts, nullptr);
 }
 
-unsigned DefaultWorkers(unsigned requested) {
-  if (requested != 0) return requested;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw < 4 ? 4 : hw;
-}
-
 }  // namespace
 
 // What a host-function wait hands over (fallback path only).
@@ -44,7 +38,7 @@ struct AsyncExecutor::Ready {
 
 Result<std::unique_ptr<AsyncExecutor>> AsyncExecutor::Create(platform::Sys& sys,
                                                              runtime::GpuRuntime& gpu,
-                                                             unsigned workers,
+                                                             engine::WorkerPool& workers,
                                                              size_t max_channels) {
   std::unique_ptr<AsyncExecutor> executor(new AsyncExecutor(gpu, max_channels));
   HF_RETURN_IF_ERROR(executor->Start(sys, workers));
@@ -69,14 +63,17 @@ AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels)
   }
 }
 
-Status AsyncExecutor::Start(platform::Sys& sys, unsigned workers) {
-  Result<std::unique_ptr<WorkerPool>> pool =
-      WorkerPool::Start(sys, DefaultWorkers(workers), "async");
-  if (!pool.ok()) return pool.status();
-  workers_ = std::move(pool).value();
-  Result<std::unique_ptr<WorkerPool>> reaper = WorkerPool::Start(sys, 1, "reap");
-  if (!reaper.ok()) return reaper.status();
-  reaper_ = std::move(reaper).value();
+Status AsyncExecutor::Start(platform::Sys& sys, engine::WorkerPool& workers) {
+  if (workers.size() == 0) {
+    // The poller hands operations over from under its lock: they need threads of their own.
+    HF_LOG(kError, "stream-ordered I/O needs at least one I/O thread; the pool has none");
+    return Status::Op(hipFileInvalidValue);
+  }
+  HF_RETURN_IF_ERROR(workers.Start());
+  workers_ = std::make_unique<engine::TaskGroup>(workers, "async");
+  reap_pool_ = std::make_unique<engine::WorkerPool>(sys, 1, "reap");
+  HF_RETURN_IF_ERROR(reap_pool_->Start());
+  reaper_ = std::make_unique<engine::TaskGroup>(*reap_pool_, "reap");
   Result<std::thread> poller = sys.StartThread([this] {
     NameThisThread("poll");
     PollLoop();
@@ -97,8 +94,9 @@ AsyncExecutor::~AsyncExecutor() {
   }
   wake_poller_.NotifyAll();
   if (poller_.joinable()) poller_.join();  // not started when Create failed
-  workers_.reset();                        // joins: no task touches the executor after this
+  workers_.reset();                        // drained: no task touches the executor after this
   reaper_.reset();
+  reap_pool_.reset();
   for (auto& entry : channels_) {
     if (entry.second->staging_block != nullptr) (void)gpu_.HostFree(entry.second->staging_block);
   }

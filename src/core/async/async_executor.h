@@ -84,7 +84,7 @@
 #include <vector>
 
 #include "core/async/async_op.h"
-#include "core/async/worker_pool.h"
+#include "engine/worker_pool.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
 #include "util/mutex.h"
@@ -97,11 +97,12 @@ class AsyncExecutor {
   // Channels in the slab by default: streams that can have operations in flight at once.
   static constexpr size_t kMaxChannels = 4096;
 
-  // `workers` 0: one per hardware thread, at least 4. Its threads (workers, the reaper, the
-  // poller) start through sys; when the system refuses one, those started are joined and the
-  // refusal returned (errno EAGAIN or ENOMEM), and a later Create can try again.
+  // Operations run on `workers` (the Driver's I/O threads, as hf-async-N), which must outlive the
+  // executor and is started here; its own threads (the reaper, the poller) start through sys.
+  // When the system refuses one, those started are joined and the refusal returned (errno EAGAIN
+  // or ENOMEM), and a later Create can try again.
   static Result<std::unique_ptr<AsyncExecutor>> Create(platform::Sys& sys, runtime::GpuRuntime& gpu,
-                                                       unsigned workers,
+                                                       engine::WorkerPool& workers,
                                                        size_t max_channels = kMaxChannels);
   ~AsyncExecutor();  // waits for submitted operations, then stops its threads
   AsyncExecutor(const AsyncExecutor&) = delete;
@@ -150,7 +151,7 @@ class AsyncExecutor {
 
   AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels);
   // Create's second half: the threads.
-  Status Start(platform::Sys& sys, unsigned workers);
+  Status Start(platform::Sys& sys, engine::WorkerPool& workers);
   // The stream's channel; a stream without one gets one for `device`.
   Result<Channel*> ChannelFor(runtime::Stream stream, int device) REQUIRES(mutex_);
   Channel* IdleChannel() REQUIRES(mutex_);  // null when none is idle
@@ -191,8 +192,11 @@ class AsyncExecutor {
   void BindLocked(Staged& s) REQUIRES(mutex_);
 
   runtime::GpuRuntime& gpu_;
-  std::unique_ptr<WorkerPool> workers_;  // reset before the members its tasks use
-  std::unique_ptr<WorkerPool> reaper_;   // one thread: destroys finished operations
+  std::unique_ptr<engine::TaskGroup> workers_;  // drained before the members its tasks use
+  // One thread of its own, outside the I/O budget: destroying an operation may free memory, which
+  // waits for every stream, and the I/O threads must go on moving those streams meanwhile.
+  std::unique_ptr<engine::WorkerPool> reap_pool_;
+  std::unique_ptr<engine::TaskGroup> reaper_;  // destroys finished operations
 
   // Guards the members marked so and the channels' state (Channel, in async_channel.h, says
   // which: the analysis cannot name another object's mutex, so its fields carry no GUARDED_BY).

@@ -13,8 +13,7 @@
 
 namespace hipfile::core {
 
-BatchManager::BatchManager(Driver& driver, unsigned threads)
-    : driver_(driver), requested_threads_(threads) {
+BatchManager::BatchManager(Driver& driver) : driver_(driver), runs_(driver.io_pool(), "batch") {
   close_hook_ = driver_.AddCloseHook([this](uint64_t closes) { DropBatches(closes); });
 }
 
@@ -26,15 +25,13 @@ BatchManager::~BatchManager() {
     batches.swap(batches_);
   }
   for (auto& [id, batch] : batches) batch.context->Close();
-  MutexLock lock(pool_mu_);
-  pool_ready_.store(nullptr);
-  pool_.reset();  // the tasks left are Runs of canceled entries: no-ops
+  // runs_ drains next: the runs left are of canceled entries, no-ops.
 }
 
 BatchManager& BatchManager::Global() {
   // Leaked like the Driver it uses: exit with entries in flight must not join workers that are
   // still inside the engine.
-  static BatchManager* manager = new BatchManager(Driver::Global(), ProcessConfig().batch_workers);
+  static BatchManager* manager = new BatchManager(Driver::Global());
   return *manager;
 }
 
@@ -75,9 +72,8 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
     return Status::Op(hipFileBatchFull);
   }
 
-  // The workers first: when their threads are refused (a process limit), nothing is accepted.
-  HF_ASSIGN_OR_RETURN(WorkerPool* const pool_p, Pool());
-  WorkerPool& pool = *pool_p;
+  // The threads first: when they are refused (a process limit), nothing is accepted.
+  HF_RETURN_IF_ERROR(runs_.pool().Start());
   Result<std::vector<BatchTransfer>> entries = ValidateBatchEntries(driver_, params, nr);
   if (!entries.ok()) return entries.status();
   if (const Result<uint64_t> accepted = context->Accept(std::move(*entries)); !accepted.ok()) {
@@ -92,27 +88,27 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
   BatchContext::GroupLimits limits;
   limits.max_entries = kMaxGroupEntries;
   limits.max_bytes = engine::SyncEngine::kMaxGroupedBytes;
-  limits.spread = pool.size();
+  limits.spread = std::max<size_t>(runs_.pool().size(), 1);
   // One run per group the Pending entries make, counting the runs already queued, not one per
   // entry or per submission: a run with nothing left to claim still costs a worker's wake-up,
   // and at hundreds of thousands of entries a second the wake-ups cost more than the transfers
   // (H200); and a batch that submits often would get more than its share of the workers (one
   // worker serving 16 batches had a p99 of 40-70 ms that way). Each run queues what its batch
   // still needs, so no entry waits for a later Submit.
-  Schedule(pool, context, limits);
+  Schedule(context, limits);
   return Status::Ok();
 }
 
-void BatchManager::Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,
+void BatchManager::Schedule(const std::shared_ptr<BatchContext>& context,
                             const BatchContext::GroupLimits& limits) {
-  // The pool outlives its tasks: its destructor runs every queued task (and those they queue).
-  // A run that cannot be queued (no memory for the task) runs here: RunsToQueue counted it, and
-  // the entries it stands for have no other run coming.
+  // runs_ outlives its tasks: draining it runs every queued task (and those they queue). A run
+  // that cannot be queued (no thread, no memory for the task) runs here: RunsToQueue counted it,
+  // and the entries it stands for have no other run coming.
   for (size_t runs = context->RunsToQueue(limits); runs > 0; --runs) {
-    pool.PostOrRun([this, &pool, context, limits] {
+    runs_.PostOrRun([this, context, limits] {
       context->RunNext(limits, [this](const std::vector<const BatchTransfer*>& transfers,
                                       Result<size_t>* results) { RunEntries(transfers, results); });
-      Schedule(pool, context, limits);
+      Schedule(context, limits);
     });
   }
 }
@@ -183,11 +179,6 @@ size_t BatchManager::BatchCount() const {
   return batches_.size();
 }
 
-unsigned BatchManager::WorkerCount() const {
-  MutexLock lock(pool_mu_);
-  return pool_ == nullptr ? 0 : pool_->size();
-}
-
 std::shared_ptr<BatchContext> BatchManager::Find(hipFileBatchHandle_t batch) const {
   MutexLock lock(mu_);
   const auto it = batches_.find(reinterpret_cast<uintptr_t>(batch));
@@ -213,30 +204,6 @@ void BatchManager::DropBatches(uint64_t closes) {
   if (!dropped.empty()) {
     HF_LOG(kInfo, "driver closed: %zu batch(es) dropped with it", dropped.size());
   }
-}
-
-Result<WorkerPool*> BatchManager::Pool() {
-  if (WorkerPool* pool = pool_ready_.load(std::memory_order_acquire)) return pool;
-  MutexLock lock(pool_mu_);
-  if (pool_ == nullptr) {
-    const unsigned threads = requested_threads_ > 0 ? requested_threads_ : AutoBatchThreads();
-    // Refused threads fail this submission; the next one tries again.
-    HF_ASSIGN_OR_RETURN(pool_, WorkerPool::Start(driver_.sys(), threads, "batch"));
-    pool_ready_.store(pool_.get(), std::memory_order_release);
-    HF_LOG(kInfo, "batch I/O: %u worker threads", threads);
-  }
-  return pool_.get();
-}
-
-unsigned BatchManager::AutoBatchThreads() const {
-  // One per hardware thread: a worker keeps a whole group's reads in flight at once (one io_uring
-  // submission), so cold storage still sees a deep queue; more workers than cores fight the
-  // submitting threads for the CPU - on the H200 (16 cores) 32 workers read warm 4 KiB entries at
-  // half the rate of 16, and cold at 1.06x (bench/results/h200-2026-12-01-c).
-  size_t threads = static_cast<size_t>(std::max(1u, std::thread::hardware_concurrency()));
-  const Result<size_t> param = driver_.GetParameterSizeT(hipFileParamExecutionMaxIOThreads);
-  if (param.ok()) threads = std::max(threads, *param);
-  return static_cast<unsigned>(std::min(threads, kMaxBatchIoCount));
 }
 
 }  // namespace hipfile::core

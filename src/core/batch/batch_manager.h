@@ -7,11 +7,11 @@
 // hipFile drops its batches with the driver: its handle is refused as unknown from then on, also
 // after the driver opens again, its Pending entries are canceled and its Running ones finish on
 // their own (the close does not wait for them). A batch set up while the driver is closed goes
-// with the next last close. Entries run on the shared WorkerPool through
-// IoService::ExecuteMany, i.e. the same engine and rules as hipFileRead/hipFileWrite; a worker
-// takes up to kMaxGroupEntries small entries of a batch at once, which share one staging buffer and
-// one wait for their GPU copies (engine/grouped_io.h). Thread-safe: any number of threads may use
-// any batches at once.
+// with the next last close. Entries run on the Driver's I/O threads (Driver::io_pool, as
+// hf-batch-N) through IoService::ExecuteMany, i.e. the same engine and rules as
+// hipFileRead/hipFileWrite; a worker takes up to kMaxGroupEntries small entries of a batch at once,
+// which share one staging buffer and one wait for their GPU copies (engine/grouped_io.h).
+// Thread-safe: any number of threads may use any batches at once.
 #pragma once
 
 #include <hipfile.h>
@@ -23,9 +23,9 @@
 #include <map>
 #include <memory>
 
-#include "core/async/worker_pool.h"
 #include "core/batch/batch_context.h"
 #include "core/driver.h"
+#include "engine/worker_pool.h"
 #include "util/mutex.h"
 #include "util/status.h"
 
@@ -33,10 +33,10 @@ namespace hipfile::core {
 
 class BatchManager {
  public:
-  // driver must outlive the manager. `threads` sizes the worker pool; 0 picks
-  // AutoBatchThreads() when the first entry is submitted.
-  BatchManager(Driver& driver, unsigned threads);
-  // Cancels every batch and waits for the entries running, then stops the workers.
+  // driver must outlive the manager. Entries run on the driver's I/O threads, as many at once as
+  // it has (hipFileParamExecutionMaxIOThreads).
+  explicit BatchManager(Driver& driver);
+  // Cancels every batch and waits for the entries running.
   ~BatchManager();
   BatchManager(const BatchManager&) = delete;
   BatchManager& operator=(const BatchManager&) = delete;
@@ -67,8 +67,6 @@ class BatchManager {
 
   // Batches set up and neither destroyed nor dropped by a close.
   size_t BatchCount() const;
-  // Workers of the pool; 0 before the first submission with automatic sizing.
-  unsigned WorkerCount() const;
 
  private:
   // The batch, or nullptr when it is unknown, destroyed or dropped by a close (also one whose
@@ -76,20 +74,15 @@ class BatchManager {
   std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const EXCLUDES(mu_);
   // The close hook: drops every batch set up before the close that made LastCloses() `closes`.
   void DropBatches(uint64_t closes) EXCLUDES(mu_);
-  // The workers, started at the first submission: the error when their threads are refused.
-  Result<WorkerPool*> Pool() EXCLUDES(pool_mu_);
   // Queues the RunNext calls the batch asks for (BatchContext::RunsToQueue); each queues what
   // the batch asks for once it has run.
-  void Schedule(WorkerPool& pool, const std::shared_ptr<BatchContext>& context,
+  void Schedule(const std::shared_ptr<BatchContext>& context,
                 const BatchContext::GroupLimits& limits);
   // What a worker's run does with the entries it claimed: IoService::ExecuteMany, the rules and
   // engine of hipFileRead/hipFileWrite for each.
   void RunEntries(const std::vector<const BatchTransfer*>& transfers, Result<size_t>* results);
-  // max(hardware threads, ExecutionMaxIOThreads in use), at most kMaxBatchIoCount.
-  unsigned AutoBatchThreads() const;
 
   Driver& driver_;
-  const unsigned requested_threads_;
 
   std::atomic<size_t> pending_{0};  // Pending entries of all batches (BatchContext's grouping)
   uint64_t close_hook_ = 0;         // Driver::AddCloseHook's id
@@ -101,10 +94,8 @@ class BatchManager {
   uintptr_t next_handle_ GUARDED_BY(mu_) = 1;
   std::map<uintptr_t, Batch> batches_ GUARDED_BY(mu_);
 
-  mutable Mutex pool_mu_;
-  std::unique_ptr<WorkerPool> pool_ GUARDED_BY(pool_mu_);  // made at the first submission
-  // pool_ once made: every submission asks for it, without the lock.
-  std::atomic<WorkerPool*> pool_ready_{nullptr};
+  // Last: drained first, while what its runs use still exists.
+  engine::TaskGroup runs_;
 };
 
 }  // namespace hipfile::core

@@ -62,7 +62,9 @@ class AsyncExecutorTest : public ::testing::Test {
   // An executor whose slab holds `channels` channels, in place of the default one.
   void UseChannels(size_t channels) { executor_ = Create(4, channels); }
   std::unique_ptr<AsyncExecutor> Create(unsigned workers, size_t channels) {
-    auto made = AsyncExecutor::Create(platform::RealSys(), *gpu_, workers, channels);
+    executor_.reset();  // before the pool it runs on
+    pool_ = std::make_unique<engine::WorkerPool>(platform::RealSys(), workers);
+    auto made = AsyncExecutor::Create(platform::RealSys(), *gpu_, *pool_, channels);
     EXPECT_TRUE(made.ok()) << made.status().ToString();
     return made.ok() ? std::move(made).value() : nullptr;
   }
@@ -81,6 +83,7 @@ class AsyncExecutorTest : public ::testing::Test {
   }
 
   std::unique_ptr<runtime::GpuRuntime> gpu_;
+  std::unique_ptr<engine::WorkerPool> pool_;
   std::unique_ptr<AsyncExecutor> executor_;
   std::vector<runtime::Stream> streams_;
 };

@@ -383,21 +383,21 @@ TEST_F(BatchTest, NrBoundsTheEventsReturned) {
   EXPECT_EQ(nr, 2u);
 }
 
-// Automatic sizing: one worker per hardware thread, at least ExecutionMaxIOThreads, made at the
-// first submission.
-TEST_F(BatchTest, TheAutomaticPoolHasOneWorkerPerHardwareThread) {
+// Batch runs on the driver's I/O threads, sized by ExecutionMaxIOThreads at the open and started
+// at the first submission.
+TEST_F(BatchTest, EntriesRunOnTheDriversIoThreads) {
   workers_ = 0;
   ASSERT_TRUE(driver().SetParameterSizeT(hipFileParamExecutionMaxIOThreads, 3).ok());
   const Result<hipFileBatchHandle_t> batch = manager().SetUp(1);
   ASSERT_TRUE(batch.ok());
-  EXPECT_EQ(manager().WorkerCount(), 0u) << "no pool before the first submission";
+  EXPECT_EQ(driver().io_pool().running(), 0u) << "no thread before the first submission";
   hipFileHandle_t fh = OpenFile("f", 4096, O_RDWR);
   void* buf = DeviceAlloc(4096);
   const hipFileIOParams_t entry = Entry(hipFileBatchRead, fh, buf, 4096, 0, 0);
   ASSERT_TRUE(manager().Submit(*batch, 1, &entry).ok());
   EXPECT_EQ(Drain(*batch, 1).size(), 1u);
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  EXPECT_EQ(manager().WorkerCount(), std::min(std::max(cores, 3u), 128u));
+  EXPECT_EQ(driver().io_pool().size(), 3u);
+  EXPECT_EQ(driver().io_pool().running(), 3u);
 }
 
 TEST_F(BatchTest, EntriesRunConcurrentlyOnTheWorkers) {
@@ -413,7 +413,7 @@ TEST_F(BatchTest, EntriesRunConcurrentlyOnTheWorkers) {
   sys_.CloseGate();
   ASSERT_TRUE(manager().Submit(*batch, 4, entries.data()).ok());
   EXPECT_TRUE(sys_.WaitHeld(4));  // all four inside pread at once
-  EXPECT_EQ(manager().WorkerCount(), 4u);
+  EXPECT_EQ(driver().io_pool().running(), 4u);
   sys_.OpenGate();
   EXPECT_EQ(Drain(*batch, 4).size(), 4u);
 }

@@ -37,13 +37,18 @@ class BatchTest : public ::testing::Test {
     for (void* p : allocations_) (void)gpu_.Free(p);
   }
 
-  // Built on first use, so that a test can set workers_ or the driver's parameters first.
+  // Built on first use, so that a test can set workers_ (the driver's I/O threads, 0:
+  // automatic) or the driver's parameters first.
   Driver& driver() {
-    if (!driver_) driver_ = std::make_unique<Driver>(sys_, gpu_, ParseConfig(sys_));
+    if (!driver_) {
+      Config config = ParseConfig(sys_);
+      config.io_threads = workers_;
+      driver_ = std::make_unique<Driver>(sys_, gpu_, config);
+    }
     return *driver_;
   }
   BatchManager& manager() {
-    if (!manager_) manager_ = std::make_unique<BatchManager>(driver(), workers_);
+    if (!manager_) manager_ = std::make_unique<BatchManager>(driver());
     return *manager_;
   }
 

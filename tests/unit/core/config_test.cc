@@ -114,11 +114,54 @@ TEST(ConfigTest, CopyNap) {
   EXPECT_EQ(config.problems.size(), 1u);
 }
 
+TEST(ConfigTest, IoThreads) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).io_threads, 0u);
+  // Unset: one per hardware thread, from 4 to 64, and what ExecutionMaxIOThreads reports.
+  const size_t automatic = AutoIoThreads();
+  EXPECT_GE(automatic, 4u);
+  EXPECT_LE(automatic, 64u);
+  EXPECT_EQ(ParamSet(ParseConfig(sys)).io_threads(), automatic);
+  EXPECT_EQ(*ParamSet(ParseConfig(sys)).GetSizeT(hipFileParamExecutionMaxIOThreads), automatic);
+  sys.Set("HIPFILE_IO_THREADS", "3");
+  EXPECT_EQ(ParseConfig(sys).io_threads, 3u);
+  EXPECT_EQ(ParamSet(ParseConfig(sys)).io_threads(), 3u);
+  EXPECT_EQ(*ParamSet(ParseConfig(sys)).GetSizeT(hipFileParamExecutionMaxIOThreads), 3u);
+  // The engine's helpers per request are within it, and never more than kMaxAutoIoThreads.
+  EXPECT_EQ(ParamSet(ParseConfig(sys)).ToEngineOptions().io_threads, 3u);
+  sys.Set("HIPFILE_IO_THREADS", "1024");
+  EXPECT_EQ(ParamSet(ParseConfig(sys)).ToEngineOptions().io_threads, engine::kMaxAutoIoThreads);
+  for (const char* bad : {"0", "1025", "-1", "many", ""}) {
+    sys.Set("HIPFILE_IO_THREADS", bad);
+    const Config config = ParseConfig(sys);
+    EXPECT_EQ(config.io_threads, 0u) << bad;
+    ASSERT_EQ(config.problems.size(), 1u) << bad;
+    EXPECT_NE(config.problems[0].find("HIPFILE_IO_THREADS"), std::string::npos);
+  }
+}
+
+TEST(ConfigTest, ExecutionMaxIOThreadsOfZeroIsAutomaticAndLargeValuesAreCapped) {
+  EnvSys sys;
+  ParamSet params(ParseConfig(sys));
+  ASSERT_TRUE(params.SetSizeT(hipFileParamExecutionMaxIOThreads, 0).ok());
+  EXPECT_EQ(params.io_threads(), AutoIoThreads());
+  ASSERT_TRUE(params.SetSizeT(hipFileParamExecutionMaxIOThreads, 1u << 20).ok());
+  EXPECT_EQ(params.io_threads(), kMaxIoThreads);
+}
+
+// The batch pool's old setting: the I/O threads when HIPFILE_IO_THREADS is unset.
 TEST(ConfigTest, BatchWorkers) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).batch_workers, 0u);
   sys.Set("HIPFILE_BATCH_WORKERS", "4");
   EXPECT_EQ(ParseConfig(sys).batch_workers, 4u);
+  EXPECT_EQ(ParseConfig(sys).io_threads, 4u);
+  {
+    EnvSys both;
+    both.Set("HIPFILE_BATCH_WORKERS", "4");
+    both.Set("HIPFILE_IO_THREADS", "6");
+    EXPECT_EQ(ParseConfig(both).io_threads, 6u);
+  }
   sys.Set("HIPFILE_BATCH_WORKERS", "128");
   EXPECT_EQ(ParseConfig(sys).batch_workers, 128u);
   for (const char* bad : {"0", "129", "-1", "four", ""}) {

@@ -78,7 +78,7 @@ TEST_F(RefusedThreadsTest, AStreamOrderedSubmissionFailsAndTheNextOneWorks) {
 }
 
 TEST_F(RefusedThreadsTest, ABatchSubmissionFailsWithNothingAcceptedAndTheNextOneWorks) {
-  BatchManager batches(driver(), 2);
+  BatchManager batches(driver());
   Result<hipFileBatchHandle_t> batch = batches.SetUp(2);
   ASSERT_TRUE(batch.ok());
   hipFileIOParams_t params[2] = {};

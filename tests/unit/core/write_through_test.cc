@@ -58,7 +58,7 @@ TEST_F(WriteThroughTest, WithoutItNoWriteFlushes) {
 
 TEST_F(WriteThroughTest, BatchWritesAreFlushedAndAFailedFlushFailsTheirEntries) {
   Open(true);
-  BatchManager batches(driver(), 1);
+  BatchManager batches(driver());
   Result<hipFileBatchHandle_t> batch = batches.SetUp(4);
   ASSERT_TRUE(batch.ok());
   hipFileIOParams_t params[4] = {};

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+#include "engine/worker_pool.h"
+
+#include <errno.h>
+
+#include <new>
+#include <utility>
+
+#include "util/exception_status.h"
+#include "util/log.h"
+#include "util/thread_name.h"
+
+namespace hipfile::engine {
+
+WorkerPool::~WorkerPool() {
+  std::vector<std::thread> threads;
+  {
+    MutexLock lock(mu_);
+    stopping_ = true;
+    threads.swap(threads_);
+  }
+  ready_.NotifyAll();
+  for (std::thread& t : threads) {
+    if (t.joinable()) t.join();
+  }
+}
+
+size_t WorkerPool::size() const {
+  MutexLock lock(mu_);
+  return size_;
+}
+
+size_t WorkerPool::running() const {
+  MutexLock lock(mu_);
+  return running_;
+}
+
+void WorkerPool::Resize(size_t threads) {
+  {
+    MutexLock lock(mu_);
+    if (threads == size_) return;
+    size_ = threads;
+  }
+  ready_.NotifyAll();  // those past the new size leave
+}
+
+Status WorkerPool::Start() {
+  MutexLock lock(mu_);
+  return StartLocked();
+}
+
+Status WorkerPool::StartLocked() {
+  if (unwinding_) return Status::Errno(EAGAIN);  // another call's start just failed
+  if (running_ >= size_) return Status::Ok();
+  // Everything this call may need, allocated first: a failure afterwards must not leave a
+  // thread started and untracked.
+  std::vector<size_t> started;
+  std::vector<std::thread> leaving;
+  try {
+    if (states_.size() < size_) states_.resize(size_, ThreadState::kNone);
+    if (threads_.size() < size_) threads_.resize(size_);
+    started.reserve(size_);
+    leaving.reserve(size_);
+  } catch (const std::bad_alloc&) {
+    return Status::Errno(ENOMEM);
+  }
+  for (size_t i = 0; i < size_; ++i) {
+    if (states_[i] == ThreadState::kRunning) continue;
+    // A thread that left is joined before its index runs again: it set its state with mu_ held
+    // and touches nothing after, so the join is short.
+    if (threads_[i].joinable()) threads_[i].join();
+    Result<std::thread> thread = sys_.StartThread([this, i] { Work(i); });
+    if (thread.ok()) {
+      threads_[i] = std::move(thread).value();
+      states_[i] = ThreadState::kRunning;
+      ++running_;
+      started.push_back(i);
+      continue;
+    }
+    // All or none: the ones this call started wait on mu_, which this thread holds. Let them see
+    // they must leave, join them, and leave the pool startable again.
+    for (size_t j : started) states_[j] = ThreadState::kLeaving;
+    unwinding_ = true;
+    for (size_t j : started) leaving.push_back(std::move(threads_[j]));
+    {
+      MutexUnlock unlocked(mu_);
+      ready_.NotifyAll();
+      for (std::thread& t : leaving) t.join();
+    }
+    unwinding_ = false;
+    HF_LOG(kWarn,
+           "starting I/O thread %zu of %zu failed (errno %d); the work goes to the threads "
+           "running, or to the calling thread",
+           i + 1, size_, thread.status().code());
+    return thread.status();
+  }
+  return Status::Ok();
+}
+
+Status WorkerPool::Push(TaskGroup* group, std::function<void()>&& run) {
+  {
+    MutexLock lock(mu_);
+    HF_RETURN_IF_ERROR(StartLocked());
+    try {
+      queue_.push_back(Task{group, std::move(run)});
+    } catch (const std::bad_alloc&) {
+      return Status::Errno(ENOMEM);
+    }
+  }
+  ready_.NotifyOne();
+  return Status::Ok();
+}
+
+bool WorkerPool::TakeQueued(const TaskGroup* group, std::function<void()>* run) {
+  MutexLock lock(mu_);
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    if (it->group != group) continue;
+    *run = std::move(it->run);
+    queue_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+void WorkerPool::Work(size_t index) {
+  NameThisThread(name_, static_cast<int>(index));  // until its first task names it by role
+  const char* named_for = nullptr;
+  MutexLock lock(mu_);
+  for (;;) {
+    while (queue_.empty() && !stopping_ && !MustLeaveLocked(index)) ready_.Wait(mu_);
+    // One a failed start unwinds leaves at once; one past the size, and every one when the pool
+    // stops, once nothing is queued.
+    if (states_[index] == ThreadState::kLeaving || queue_.empty()) {
+      states_[index] = ThreadState::kNone;
+      --running_;
+      return;
+    }
+    Task task = std::move(queue_.front());
+    queue_.pop_front();
+    MutexUnlock unlocked(mu_);
+    TaskGroup* group = task.group;
+    if (group->role_ != named_for) {
+      named_for = group->role_;
+      NameThisThread(named_for, static_cast<int>(index));
+    }
+    try {
+      task.run();
+    } catch (...) {
+      (void)CurrentExceptionStatus(group->role_);  // logged; the task's own caller saw nothing
+    }
+    task.run = nullptr;  // what it holds goes before the group hears it finished
+    group->Finished();
+  }
+}
+
+Status TaskGroup::Submit(std::function<void()> task) {
+  if (pool_.size() == 0) {
+    task();
+    return Status::Ok();
+  }
+  {
+    MutexLock lock(mu_);
+    ++pending_;
+  }
+  const Status queued = pool_.Push(this, std::move(task));
+  if (!queued.ok()) Finished();
+  return queued;
+}
+
+void TaskGroup::Finished() {
+  MutexLock lock(mu_);
+  if (--pending_ == 0) idle_.NotifyAll();
+}
+
+void TaskGroup::Drain() {
+  std::function<void()> run;
+  while (pool_.TakeQueued(this, &run)) {
+    try {
+      run();
+    } catch (...) {
+      (void)CurrentExceptionStatus(role_);
+    }
+    run = nullptr;
+    Finished();
+  }
+  MutexLock lock(mu_);
+  while (pending_ != 0) idle_.Wait(mu_);
+}
+
+}  // namespace hipfile::engine
