@@ -83,7 +83,25 @@ Status Driver::InitializeLocked() {
   SetLogLevel(in_use_.log_level());
   io_pool_.Resize(in_use_.io_threads());
   async_pool_.Resize(in_use_.io_threads());
-  engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, in_use_.ToEngineOptions(), &io_pool_);
+  // One pinned staging limit, split between the engine's transfer buffers and the streams'
+  // staging blocks (engine/stream_staging.h).
+  engine::EngineOptions options = in_use_.ToEngineOptions();
+  const engine::StagingBudget budget =
+      engine::SplitStagingBudget(options.max_staging_bytes, sys_.PhysicalMemoryBytes(),
+                                 options.chunk_bytes, options.io_threads);
+  options.max_staging_bytes = budget.transfer_bytes;
+  stream_staging_blocks_.store(budget.stream_blocks, std::memory_order_relaxed);
+  {
+    MutexLock lock(async_mu_);  // after mu_, never before it
+    if (async_ != nullptr) async_->SetStagingBlocks(budget.stream_blocks);
+  }
+  HF_LOG(kInfo,
+         "pinned staging: %llu bytes, %llu for transfers (sync and batch), %zu stream blocks of "
+         "%zu bytes",
+         static_cast<unsigned long long>(budget.limit),
+         static_cast<unsigned long long>(budget.transfer_bytes), budget.stream_blocks,
+         engine::StreamStagingBlock::kBytes);
+  engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, options, &io_pool_);
   // What stream-ordered and batch I/O ask the device is asked now, for the thread's device: the
   // answer loads the copy kernels, and loading code while a stream waits (on a host function, or
   // on a stream-ordered operation) blocks until the stream moves - on the H200, for good when the
@@ -407,6 +425,7 @@ Result<AsyncExecutor*> Driver::Async() {
   if (async_ == nullptr) {
     // Its threads may be refused (a process limit): the call fails, and a later one tries again.
     HF_ASSIGN_OR_RETURN(async_, AsyncExecutor::Create(sys_, gpu_, async_pool_));
+    async_->SetStagingBlocks(stream_staging_blocks_.load(std::memory_order_relaxed));
   }
   return async_.get();
 }

@@ -216,7 +216,9 @@ class Driver {
   std::map<uint64_t, CloseHook> close_hooks_ GUARDED_BY(hooks_mu_);
   uint64_t next_hook_ GUARDED_BY(hooks_mu_) = 1;
 
-  Mutex async_mu_;
+  // The streams' share of the pinned staging limit, in blocks: set at each open.
+  std::atomic<size_t> stream_staging_blocks_{0};
+  Mutex async_mu_;  // taken after mu_ where both are held (InitializeLocked)
   // Made on first use, under async_mu_. Last member: destroyed first, waiting for operations that
   // use the members above.
   std::unique_ptr<AsyncExecutor> async_ GUARDED_BY(async_mu_);

@@ -60,9 +60,11 @@ ParamSet::ParamSet(const Config& config)
   sizes_[hipFileParamExecutionMaxRequestParallelism] = 4;
   sizes_[hipFileParamPropertiesMaxDirectIOSizeKB] = 16384;
   sizes_[hipFileParamPropertiesMaxDeviceCacheSizeKB] = 131072;
-  // The two below match engine::EngineOptions' defaults (8 MiB chunks, 256 MiB of staging).
+  // 8 MiB chunks (engine::EngineOptions' default), and 1 GiB of pinned staging: split at each open
+  // into 256 MiB of transfer buffers (two per I/O thread, 16 threads) and stream-ordered
+  // staging for 191 streams (engine::SplitStagingBudget).
   sizes_[hipFileParamPropertiesPerBufferCacheSizeKB] = 8192;
-  sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] = 262144;
+  sizes_[hipFileParamPropertiesMaxDevicePinnedMemSizeKB] = 1048576;
   sizes_[hipFileParamPropertiesIOBatchsize] = kMaxBatchIoCount;
   sizes_[hipFileParamPollthresholdSizeKB] = 4;
   sizes_[hipFileParamPropertiesBatchIOTimeoutMs] = 10000;

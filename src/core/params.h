@@ -54,8 +54,9 @@ class ParamSet {
   // enabled (warning printed), as the environment does.
   void ResolveForOpen();
 
-  // The SyncEngine's options: staging cap from PropertiesMaxDevicePinnedMemSizeKB, chunk size
-  // from PropertiesPerBufferCacheSizeKB (no larger than the cap).
+  // The SyncEngine's options: staging cap from PropertiesMaxDevicePinnedMemSizeKB (the whole
+  // limit: the Driver gives the engine its share, engine::SplitStagingBudget), chunk size from
+  // PropertiesPerBufferCacheSizeKB (no larger than the cap).
   engine::EngineOptions ToEngineOptions() const;
 
   void FillProperties(hipFileDriverProps_t* props) const;

@@ -65,7 +65,9 @@ enum class PageCacheMode { kAuto, kOn, kOff };
 
 struct EngineOptions {
   size_t chunk_bytes = 8u << 20;          // size of one staging buffer
-  size_t max_staging_bytes = 256u << 20;  // cap on pinned staging memory held by the pool
+  // Cap on pinned staging memory held by the pool: the transfers' share of the pinned staging
+  // limit, which the Driver splits with stream-ordered staging (engine/stream_staging.h).
+  size_t max_staging_bytes = 256u << 20;
   // Pin all staging memory when the engine is built rather than on first use: pinning while a
   // stream waits on a stream-ordered operation would deadlock on CUDA (see staging_pool.h).
   bool preallocate_staging = true;

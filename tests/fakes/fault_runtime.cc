@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "fakes/fault_runtime.h"
 
+#include <algorithm>
+
 namespace hipfile::testing {
 
 hipError_t FaultRuntime::GetDeviceCount(int* count) {
@@ -76,12 +78,43 @@ hipError_t FaultRuntime::Free(void* ptr) {
 
 hipError_t FaultRuntime::HostMalloc(void** ptr, size_t size, unsigned flags) {
   if (const hipError_t e = Injected(GpuOp::kHostMalloc)) return e;
-  return Forwarded(GpuOp::kHostMalloc, base_.HostMalloc(ptr, size, flags));
+  const hipError_t e = Forwarded(GpuOp::kHostMalloc, base_.HostMalloc(ptr, size, flags));
+  if (e == hipSuccess) {
+    MutexLock lock(pinned_mu_);
+    pinned_[*ptr] = size;
+    pinned_bytes_ += size;
+    peak_pinned_bytes_ = std::max(peak_pinned_bytes_, pinned_bytes_);
+  }
+  return e;
 }
 
 hipError_t FaultRuntime::HostFree(void* ptr) {
   if (const hipError_t e = Injected(GpuOp::kHostFree)) return e;
-  return Forwarded(GpuOp::kHostFree, base_.HostFree(ptr));
+  const hipError_t e = Forwarded(GpuOp::kHostFree, base_.HostFree(ptr));
+  if (e == hipSuccess) {
+    MutexLock lock(pinned_mu_);
+    const auto it = pinned_.find(ptr);
+    if (it != pinned_.end()) {
+      pinned_bytes_ -= it->second;
+      pinned_.erase(it);
+    }
+  }
+  return e;
+}
+
+uint64_t FaultRuntime::PinnedHostBytes() const {
+  MutexLock lock(pinned_mu_);
+  return pinned_bytes_;
+}
+
+void FaultRuntime::ResetPeakPinnedHostBytes() {
+  MutexLock lock(pinned_mu_);
+  peak_pinned_bytes_ = pinned_bytes_;
+}
+
+uint64_t FaultRuntime::PeakPinnedHostBytes() const {
+  MutexLock lock(pinned_mu_);
+  return peak_pinned_bytes_;
 }
 
 hipError_t FaultRuntime::HostRegister(void* ptr, size_t size, unsigned flags) {

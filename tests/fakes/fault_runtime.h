@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 
 #include "fakes/fault_plan.h"
 #include "runtime/gpu_runtime.h"
@@ -151,6 +152,12 @@ class FaultRuntime : public runtime::GpuRuntime {
   hipError_t EventElapsedTime(float* ms, runtime::Event start, runtime::Event stop) override;
   hipError_t EventDestroy(runtime::Event event) override;
 
+  // Bytes of pinned host memory (HostMalloc) allocated through this runtime and not yet freed,
+  // and the most there were since the last ResetPeakPinnedHostBytes.
+  uint64_t PinnedHostBytes() const;
+  uint64_t PeakPinnedHostBytes() const;
+  void ResetPeakPinnedHostBytes();
+
  private:
   static size_t Index(GpuOp op) { return static_cast<size_t>(op); }
   // The injected error for this call of `op`, or hipSuccess to forward it.
@@ -178,6 +185,10 @@ class FaultRuntime : public runtime::GpuRuntime {
   bool host_memory_ = false;
   Mutex hooks_mu_;
   std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);
+  mutable Mutex pinned_mu_;
+  std::map<const void*, size_t> pinned_ GUARDED_BY(pinned_mu_);
+  uint64_t pinned_bytes_ GUARDED_BY(pinned_mu_) = 0;
+  uint64_t peak_pinned_bytes_ GUARDED_BY(pinned_mu_) = 0;
 };
 
 }  // namespace hipfile::testing

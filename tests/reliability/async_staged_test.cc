@@ -23,7 +23,7 @@ namespace {
 using testing::GpuOp;
 using testing::SysOp;
 
-constexpr size_t kChunk = AsyncExecutor::kStagingChunk;
+constexpr size_t kChunk = engine::kStreamChunkBytes;
 constexpr size_t kFile = 2 * kChunk + 12345;  // three chunks, the last one partial
 constexpr size_t kBuffer = 3 * kChunk;
 
@@ -300,7 +300,8 @@ TEST_P(AsyncStagedTest, StreamsPastTheStagingLimitTakeIdleStaging) {
   void* fh = OpenFile("f", kFile);
   const std::vector<unsigned char> file = Pattern(kFile);
   const size_t staged = Staged();
-  constexpr size_t kStreams = AsyncExecutor::kMaxStagedChannels + 20;
+  const size_t kStreams = (*driver_->async_executor())->StagingBlockLimit() + 20;
+  ASSERT_GT(kStreams, 20u) << "streams get staging";
   for (size_t i = 0; i < kStreams; ++i) {
     runtime::Stream s = nullptr;
     ASSERT_EQ(gpu_.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
@@ -315,6 +316,58 @@ TEST_P(AsyncStagedTest, StreamsPastTheStagingLimitTakeIdleStaging) {
   }
   EXPECT_EQ(Staged() - staged, kStreams);
   EXPECT_GE((*driver_->async_executor())->StagingMoves(), 20u);
+}
+
+// Stream-ordered staging comes out of the one pinned staging limit
+// (PropertiesMaxDevicePinnedMemSizeKB): with a small limit, streams past their share run without
+// staging of their own - every byte still arrives - and the library never pins more than the
+// limit, counting the transfer buffers pinned at the open.
+TEST_P(AsyncStagedTest, PinnedStagingStaysWithinTheConfiguredLimit) {
+  constexpr uint64_t kLimit = uint64_t{32} << 20;
+  constexpr size_t kBufferKiB = 1024;
+  ASSERT_TRUE(driver_->Close().ok());
+  ASSERT_TRUE(driver_
+                  ->SetParameterSizeT(hipFileParamPropertiesMaxDevicePinnedMemSizeKB,
+                                      static_cast<size_t>(kLimit >> 10))
+                  .ok());
+  ASSERT_TRUE(
+      driver_->SetParameterSizeT(hipFileParamPropertiesPerBufferCacheSizeKB, kBufferKiB).ok());
+  // Pinned before the open: the executor's words (when the fixture made it), nothing else (the
+  // last open's transfer buffers went with its close).
+  const uint64_t before = gpu_.PinnedHostBytes();
+  gpu_.ResetPeakPinnedHostBytes();
+  ASSERT_TRUE(driver_->Open().ok());
+  const size_t io_threads = driver_->EngineOptionsInUse()->io_threads;
+  const size_t blocks =
+      engine::SplitStagingBudget(kLimit, sys_.PhysicalMemoryBytes(), kBufferKiB << 10, io_threads)
+          .stream_blocks;
+  ASSERT_GT(blocks, 0u);
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  AsyncExecutor* executor = *driver_->async_executor();
+  EXPECT_EQ(executor->StagingBlockLimit(), blocks);
+  const uint64_t words = gpu_.PinnedHostBytes() - before;  // the executor's, if made just now
+  const size_t staged = Staged();
+
+  // Every stream's operation held in its read: each stream keeps whatever staging it got.
+  const size_t streams = blocks + 6;
+  std::vector<runtime::Stream> s(streams);
+  std::vector<Slot> slots(streams);
+  sys_.CloseGate();
+  for (size_t i = 0; i < streams; ++i) {
+    ASSERT_EQ(gpu_.StreamCreate(&s[i], hipStreamNonBlocking), hipSuccess);
+    slots[i] = Slot{4096, static_cast<off_t>(i * 4096), 0};
+    ASSERT_TRUE(Submit(IoDirection::kRead, fh, &slots[i], s[i]).ok()) << "stream " << i;
+  }
+  sys_.OpenGate();
+  for (size_t i = 0; i < streams; ++i) {
+    ASSERT_EQ(gpu_.StreamSynchronize(s[i]), hipSuccess);
+    EXPECT_EQ(slots[i].bytes, 4096) << "stream " << i;
+    ASSERT_EQ(gpu_.StreamDestroy(s[i]), hipSuccess);
+  }
+  EXPECT_EQ(executor->StagingBlocks(), blocks);
+  EXPECT_EQ(Staged() - staged, blocks) << "the other streams ran without staging";
+  EXPECT_LE(gpu_.PeakPinnedHostBytes() - before - words, kLimit);
 }
 
 // On CUDA a thread freeing memory holds every other thread's runtime calls until the streams have

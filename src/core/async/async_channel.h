@@ -59,7 +59,6 @@ struct AsyncExecutor::ChainLimits {
 struct AsyncExecutor::Staged {
   uint32_t seq = 0;
   std::unique_ptr<AsyncOp> op;
-  uint32_t first_token = 0;  // chunk k is token first_token + k, slot (first_token + k) % 2
   size_t chunks = 0;
   // How much of the chain is on the stream: all of it (chunks) unless the submission failed
   // part-way, which lowers waits and copies and then sets error (release), under mutex_ and
@@ -81,21 +80,9 @@ struct AsyncExecutor::Staged {
   AsyncParams params;
   ssize_t refused = 0;   // BindParams' refusal, 0 when none
   bool started = false;  // plan made (or the error set)
-  StagedPlan plan;
-  size_t moved = 0;               // bytes read from or written to the file
-  Status error;                   // what stopped the transfer, if anything did
-  bool stopped = false;           // no more bytes move: error, end of file, or nothing left
-  size_t released = 0;            // chunks whose table the stream may copy
-  size_t written = 0;             // writes: chunks written to the file
-  size_t slot_bytes[2] = {0, 0};  // writes: bytes the slot's released chunk holds
-
-  uint32_t Token(size_t k) const { return first_token + static_cast<uint32_t>(k); }
-  // Chunk k's share of the transfer: none once it stopped.
-  size_t ChunkBytes(size_t k) const {
-    const size_t done = k * AsyncExecutor::kStagingChunk;
-    return stopped || plan.size <= done ? 0
-                                        : std::min(AsyncExecutor::kStagingChunk, plan.size - done);
-  }
+  // The bytes' side, moved on by the engine (engine/stream_staging.h): chunk k is token
+  // data.first_token + k, slot and table (data.first_token + k) % 2.
+  engine::StagedChunks data;
 };
 
 // A runtime call with what it throws (a CPU runtime's queue or table that cannot grow) turned
@@ -140,26 +127,12 @@ struct AsyncExecutor::Channel {
   Mutex submit_mu;
   std::list<Channel*>::iterator lru;
 
-  // Staged operations (async_staged.cc): two slots of pinned staging and their copy tables, in
-  // one pinned block - slot 0, slot 1, table 0, table 1 - made at the channel's first staged
-  // operation (or taken from an idle channel) and kept while the channel holds it. Token t uses
-  // slot and table t % 2. It changes under mutex_, with submit_mu held too unless the channel is
+  // Staged operations (async_staged.cc): the channel's pinned staging (two slots and their copy
+  // tables), made at its first staged operation (or taken from an idle channel) and kept while
+  // the channel holds it. It changes under mutex_, with submit_mu held too unless the channel is
   // idle (a donor); the submission and the workers of the channel's operations read it without
   // mutex_.
-  void* staging_block = nullptr;
-  unsigned char* Slot(uint32_t token) const {
-    return static_cast<unsigned char*>(staging_block) + (token % 2) * AsyncExecutor::kStagingChunk;
-  }
-  runtime::CopyTable* Table(uint32_t token) const {
-    return reinterpret_cast<runtime::CopyTable*>(static_cast<unsigned char*>(staging_block) +
-                                                 2 * AsyncExecutor::kStagingChunk) +
-           token % 2;
-  }
-  // Both tables copy nothing (for a stream that gets past them without a worker filling them).
-  void ClearTables() const {
-    Table(0)->count = 0;
-    Table(1)->count = 0;
-  }
+  engine::StreamStagingBlock staging;
   uint32_t last_token = 0;     // the last token a chain on the stream copies for
   bool staged_broken = false;  // a chain could not be enqueued: no more staged operations
   // The staged operation the stream has reached, if any: set and cleared under mutex_, used

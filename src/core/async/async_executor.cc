@@ -98,7 +98,7 @@ AsyncExecutor::~AsyncExecutor() {
   reaper_.reset();
   reap_pool_.reset();
   for (auto& entry : channels_) {
-    if (entry.second->staging_block != nullptr) (void)gpu_.HostFree(entry.second->staging_block);
+    entry.second->staging.Free(gpu_);
   }
   if (slab_ != nullptr) (void)gpu_.HostFree(slab_);
 }
@@ -289,9 +289,9 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
       // The whole chain's tokens are taken now (submit_mu held): operations submitted to one
       // stream from several threads keep their order.
       first_token = channel->last_token + 1;
-      chunks = (op->submitted.size + kStagingChunk - 1) / kStagingChunk;
+      chunks = engine::StagedChunks::ChunksFor(op->submitted.size);
       chain->seq = seq;
-      chain->first_token = first_token;
+      chain->data.first_token = first_token;
       chain->chunks = chunks;
       chain->op = std::move(op);
       channel->last_token += static_cast<uint32_t>(chain->chunks);

@@ -49,9 +49,9 @@
 // logged) while every channel has operations in flight.
 //
 // Staged operations (AsyncOp::staged: device memory on a GPU) keep every GPU copy on their own
-// stream. A channel that carries one gets two slots of pinned staging (kStagingChunk bytes) and
-// two copy tables, and two more words, `ready` and `copied`. An operation of K chunks is given
-// tokens t..t+K-1 of the channel and enqueues
+// stream. A channel that carries one gets a staging block (engine::StreamStagingBlock: two slots
+// of engine::kStreamChunkBytes and two copy tables), and two more words, `ready` and `copied`. An
+// operation of K chunks is given tokens t..t+K-1 of the channel and enqueues
 //   write reached = n;  K x { wait until ready >= t+k;  copy table (t+k) % 2;  write copied = t+k }
 //   wait until done >= n
 // When the stream reaches it, workers move it on one chunk at a time: a read fills slot
@@ -61,7 +61,7 @@
 // got there, it hands the trigger to the poller and returns; so operations whose streams share
 // hardware queues with stalled streams (the GPU runs what shares one in order) wait for those
 // streams, but never for a worker that waits for them. The engine's own streams (the `run` way)
-// can deadlock there: 16 streams on the H200, docs/async.md. At most kMaxStagedChannels channels
+// can deadlock there: 16 streams on the H200, docs/async.md. At most SetStagingBlocks channels
 // hold staging; past that a stream takes the block of the least recently used idle channel.
 // Streams without stream memory operations or copy tables, a channel where a chain could not be
 // enqueued, and a stream finding every block busy take the `run` way.
@@ -75,6 +75,7 @@
 // neither blocks nor loses the work.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <list>
@@ -84,6 +85,7 @@
 #include <vector>
 
 #include "core/async/async_op.h"
+#include "engine/stream_staging.h"
 #include "engine/worker_pool.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
@@ -133,15 +135,19 @@ class AsyncExecutor {
   // Channels moved from one stream to another so far.
   size_t ChannelsRecycled();
 
-  // Staged operations: bytes per staging slot (two per channel), and the most channels that get
-  // staging (pinned kStagingChunk * 2 each).
-  static constexpr size_t kStagingChunk = size_t{2} << 20;
-  static constexpr size_t kMaxStagedChannels = 256;
+  // Staged operations: the most channels that hold a staging block (engine::StreamStagingBlock,
+  // pinned on a channel's first staged operation): the streams' share of the pinned staging
+  // limit (engine::SplitStagingBudget), set by the Driver at each open. Blocks pinned already are
+  // kept when it is lowered (freeing would wait for the streams); new ones wait until the count
+  // is under it. Default: none until set.
+  void SetStagingBlocks(size_t blocks);
   // Operations run staged so far.
   size_t StagedOperations();
-  // Staging blocks handed from an idle channel to a stream needing one (past
-  // kMaxStagedChannels) so far.
+  // Staging blocks handed from an idle channel to a stream needing one (past the limit) so far.
   size_t StagingMoves();
+  // Staging blocks pinned so far, and the most there may be (SetStagingBlocks).
+  size_t StagingBlocks();
+  size_t StagingBlockLimit() const { return max_staged_channels_.load(std::memory_order_relaxed); }
 
  private:
   struct Channel;
@@ -183,8 +189,6 @@ class AsyncExecutor {
   void EndSubmissionLocked(Channel* channel, bool refused) REQUIRES(mutex_, SubmitMu(channel));
   // Worker: moves the channel's active operation on until it waits for the stream or ends.
   void Step(Channel* channel) EXCLUDES(mutex_);
-  void StepRead(Channel* channel, Staged& s, size_t k);
-  void ReleaseWrite(Channel* channel, Staged& s, size_t k);
   void WaitForCopied(Channel* channel, uint32_t token) EXCLUDES(mutex_);
   void FinishStaged(Channel* channel) EXCLUDES(mutex_);
   // The poller, handing a staged operation out: its parameters bound now, where its submission
@@ -215,6 +219,7 @@ class AsyncExecutor {
   std::vector<char> mem_ops_;
   std::vector<char> tables_;
   size_t staged_channels_ GUARDED_BY(mutex_) = 0;  // channels with staging
+  std::atomic<size_t> max_staged_channels_{0};     // SetStagingBlocks; read under mutex_
   size_t staged_ops_ GUARDED_BY(mutex_) = 0;       // operations submitted staged
   size_t staging_moves_ GUARDED_BY(mutex_) = 0;    // staging blocks moved between channels
   size_t waiting_ GUARDED_BY(mutex_) = 0;  // channels whose active operation waits for `copied`

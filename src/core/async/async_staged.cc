@@ -22,18 +22,18 @@ bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
 }
 
 bool AsyncExecutor::StagingLocked(Channel* channel) {
-  if (channel->staging_block != nullptr) return true;
-  if (staged_channels_ >= kMaxStagedChannels) {
+  if (channel->staging) return true;
+  if (staged_channels_ >= max_staged_channels_.load(std::memory_order_relaxed)) {
     // Take the staging of the least recently used idle channel: none of its operations is
     // queued or running and its stream has made every copy, so nothing touches the block. (A
     // program that makes a stream per request would otherwise run out after 256 streams.)
     for (Channel* donor : lru_) {
-      if (donor == channel || donor->staging_block == nullptr || donor->active != nullptr ||
+      if (donor == channel || !donor->staging || donor->active != nullptr ||
           !donor->queued.empty() || !donor->Idle()) {
         continue;
       }
-      channel->staging_block = std::exchange(donor->staging_block, nullptr);
-      channel->ClearTables();
+      channel->staging = std::exchange(donor->staging, engine::StreamStagingBlock());
+      channel->staging.ClearTables();
       ++staging_moves_;
       return true;
     }
@@ -47,22 +47,21 @@ bool AsyncExecutor::StagingLocked(Channel* channel) {
   // would wait for the streams, so the block stays with the channel for the executor's life. The
   // channel keeps what the caller saw meanwhile: it has a submitter (submit_mu held), so it is
   // neither recycled nor idle, and gives no block away.
-  void* block = nullptr;
-  hipError_t e = hipSuccess;
+  Result<engine::StreamStagingBlock> block = Status::Gpu(hipErrorOutOfMemory);
   {
     MutexUnlock unlocked(mutex_);
-    e = NoThrow([&] {
-      return gpu_.HostMalloc(&block, 2 * kStagingChunk + 2 * sizeof(runtime::CopyTable),
-                             hipHostMallocPortable | hipHostMallocMapped);
-    });
+    block = CatchToStatus("pinning a stream's staging",
+                          [&] { return engine::StreamStagingBlock::Pin(gpu_); });
   }
-  if (e != hipSuccess) {
+  if (!block.ok()) {
     --staged_channels_;
-    WarnNoStagingLocked("pinning its staging failed", e);
+    const Status why = block.status();
+    WarnNoStagingLocked("pinning its staging failed", why.kind() == Status::Kind::kGpu
+                                                          ? static_cast<hipError_t>(why.code())
+                                                          : hipErrorOutOfMemory);
     return false;
   }
-  channel->staging_block = block;
-  channel->ClearTables();
+  channel->staging = *block;
   return true;
 }
 
@@ -102,7 +101,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
     e = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
     if (e != hipSuccess) break;
     waits = k + 1;
-    e = NoThrow([&] { return gpu_.CopyTableAsync(channel->Table(token), stream); });
+    e = NoThrow([&] { return gpu_.CopyTableAsync(channel->staging.Table(token), stream); });
     if (e != hipSuccess) break;
     e = NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token); });
     if (e != hipSuccess) break;
@@ -153,39 +152,47 @@ void AsyncExecutor::BindLocked(Staged& s) {
 void AsyncExecutor::Step(Channel* channel) {
   Staged& s = *channel->active;
   AsyncWork& io = *s.op->work;
+  engine::StagedChunks& data = s.data;
   // What of the chain is on the stream, as the submission last said (Staged::Limits).
   const ChainLimits limits = s.Limits();
   if (!s.started) {
     s.started = true;
     if (!s.bound) {
-      s.stopped = true;  // failed before it began: nothing moves
+      data.stopped = true;  // failed before it began: nothing moves
     } else if (s.refused != 0) {
-      s.error = Status::Op(static_cast<hipFileOpError_t>(-s.refused));
-      s.stopped = true;
+      data.error = Status::Op(static_cast<hipFileOpError_t>(-s.refused));
+      data.stopped = true;
     } else {
       Result<StagedPlan> plan =
           CatchToStatus("stream-ordered operation", [&] { return io.Begin(s.params); });
       if (plan.ok()) {
-        s.plan = *plan;
+        data.device = plan->device;
+        data.size = plan->size;
+        data.file_offset = plan->file_offset;
       } else {
-        s.error = plan.status();
-        s.stopped = true;
+        data.error = plan.status();
+        data.stopped = true;
       }
     }
   }
   if (limits.error != hipSuccess) {  // no more bytes move, and the operation fails
-    s.stopped = true;
-    if (s.error.ok()) s.error = Status::Gpu(limits.error);
+    data.stopped = true;
+    if (data.error.ok()) data.error = Status::Gpu(limits.error);
   }
+  // The engine moves the bytes through the work's Move; what it throws ends the chunk.
+  const engine::ChunkMover move = [&io](void* staging, size_t bytes, off_t at) {
+    return CatchToStatus("stream-ordered transfer", [&] { return io.Move(staging, bytes, at); });
+  };
+  uint32_t* const ready = &channel->words[kReady];
   if (!io.Write()) {
     // Fill each slot once the stream has copied out of it, and let the stream copy it.
-    for (; s.released < limits.waits; ++s.released) {
-      const uint32_t free_at = s.Token(s.released) - 2;  // the token that used the slot last
+    for (; data.released < limits.waits; ++data.released) {
+      const uint32_t free_at = data.Token(data.released) - 2;  // the token that used the slot last
       if (!Reached(LoadWord(&channel->words[kCopied]), free_at)) {
         WaitForCopied(channel, free_at);
         return;
       }
-      StepRead(channel, s, s.released);
+      data.FillForRead(channel->staging, ready, data.released, move);
     }
     FinishStaged(channel);
     return;
@@ -193,72 +200,18 @@ void AsyncExecutor::Step(Channel* channel) {
   // Writes: keep the stream two chunks ahead; write each slot out once the stream filled it.
   for (;;) {
     // Chunk k + 2 reuses chunk k's slot, which was written out already.
-    for (; s.released < limits.waits && s.released < s.written + 2; ++s.released) {
-      ReleaseWrite(channel, s, s.released);
+    for (; data.released < limits.waits && data.released < data.written + 2; ++data.released) {
+      data.ReleaseForWrite(channel->staging, ready, data.released);
     }
-    if (s.written >= limits.copies) break;
-    const uint32_t token = s.Token(s.written);
+    if (data.written >= limits.copies) break;
+    const uint32_t token = data.Token(data.written);
     if (!Reached(LoadWord(&channel->words[kCopied]), token)) {
       WaitForCopied(channel, token);
       return;
     }
-    const size_t bytes = s.slot_bytes[token % 2];
-    if (bytes > 0 && !s.stopped) {
-      const off_t at = s.plan.file_offset + static_cast<off_t>(s.written * kStagingChunk);
-      const Result<size_t> wrote = CatchToStatus(
-          "stream-ordered write", [&] { return io.Move(channel->Slot(token), bytes, at); });
-      const size_t n = wrote.ok() ? *wrote : 0;
-      s.moved += n;
-      if (n < bytes) {
-        s.stopped = true;
-        s.error = wrote.ok() ? Status::Errno(EIO) : wrote.status();
-      }
-    }
-    ++s.written;
+    data.WriteOut(channel->staging, move);
   }
   FinishStaged(channel);
-}
-
-namespace {
-
-// The table holds one copy of `bytes` (none when 0).
-void SetTable(runtime::CopyTable* table, const void* dst, const void* src, size_t bytes) {
-  table->count = 0;
-  if (bytes == 0) return;
-  table->copy[0] = {reinterpret_cast<uintptr_t>(dst), reinterpret_cast<uintptr_t>(src), bytes};
-  table->count = 1;
-}
-
-}  // namespace
-
-void AsyncExecutor::StepRead(Channel* channel, Staged& s, size_t k) {
-  const uint32_t token = s.Token(k);
-  unsigned char* staging = channel->Slot(token);
-  const size_t done = k * kStagingChunk;
-  const size_t want = s.ChunkBytes(k);
-  size_t got = 0;
-  if (want > 0) {
-    const Result<size_t> read = CatchToStatus("stream-ordered read", [&] {
-      return s.op->work->Move(staging, want, s.plan.file_offset + static_cast<off_t>(done));
-    });
-    got = read.ok() ? *read : 0;
-    s.moved += got;
-    if (got < want) {  // end of file, or an error: nothing more moves
-      s.stopped = true;
-      if (!read.ok()) s.error = read.status();
-    }
-  }
-  SetTable(channel->Table(token), static_cast<char*>(s.plan.device) + done, staging, got);
-  StoreWord(&channel->words[kReady], token);  // release: the table and staging are written
-}
-
-void AsyncExecutor::ReleaseWrite(Channel* channel, Staged& s, size_t k) {
-  const uint32_t token = s.Token(k);
-  const size_t want = s.ChunkBytes(k);
-  s.slot_bytes[token % 2] = want;
-  SetTable(channel->Table(token), channel->Slot(token),
-           static_cast<char*>(s.plan.device) + k * kStagingChunk, want);
-  StoreWord(&channel->words[kReady], token);
 }
 
 void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {
@@ -273,8 +226,7 @@ void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {
 
 void AsyncExecutor::FinishStaged(Channel* channel) {
   Staged& s = *channel->active;
-  const Result<size_t> outcome =
-      s.moved > 0 || s.error.ok() ? Result<size_t>(s.moved) : Result<size_t>(s.error);
+  const Result<size_t> outcome = s.data.Outcome();
   ssize_t result = 0;
   try {
     result = s.op->work->Finish(outcome);
@@ -294,6 +246,15 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   reaper_->PostOrRun([gone] { delete gone; });
   MutexLock lock(mutex_);
   if (--outstanding_ == 0) idle_.NotifyAll();
+}
+
+void AsyncExecutor::SetStagingBlocks(size_t blocks) {
+  max_staged_channels_.store(blocks, std::memory_order_relaxed);
+}
+
+size_t AsyncExecutor::StagingBlocks() {
+  MutexLock lock(mutex_);
+  return staged_channels_;
 }
 
 size_t AsyncExecutor::StagingMoves() {

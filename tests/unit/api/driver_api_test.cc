@@ -60,7 +60,7 @@ TEST_F(DriverApiTest, PropertiesNeedAPointerAndAnOpenDriver) {
                                      (1u << hipFileParallelIOSupported));
   EXPECT_NE(props.nvfs.driver_control_flags & (1u << hipFileAllowCompatMode), 0u);
   EXPECT_EQ(props.nvfs.driver_control_flags & (1u << hipFileUsePollMode), 0u);
-  EXPECT_EQ(props.max_device_pinned_mem_size, 262144u);
+  EXPECT_EQ(props.max_device_pinned_mem_size, 1048576u);
 }
 
 TEST_F(DriverApiTest, DriverSettersApplyAtTheNextOpen) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core_test_util.h"
+#include "engine/stream_staging.h"
 
 namespace hipfile::core {
 namespace {
@@ -63,7 +64,8 @@ TEST(ParamSetTest, ValuesAreRangeChecked) {
 TEST(ParamSetTest, EngineOptionsFollowPinnedAndPerBufferSizes) {
   ParamSet params{Config{}};
   engine::EngineOptions defaults = params.ToEngineOptions();
-  EXPECT_EQ(defaults.max_staging_bytes, engine::EngineOptions{}.max_staging_bytes);
+  // The whole pinned staging limit; the Driver gives the engine its share (SplitStagingBudget).
+  EXPECT_EQ(defaults.max_staging_bytes, size_t{1} << 30);
   EXPECT_EQ(defaults.chunk_bytes, engine::EngineOptions{}.chunk_bytes);
   ASSERT_TRUE(params.SetSizeT(hipFileParamPropertiesMaxDevicePinnedMemSizeKB, 1024).ok());
   ASSERT_TRUE(params.SetSizeT(hipFileParamPropertiesPerBufferCacheSizeKB, 256).ok());
@@ -92,7 +94,7 @@ TEST(ParamSetTest, PropertiesReflectTheValues) {
                                      (1u << hipFileParallelIOSupported));
   EXPECT_EQ(props.max_device_cache_size, 131072u);
   EXPECT_EQ(props.per_buffer_cache_size, 8192u);
-  EXPECT_EQ(props.max_device_pinned_mem_size, 262144u);
+  EXPECT_EQ(props.max_device_pinned_mem_size, 1048576u);
   EXPECT_EQ(props.max_batch_io_count, 128u);
   EXPECT_EQ(props.max_batch_io_timeout_msecs, 500u);
   ASSERT_TRUE(params.SetBool(hipFileParamPropertiesAllowCompatMode, false).ok());
@@ -124,7 +126,12 @@ TEST_F(DriverParamsTest, SetWhileClosedAppliesAtTheNextOpen) {
   ASSERT_TRUE(driver().Open().ok());
   const std::optional<engine::EngineOptions> options = driver().EngineOptionsInUse();
   ASSERT_TRUE(options.has_value());
-  EXPECT_EQ(options->max_staging_bytes, 2048u * 1024);
+  // The limit is the pinned staging of every path: the engine's transfer buffers get their share
+  // (two per I/O thread, at most half of it), stream-ordered staging the rest.
+  const engine::StagingBudget budget = engine::SplitStagingBudget(
+      2048u * 1024, sys_.PhysicalMemoryBytes(), 128u * 1024, options->io_threads);
+  EXPECT_EQ(options->max_staging_bytes, budget.transfer_bytes);
+  EXPECT_LE(options->max_staging_bytes, 1024u * 1024);
   EXPECT_EQ(options->chunk_bytes, 128u * 1024);
   ASSERT_TRUE(driver().Close().ok());
   // Kept for later opens.

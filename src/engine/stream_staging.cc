@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "engine/stream_staging.h"
+
+#include <errno.h>
+
+#include <algorithm>
+
+#include "util/errors.h"
+#include "util/log.h"
+
+namespace hipfile::engine {
+namespace {
+
+// The table holds one copy of `bytes` (none when 0).
+void SetTable(runtime::CopyTable* table, const void* dst, const void* src, size_t bytes) {
+  table->count = 0;
+  if (bytes == 0) return;
+  table->copy[0] = {reinterpret_cast<uintptr_t>(dst), reinterpret_cast<uintptr_t>(src), bytes};
+  table->count = 1;
+}
+
+void StoreRelease(uint32_t* word, uint32_t value) {
+  __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
+}  // namespace
+
+Result<StreamStagingBlock> StreamStagingBlock::Pin(runtime::GpuRuntime& gpu) {
+  void* block = nullptr;
+  const hipError_t e = gpu.HostMalloc(&block, kBytes, hipHostMallocPortable | hipHostMallocMapped);
+  if (e != hipSuccess) return Status::Gpu(e);
+  if (block == nullptr) return Status::Gpu(hipErrorOutOfMemory);
+  StreamStagingBlock made(block);
+  made.ClearTables();
+  return made;
+}
+
+void StreamStagingBlock::Free(runtime::GpuRuntime& gpu) {
+  if (block_ == nullptr) return;
+  const hipError_t e = gpu.HostFree(block_);
+  if (e != hipSuccess) HF_LOG(kWarn, "freeing a stream's staging failed: %s", GpuErrorName(e));
+  block_ = nullptr;
+}
+
+void StreamStagingBlock::ClearTables() const {
+  Table(0)->count = 0;
+  Table(1)->count = 0;
+}
+
+size_t StagedChunks::ChunkBytes(size_t k) const {
+  const size_t done = k * kStreamChunkBytes;
+  return stopped || size <= done ? 0 : std::min(kStreamChunkBytes, size - done);
+}
+
+void StagedChunks::FillForRead(const StreamStagingBlock& block, uint32_t* ready, size_t k,
+                               const ChunkMover& move) {
+  const uint32_t token = Token(k);
+  unsigned char* staging = block.Slot(token);
+  const size_t done = k * kStreamChunkBytes;
+  const size_t want = ChunkBytes(k);
+  size_t got = 0;
+  if (want > 0) {
+    const Result<size_t> read = move(staging, want, file_offset + static_cast<off_t>(done));
+    got = read.ok() ? *read : 0;
+    moved += got;
+    if (got < want) {  // end of file, or an error: nothing more moves
+      stopped = true;
+      if (!read.ok()) error = read.status();
+    }
+  }
+  SetTable(block.Table(token), static_cast<char*>(device) + done, staging, got);
+  StoreRelease(ready, token);  // the table and the staging are written
+}
+
+void StagedChunks::ReleaseForWrite(const StreamStagingBlock& block, uint32_t* ready, size_t k) {
+  const uint32_t token = Token(k);
+  const size_t want = ChunkBytes(k);
+  slot_bytes[token % 2] = want;
+  SetTable(block.Table(token), block.Slot(token),
+           static_cast<char*>(device) + k * kStreamChunkBytes, want);
+  StoreRelease(ready, token);
+}
+
+void StagedChunks::WriteOut(const StreamStagingBlock& block, const ChunkMover& move) {
+  const uint32_t token = Token(written);
+  const size_t bytes = slot_bytes[token % 2];
+  if (bytes > 0 && !stopped) {
+    const off_t at = file_offset + static_cast<off_t>(written * kStreamChunkBytes);
+    const Result<size_t> wrote = move(block.Slot(token), bytes, at);
+    const size_t n = wrote.ok() ? *wrote : 0;
+    moved += n;
+    if (n < bytes) {
+      stopped = true;
+      error = wrote.ok() ? Status::Errno(EIO) : wrote.status();
+    }
+  }
+  ++written;
+}
+
+Result<size_t> StagedChunks::Outcome() const {
+  if (moved > 0 || error.ok()) return moved;
+  return error;
+}
+
+StagingBudget SplitStagingBudget(uint64_t limit, uint64_t physical_memory, size_t chunk_bytes,
+                                 size_t io_threads) {
+  StagingBudget budget;
+  budget.limit = limit;
+  if (physical_memory > 0) budget.limit = std::min(limit, physical_memory / 4);
+  const uint64_t chunk = std::max<uint64_t>(chunk_bytes, 1);
+  const uint64_t wanted = 2 * std::max<uint64_t>(io_threads, 1) * chunk;
+  const uint64_t half = budget.limit / 2 / chunk * chunk;
+  budget.transfer_bytes = std::max(std::min(wanted, half), chunk);
+  const uint64_t rest =
+      budget.limit > budget.transfer_bytes ? budget.limit - budget.transfer_bytes : 0;
+  budget.stream_blocks = static_cast<size_t>(rest / StreamStagingBlock::kBytes);
+  return budget;
+}
+
+}  // namespace hipfile::engine

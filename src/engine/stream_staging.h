@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The data side of stream-ordered staged I/O (docs/async.md): a stream's pinned staging block and
+// the steps a worker takes on it, one chunk at a time. The executor (core/async) decides when a
+// step may run - the stream has copied out of the slot, or into it - and this file moves the
+// bytes: between the file and the slot through a ChunkMover (the engine's transfer to pinned
+// memory), and into the copy table the stream's kernel reads when it gets there. Nothing here
+// makes a GPU call or takes a lock, so a step never waits for a stream.
+//
+// Pinned staging is one budget (SplitStagingBudget): the limit hipFileDriverSetMaxPinnedMemSize /
+// PropertiesMaxDevicePinnedMemSizeKB sets is split between the transfers' buffers (StagingPool,
+// sync and batch) and these blocks, one per stream carrying staged operations.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "runtime/gpu_runtime.h"
+#include "util/status.h"
+
+namespace hipfile::engine {
+
+// Bytes one slot holds: a staged operation moves in chunks of this size.
+inline constexpr size_t kStreamChunkBytes = size_t{2} << 20;
+
+// A stream's staging: one pinned block holding slot 0, slot 1, table 0 and table 1. Token t uses
+// slot and table t % 2. Pinned portable and mapped, so the copy kernel can read the tables.
+class StreamStagingBlock {
+ public:
+  static constexpr size_t kBytes = 2 * kStreamChunkBytes + 2 * sizeof(runtime::CopyTable);
+
+  StreamStagingBlock() = default;
+  explicit StreamStagingBlock(void* block) : block_(static_cast<unsigned char*>(block)) {}
+  // A new block, its tables empty; the runtime's error when it cannot be pinned. On CUDA
+  // pinning returns while streams wait (bench/results/h200-2026-11-30-pins), but it waits while
+  // another thread frees memory: call it without locks a stream's progress needs.
+  static Result<StreamStagingBlock> Pin(runtime::GpuRuntime& gpu);
+  // Frees it. On CUDA this waits for every stream: only where no staged operation is in flight.
+  void Free(runtime::GpuRuntime& gpu);
+
+  void* get() const { return block_; }
+  explicit operator bool() const { return block_ != nullptr; }
+  unsigned char* Slot(uint32_t token) const { return block_ + (token % 2) * kStreamChunkBytes; }
+  runtime::CopyTable* Table(uint32_t token) const {
+    return reinterpret_cast<runtime::CopyTable*>(block_ + 2 * kStreamChunkBytes) + token % 2;
+  }
+  // Both tables copy nothing (for a stream that gets past them without a worker filling them).
+  void ClearTables() const;
+
+ private:
+  unsigned char* block_ = nullptr;
+};
+
+// Moves `bytes` between pinned `staging` and the file at `offset` (a read fills the staging, a
+// write empties it): the bytes that moved (short at end of file or when an error stopped them),
+// or the error when none did. Makes no GPU call.
+using ChunkMover = std::function<Result<size_t>(void* staging, size_t bytes, off_t offset)>;
+
+// One staged operation's chunks: what has moved, what the stream may copy, what stopped it.
+// Chunk k is token first_token + k. Used by one worker at a time.
+struct StagedChunks {
+  uint32_t first_token = 0;
+  void* device = nullptr;  // the operation's device memory (its buffer offset applied)
+  size_t size = 0;         // bytes it moves at most
+  off_t file_offset = 0;
+  size_t moved = 0;               // bytes read from or written to the file
+  Status error;                   // what stopped the transfer, if anything did
+  bool stopped = false;           // no more bytes move: error, end of file, or nothing left
+  size_t released = 0;            // chunks whose table the stream may copy
+  size_t written = 0;             // writes: chunks written to the file
+  size_t slot_bytes[2] = {0, 0};  // writes: bytes the slot's released chunk holds
+
+  // The chunks `size` bytes make (at least one: an empty operation still passes one chunk).
+  static size_t ChunksFor(size_t bytes) {
+    return bytes == 0 ? 1 : (bytes + kStreamChunkBytes - 1) / kStreamChunkBytes;
+  }
+  uint32_t Token(size_t k) const { return first_token + static_cast<uint32_t>(k); }
+  // Chunk k's share of the transfer: none once it stopped.
+  size_t ChunkBytes(size_t k) const;
+
+  // A read's chunk k: fills its slot from the file, writes the table that copies what came, and
+  // stores ready = its token (release) so the stream copies it. Past a failed or short chunk
+  // the table copies nothing.
+  void FillForRead(const StreamStagingBlock& block, uint32_t* ready, size_t k,
+                   const ChunkMover& move);
+  // A write's chunk k: writes the table that copies it from the device into its slot, and
+  // stores ready = its token.
+  void ReleaseForWrite(const StreamStagingBlock& block, uint32_t* ready, size_t k);
+  // A write's next chunk once the stream has copied it into its slot: writes the slot to the
+  // file and counts it written.
+  void WriteOut(const StreamStagingBlock& block, const ChunkMover& move);
+  // What the operation moved, or the error that stopped it when nothing did.
+  Result<size_t> Outcome() const;
+};
+
+// The pinned staging limit, split. Transfers (sync and batch) get two buffers per I/O thread
+// that works on one request, but at most half the limit and at least one buffer; streams
+// carrying staged operations get the rest, one StreamStagingBlock each. The limit is first
+// capped at a quarter of physical memory (when known): pinned pages cannot be reclaimed.
+struct StagingBudget {
+  uint64_t limit = 0;           // what was asked, capped
+  uint64_t transfer_bytes = 0;  // a multiple of chunk_bytes
+  size_t stream_blocks = 0;
+};
+StagingBudget SplitStagingBudget(uint64_t limit, uint64_t physical_memory, size_t chunk_bytes,
+                                 size_t io_threads);
+
+}  // namespace hipfile::engine
