@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/io_rules.h"
 #include "core/process_runtime.h"
 #include "core/stream_transfer.h"
 #include "util/errors.h"
@@ -20,10 +19,6 @@ namespace {
 
 const char* SyncEntry(IoDirection direction) {
   return direction == IoDirection::kRead ? "hipFileRead" : "hipFileWrite";
-}
-
-const char* AsyncEntry(IoDirection direction) {
-  return direction == IoDirection::kRead ? "hipFileReadAsync" : "hipFileWriteAsync";
 }
 
 }  // namespace
@@ -83,24 +78,7 @@ Status Driver::InitializeLocked() {
   SetLogLevel(in_use_.log_level());
   io_pool_.Resize(in_use_.io_threads());
   async_pool_.Resize(in_use_.io_threads());
-  // One pinned staging limit, split between the engine's transfer buffers and the streams'
-  // staging blocks (engine/stream_staging.h).
-  engine::EngineOptions options = in_use_.ToEngineOptions();
-  const engine::StagingBudget budget =
-      engine::SplitStagingBudget(options.max_staging_bytes, sys_.PhysicalMemoryBytes(),
-                                 options.chunk_bytes, options.io_threads);
-  options.max_staging_bytes = budget.transfer_bytes;
-  stream_staging_blocks_.store(budget.stream_blocks, std::memory_order_relaxed);
-  {
-    MutexLock lock(async_mu_);  // after mu_, never before it
-    if (async_ != nullptr) async_->SetStagingBlocks(budget.stream_blocks);
-  }
-  HF_LOG(kInfo,
-         "pinned staging: %llu bytes, %llu for transfers (sync and batch), %zu stream blocks of "
-         "%zu bytes",
-         static_cast<unsigned long long>(budget.limit),
-         static_cast<unsigned long long>(budget.transfer_bytes), budget.stream_blocks,
-         engine::StreamStagingBlock::kBytes);
+  const engine::EngineOptions options = EngineOptionsForOpenLocked();
   engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, options, &io_pool_);
   // What stream-ordered and batch I/O ask the device is asked now, for the thread's device: the
   // answer loads the copy kernels, and loading code while a stream waits (on a host function, or
@@ -420,16 +398,6 @@ std::vector<Result<PreparedIo>> Driver::PrepareMany(const PrepareArgs* args, siz
   return out;
 }
 
-Result<AsyncExecutor*> Driver::Async() {
-  MutexLock lock(async_mu_);
-  if (async_ == nullptr) {
-    // Its threads may be refused (a process limit): the call fails, and a later one tries again.
-    HF_ASSIGN_OR_RETURN(async_, AsyncExecutor::Create(sys_, gpu_, async_pool_));
-    async_->SetStagingBlocks(stream_staging_blocks_.load(std::memory_order_relaxed));
-  }
-  return async_.get();
-}
-
 void Driver::FreeRetiredEngines() {
   std::vector<std::shared_ptr<engine::SyncEngine>> idle;
   {
@@ -445,79 +413,6 @@ void Driver::FreeRetiredEngines() {
   if (RunWithoutStreamOps([&idle] { idle.clear(); })) return;
   MutexLock lock(mu_);  // stream-ordered work in flight: at a later open or close
   for (auto& engine : idle) retired_engines_.push_back(std::move(engine));
-}
-
-bool Driver::RunWithoutStreamOps(const std::function<void()>& fn) {
-  MutexLock lock(async_mu_);  // no executor is created meanwhile
-  if (async_ != nullptr) return async_->RunIfIdle(fn);
-  fn();
-  return true;
-}
-
-Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void* buffer_base,
-                           size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p,
-                           ssize_t* bytes_p, runtime::Stream stream) {
-  {
-    MutexLock lock(mu_);
-    if (count_ == 0) {
-      // hipFile (and cuFile) open the driver here but still refuse the call.
-      HF_RETURN_IF_ERROR(InitializeLocked());
-      HF_LOG_LIMITED(kWarn, "%s: the driver was not open (it is now; the call is still refused)",
-                     AsyncEntry(direction));
-      return Status::Op(hipFileInvalidValue);
-    }
-  }
-  const char* const entry = AsyncEntry(direction);
-  if (buffer_base == nullptr || size_p == nullptr || file_offset_p == nullptr ||
-      buffer_offset_p == nullptr || bytes_p == nullptr) {
-    const char* const which = buffer_base == nullptr       ? "buffer_base"
-                              : size_p == nullptr          ? "size_p"
-                              : file_offset_p == nullptr   ? "file_offset_p"
-                              : buffer_offset_p == nullptr ? "buffer_offset_p"
-                                                           : "bytes_p";
-    HF_LOG_LIMITED(kWarn, "%s: %s is NULL", entry, which);
-    return Status::Op(hipFileInvalidValue);
-  }
-  Result<PreparedIo> prepared = Prepare(direction, handle, buffer_base, entry);
-  if (!prepared.ok()) {
-    // A close racing with this call: report it as the closed-driver case above.
-    if (prepared.status().kind() == Status::Kind::kErrno) return Status::Op(hipFileInvalidValue);
-    return prepared.status();
-  }
-  const StreamSubmission submission{
-      size_p,
-      file_offset_p,
-      buffer_offset_p,
-      bytes_p,
-      stream,
-      {std::min(*size_p, service_.max_rw_count()), *file_offset_p, *buffer_offset_p}};
-  HF_RETURN_IF_ERROR(CheckStreamSubmission(service_, gpu_, *prepared, submission));
-  HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
-  return SubmitStreamOrdered(service_, *executor, async_staged_ && !gpu_.DeviceMemoryIsHostMemory(),
-                             std::move(*prepared), submission);
-}
-
-Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
-  if ((flags & ~static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK)) != 0) {
-    HF_LOG_LIMITED(kWarn,
-                   "hipFileStreamRegister: flags 0x%x outside HIPFILE_STREAM_FLAGS_MASK (0x%x)",
-                   flags, static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK));
-    return Status::Op(hipFileInvalidValue);
-  }
-  int device = -1;
-  if (const hipError_t e = gpu_.StreamGetDevice(stream, &device); e != hipSuccess) {
-    HF_LOG_LIMITED(kWarn,
-                   "hipFileStreamRegister: stream %p: the GPU runtime cannot say its device (%s)",
-                   static_cast<void*>(stream), Status::Gpu(e).ToString().c_str());
-    return Status::Gpu(e);
-  }
-  HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
-  return executor->RegisterStream(stream, flags);
-}
-
-Status Driver::DeregisterStream(runtime::Stream stream) {
-  HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
-  return executor->DeregisterStream(stream);
 }
 
 }  // namespace hipfile::core

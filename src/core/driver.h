@@ -168,6 +168,9 @@ class Driver {
   // 0 -> 1: hipFileDriverError, logged with the reason, when the GPU runtime has no usable device
   // (a forced runtime that cannot work).
   Status InitializeLocked() REQUIRES(mu_);
+  // The engine's options for an open: the parameters in use, with the transfers' share of the
+  // pinned staging limit (engine::SplitStagingBudget); the streams' share goes to the executor.
+  engine::EngineOptions EngineOptionsForOpenLocked() REQUIRES(mu_) EXCLUDES(async_mu_);
   Status EnsureOpenLocked() REQUIRES(mu_);
   Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                           size_t size, off_t file_offset, off_t buffer_offset);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Driver: the parameter API (hipFileSetParameter*, hipFileGetParameter*), cuFile's driver setters
-// and the properties (core/driver.h). The rest of the Driver is in driver.cc.
+// Driver: the parameter API (hipFileSetParameter*, hipFileGetParameter*), cuFile's driver setters,
+// the properties and the engine options an open uses (core/driver.h). The rest of the Driver
+// is in driver.cc and driver_streams.cc.
 #include <string>
 #include <utility>
 
@@ -131,6 +132,28 @@ Status Driver::GetProperties(hipFileDriverProps_t* props) const {
   if (count_ == 0) return Status::Op(hipFileDriverNotInitialized);
   in_use_.FillProperties(props);
   return Status::Ok();
+}
+
+engine::EngineOptions Driver::EngineOptionsForOpenLocked() {
+  // One pinned staging limit, split between the engine's transfer buffers and the streams'
+  // staging blocks (engine/stream_staging.h).
+  engine::EngineOptions options = in_use_.ToEngineOptions();
+  const engine::StagingBudget budget =
+      engine::SplitStagingBudget(options.max_staging_bytes, sys_.PhysicalMemoryBytes(),
+                                 options.chunk_bytes, options.io_threads);
+  options.max_staging_bytes = budget.transfer_bytes;
+  stream_staging_blocks_.store(budget.stream_blocks, std::memory_order_relaxed);
+  {
+    MutexLock lock(async_mu_);  // after mu_, never before it
+    if (async_ != nullptr) async_->SetStagingBlocks(budget.stream_blocks);
+  }
+  HF_LOG(kInfo,
+         "pinned staging: %llu bytes, %llu for transfers (sync and batch), %zu stream blocks of "
+         "%zu bytes",
+         static_cast<unsigned long long>(budget.limit),
+         static_cast<unsigned long long>(budget.transfer_bytes), budget.stream_blocks,
+         engine::StreamStagingBlock::kBytes);
+  return options;
 }
 
 std::optional<engine::EngineOptions> Driver::EngineOptionsInUse() const {

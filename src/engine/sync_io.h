@@ -64,7 +64,7 @@ struct IoRequest {
 enum class PageCacheMode { kAuto, kOn, kOff };
 
 struct EngineOptions {
-  size_t chunk_bytes = 8u << 20;          // size of one staging buffer
+  size_t chunk_bytes = 8u << 20;  // size of one staging buffer
   // Cap on pinned staging memory held by the pool: the transfers' share of the pinned staging
   // limit, which the Driver splits with stream-ordered staging (engine/stream_staging.h).
   size_t max_staging_bytes = 256u << 20;

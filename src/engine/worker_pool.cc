@@ -25,11 +25,6 @@ WorkerPool::~WorkerPool() {
   }
 }
 
-size_t WorkerPool::size() const {
-  MutexLock lock(mu_);
-  return size_;
-}
-
 size_t WorkerPool::running() const {
   MutexLock lock(mu_);
   return running_;
@@ -38,8 +33,8 @@ size_t WorkerPool::running() const {
 void WorkerPool::Resize(size_t threads) {
   {
     MutexLock lock(mu_);
-    if (threads == size_) return;
-    size_ = threads;
+    if (threads == size()) return;
+    size_.store(threads, std::memory_order_relaxed);
   }
   ready_.NotifyAll();  // those past the new size leave
 }
@@ -51,20 +46,21 @@ Status WorkerPool::Start() {
 
 Status WorkerPool::StartLocked() {
   if (unwinding_) return Status::Errno(EAGAIN);  // another call's start just failed
-  if (running_ >= size_) return Status::Ok();
+  const size_t size = this->size();              // changes only under mu_
+  if (running_ >= size) return Status::Ok();
   // Everything this call may need, allocated first: a failure afterwards must not leave a
   // thread started and untracked.
   std::vector<size_t> started;
   std::vector<std::thread> leaving;
   try {
-    if (states_.size() < size_) states_.resize(size_, ThreadState::kNone);
-    if (threads_.size() < size_) threads_.resize(size_);
-    started.reserve(size_);
-    leaving.reserve(size_);
+    if (states_.size() < size) states_.resize(size, ThreadState::kNone);
+    if (threads_.size() < size) threads_.resize(size);
+    started.reserve(size);
+    leaving.reserve(size);
   } catch (const std::bad_alloc&) {
     return Status::Errno(ENOMEM);
   }
-  for (size_t i = 0; i < size_; ++i) {
+  for (size_t i = 0; i < size; ++i) {
     if (states_[i] == ThreadState::kRunning) continue;
     // A thread that left is joined before its index runs again: it set its state with mu_ held
     // and touches nothing after, so the join is short.
@@ -91,7 +87,7 @@ Status WorkerPool::StartLocked() {
     HF_LOG(kWarn,
            "starting I/O thread %zu of %zu failed (errno %d); the work goes to the threads "
            "running, or to the calling thread",
-           i + 1, size_, thread.status().code());
+           i + 1, size, thread.status().code());
     return thread.status();
   }
   return Status::Ok();
@@ -158,18 +154,16 @@ Status TaskGroup::Submit(std::function<void()> task) {
     task();
     return Status::Ok();
   }
-  {
-    MutexLock lock(mu_);
-    ++pending_;
-  }
+  pending_.fetch_add(1);
   const Status queued = pool_.Push(this, std::move(task));
   if (!queued.ok()) Finished();
   return queued;
 }
 
 void TaskGroup::Finished() {
-  MutexLock lock(mu_);
-  if (--pending_ == 0) idle_.NotifyAll();
+  if (pending_.fetch_sub(1) != 1 || drainers_.load() == 0) return;
+  MutexLock lock(mu_);  // the drainer waits on idle_ with mu_ released, or has yet to look
+  idle_.NotifyAll();
 }
 
 void TaskGroup::Drain() {
@@ -184,7 +178,9 @@ void TaskGroup::Drain() {
     Finished();
   }
   MutexLock lock(mu_);
-  while (pending_ != 0) idle_.Wait(mu_);
+  drainers_.fetch_add(1);
+  while (pending_.load() != 0) idle_.Wait(mu_);
+  drainers_.fetch_sub(1);
 }
 
 }  // namespace hipfile::engine

@@ -14,6 +14,7 @@
 // task throws is logged and dropped. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -43,7 +44,7 @@ class WorkerPool {
   // (nothing started by this call is left running), ENOMEM.
   Status Start() EXCLUDES(mu_);
   void Resize(size_t threads) EXCLUDES(mu_);
-  size_t size() const EXCLUDES(mu_);
+  size_t size() const { return size_.load(std::memory_order_relaxed); }
   // Threads running now (started and not yet left).
   size_t running() const EXCLUDES(mu_);
 
@@ -62,14 +63,15 @@ class WorkerPool {
   void Work(size_t index) EXCLUDES(mu_);
   Status StartLocked() REQUIRES(mu_);
   bool MustLeaveLocked(size_t index) const REQUIRES(mu_) {
-    return index >= size_ || states_[index] == ThreadState::kLeaving;
+    return index >= size() || states_[index] == ThreadState::kLeaving;
   }
 
   platform::Sys& sys_;
   const char* const name_;
   mutable Mutex mu_;
   CondVar ready_;
-  size_t size_ GUARDED_BY(mu_);
+  // Written under mu_; read without it by size() (every Submit asks).
+  std::atomic<size_t> size_;
   std::deque<Task> queue_ GUARDED_BY(mu_);
   bool stopping_ GUARDED_BY(mu_) = false;
   bool unwinding_ GUARDED_BY(mu_) = false;  // a failed start is joining what it started
@@ -121,9 +123,14 @@ class TaskGroup {
 
   WorkerPool& pool_;
   const char* const role_;
+  // Counted without a lock: a task's queueing and its end each cost one atomic operation, not a
+  // mutex the poller would share with every worker. mu_ and idle_ serve Drain, which counts itself
+  // in drainers_ before it looks at pending_ (both sequentially consistent), so the task that
+  // takes pending_ to 0 sees it and wakes it.
+  std::atomic<size_t> pending_{0};  // queued or running
+  std::atomic<size_t> drainers_{0};
   Mutex mu_;
   CondVar idle_;
-  size_t pending_ GUARDED_BY(mu_) = 0;  // queued or running
 };
 
 }  // namespace hipfile::engine

@@ -149,7 +149,7 @@ TEST_F(DriverParamsTest, SetWhileOpenIsRefused) {
   // An invalid value is reported as such even while open.
   EXPECT_EQ(driver().SetParameterSizeT(hipFileParamPropertiesIOBatchsize, 0),
             Status::Op(hipFileInvalidValue));
-  EXPECT_EQ(*driver().GetParameterSizeT(hipFileParamExecutionMaxIOThreads), 4u);
+  EXPECT_EQ(*driver().GetParameterSizeT(hipFileParamExecutionMaxIOThreads), AutoIoThreads());
   ASSERT_TRUE(driver().Close().ok());
   EXPECT_TRUE(driver().SetParameterSizeT(hipFileParamExecutionMaxIOThreads, 8).ok());
 }
