@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "fakes/batch_entry.h"
 #include "unit/api/api_test_util.h"
 
 namespace hipfile::api {
@@ -559,15 +560,7 @@ TEST_F(BadInputTest, AsyncIo) {
 
 hipFileIOParams_t Entry(hipFileOpcode_t opcode, hipFileHandle_t fh, void* base, size_t size,
                         int64_t file_offset, int64_t buffer_offset) {
-  hipFileIOParams_t p = {};
-  p.mode = hipFileBatch;
-  p.opcode = opcode;
-  p.fh = fh;
-  p.u.batch.devPtr_base = base;
-  p.u.batch.size = size;
-  p.u.batch.file_offset = file_offset;
-  p.u.batch.devPtr_offset = buffer_offset;
-  return p;
+  return testing::BatchEntry(opcode, fh, base, size, file_offset, buffer_offset);
 }
 
 TEST_F(BadInputTest, BatchIo) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/process_runtime.h"
+#include "fakes/batch_entry.h"
 #include "unit/api/api_test_util.h"
 
 namespace hipfile::api {
@@ -35,16 +36,7 @@ class BatchApiTest : public ApiTest {
   }
   static hipFileIOParams_t Entry(hipFileOpcode_t opcode, hipFileHandle_t fh, void* base,
                                  size_t size, int64_t offset, void* cookie) {
-    hipFileIOParams_t p = {};
-    p.mode = hipFileBatch;
-    p.opcode = opcode;
-    p.fh = fh;
-    p.u.batch.devPtr_base = base;
-    p.u.batch.size = size;
-    p.u.batch.file_offset = offset;
-    p.u.batch.devPtr_offset = offset;
-    p.cookie = cookie;
-    return p;
+    return testing::BatchEntry(opcode, fh, base, size, offset, offset, cookie);
   }
 };
 

@@ -16,6 +16,7 @@
 #include "core/batch/batch_manager.h"
 #include "core/config.h"
 #include "core/driver.h"
+#include "fakes/batch_entry.h"
 #include "fakes/fault_runtime.h"
 #include "fakes/fault_sys.h"
 #include "fakes/gate_sys.h"
@@ -82,16 +83,7 @@ class BatchTest : public ::testing::Test {
   static hipFileIOParams_t Entry(hipFileOpcode_t opcode, hipFileHandle_t fh, void* base,
                                  size_t size, int64_t file_offset, int64_t buffer_offset,
                                  void* cookie = nullptr) {
-    hipFileIOParams_t p = {};
-    p.mode = hipFileBatch;
-    p.opcode = opcode;
-    p.fh = fh;
-    p.u.batch.devPtr_base = base;
-    p.u.batch.size = size;
-    p.u.batch.file_offset = file_offset;
-    p.u.batch.devPtr_offset = buffer_offset;
-    p.cookie = cookie;
-    return p;
+    return testing::BatchEntry(opcode, fh, base, size, file_offset, buffer_offset, cookie);
   }
 
   // Waits (no timeout) for `count` events of `batch`.

@@ -3,11 +3,29 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string>
+
 #include "core/params.h"
 #include "core_test_util.h"
 
 namespace hipfile::core {
 namespace {
+
+// Each of `bad` as the value of `name` is reported (one problem naming the variable) and leaves
+// the field at `fallback`.
+template <class Field>
+void ExpectRefused(const char* name, std::initializer_list<const char*> bad, Field Config::*field,
+                   Field fallback) {
+  EnvSys sys;
+  for (const char* value : bad) {
+    sys.Set(name, value);
+    const Config config = ParseConfig(sys);
+    EXPECT_EQ(config.*field, fallback) << name << "=" << value;
+    ASSERT_EQ(config.problems.size(), 1u) << name << "=" << value;
+    EXPECT_NE(config.problems[0].find(name), std::string::npos);
+  }
+}
 
 TEST(ConfigTest, DefaultsWithAnEmptyEnvironment) {
   EnvSys sys;
@@ -131,13 +149,7 @@ TEST(ConfigTest, IoThreads) {
   EXPECT_EQ(ParamSet(ParseConfig(sys)).ToEngineOptions().io_threads, 3u);
   sys.Set("HIPFILE_IO_THREADS", "1024");
   EXPECT_EQ(ParamSet(ParseConfig(sys)).ToEngineOptions().io_threads, engine::kMaxAutoIoThreads);
-  for (const char* bad : {"0", "1025", "-1", "many", ""}) {
-    sys.Set("HIPFILE_IO_THREADS", bad);
-    const Config config = ParseConfig(sys);
-    EXPECT_EQ(config.io_threads, 0u) << bad;
-    ASSERT_EQ(config.problems.size(), 1u) << bad;
-    EXPECT_NE(config.problems[0].find("HIPFILE_IO_THREADS"), std::string::npos);
-  }
+  ExpectRefused("HIPFILE_IO_THREADS", {"0", "1025", "-1", "many", ""}, &Config::io_threads, 0u);
 }
 
 TEST(ConfigTest, ExecutionMaxIOThreadsOfZeroIsAutomaticAndLargeValuesAreCapped) {
@@ -164,13 +176,8 @@ TEST(ConfigTest, BatchWorkers) {
   }
   sys.Set("HIPFILE_BATCH_WORKERS", "128");
   EXPECT_EQ(ParseConfig(sys).batch_workers, 128u);
-  for (const char* bad : {"0", "129", "-1", "four", ""}) {
-    sys.Set("HIPFILE_BATCH_WORKERS", bad);
-    const Config config = ParseConfig(sys);
-    EXPECT_EQ(config.batch_workers, 0u) << bad;
-    ASSERT_EQ(config.problems.size(), 1u) << bad;
-    EXPECT_NE(config.problems[0].find("HIPFILE_BATCH_WORKERS"), std::string::npos);
-  }
+  ExpectRefused("HIPFILE_BATCH_WORKERS", {"0", "129", "-1", "four", ""}, &Config::batch_workers,
+                0u);
 }
 
 TEST(ConfigTest, DirectWrites) {

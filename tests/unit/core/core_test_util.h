@@ -15,6 +15,7 @@
 
 #include "core/config.h"
 #include "core/driver.h"
+#include "fakes/batch_entry.h"
 #include "fakes/fault_runtime.h"
 #include "fakes/fault_sys.h"
 #include "fakes/temp_dir.h"

@@ -81,16 +81,10 @@ TEST_F(RefusedThreadsTest, ABatchSubmissionFailsWithNothingAcceptedAndTheNextOne
   BatchManager batches(driver());
   Result<hipFileBatchHandle_t> batch = batches.SetUp(2);
   ASSERT_TRUE(batch.ok());
-  hipFileIOParams_t params[2] = {};
-  for (int i = 0; i < 2; ++i) {
-    params[i].mode = hipFileBatch;
-    params[i].fh = handle_;
-    params[i].opcode = hipFileBatchRead;
-    params[i].u.batch.devPtr_base = device_;
-    params[i].u.batch.devPtr_offset = i << 20;
-    params[i].u.batch.file_offset = i << 20;
-    params[i].u.batch.size = 1 << 20;
-  }
+  hipFileIOParams_t params[2];
+  for (int i = 0; i < 2; ++i)
+    params[i] = testing::BatchEntry(hipFileBatchRead, handle_, device_, 1 << 20, off_t{i} << 20,
+                                    off_t{i} << 20);
   sys_.FailNth(SysOp::kStartThread, 2, EAGAIN);
   const Status refused = batches.Submit(*batch, 2, params);
   EXPECT_TRUE(refused.IsErrno(EAGAIN)) << refused.ToString();

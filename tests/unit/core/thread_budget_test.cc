@@ -122,16 +122,9 @@ TEST_F(ThreadBudgetTest, SyncStreamOrderedAndBatchIoTogetherStayWithinTheBudget)
     ASSERT_TRUE(batch.ok());
     void* device = DeviceAlloc(16 << 20);
     std::vector<hipFileIOParams_t> params(16);
-    for (int i = 0; i < 16; ++i) {
-      params[i] = {};
-      params[i].mode = hipFileBatch;
-      params[i].fh = fh;
-      params[i].opcode = hipFileBatchRead;
-      params[i].u.batch.devPtr_base = device;
-      params[i].u.batch.devPtr_offset = i << 20;
-      params[i].u.batch.file_offset = i << 20;
-      params[i].u.batch.size = 1 << 20;
-    }
+    for (int i = 0; i < 16; ++i)
+      params[i] = testing::BatchEntry(hipFileBatchRead, fh, device, 1 << 20, off_t{i} << 20,
+                                      off_t{i} << 20);
     ASSERT_TRUE(batches.Submit(*batch, 16, params.data()).ok());
     std::vector<hipFileIOEvents_t> events(16);
     unsigned done = 0;

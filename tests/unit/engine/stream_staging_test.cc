@@ -22,6 +22,17 @@ struct HeapBlock {
   StreamStagingBlock block{bytes.get()};
 };
 
+// An operation over all of `device`.
+StagedChunks ChunksOver(std::vector<unsigned char>& device, uint32_t first_token = 0,
+                        off_t file_offset = 0) {
+  StagedChunks chunks;
+  chunks.first_token = first_token;
+  chunks.device = device.data();
+  chunks.size = device.size();
+  chunks.file_offset = file_offset;
+  return chunks;
+}
+
 TEST(StreamStagingTest, TokensAlternateBetweenTwoSlotsAndTwoTables) {
   HeapBlock heap;
   const StreamStagingBlock& b = heap.block;
@@ -38,11 +49,7 @@ TEST(StreamStagingTest, TokensAlternateBetweenTwoSlotsAndTwoTables) {
 TEST(StreamStagingTest, AReadFillsEachSlotAndItsTableThenSaysReady) {
   HeapBlock heap;
   std::vector<unsigned char> device(2 * kChunk + 100);
-  StagedChunks chunks;
-  chunks.first_token = 5;
-  chunks.device = device.data();
-  chunks.size = device.size();
-  chunks.file_offset = 4096;
+  StagedChunks chunks = ChunksOver(device, 5, 4096);
   uint32_t ready = 0;
   std::vector<off_t> asked;
   const ChunkMover move = [&](void* staging, size_t bytes, off_t at) -> Result<size_t> {
@@ -69,9 +76,7 @@ TEST(StreamStagingTest, AReadFillsEachSlotAndItsTableThenSaysReady) {
 TEST(StreamStagingTest, AShortReadStopsTheChunksAfterIt) {
   HeapBlock heap;
   std::vector<unsigned char> device(3 * kChunk);
-  StagedChunks chunks;
-  chunks.device = device.data();
-  chunks.size = device.size();
+  StagedChunks chunks = ChunksOver(device);
   uint32_t ready = 0;
   int calls = 0;
   const ChunkMover move = [&](void*, size_t bytes, off_t) -> Result<size_t> {
@@ -88,9 +93,7 @@ TEST(StreamStagingTest, AShortReadStopsTheChunksAfterIt) {
 TEST(StreamStagingTest, AFailedFirstChunkIsTheOutcome) {
   HeapBlock heap;
   std::vector<unsigned char> device(kChunk);
-  StagedChunks chunks;
-  chunks.device = device.data();
-  chunks.size = device.size();
+  StagedChunks chunks = ChunksOver(device);
   uint32_t ready = 0;
   const ChunkMover move = [](void*, size_t, off_t) -> Result<size_t> { return Status::Errno(EIO); };
   chunks.FillForRead(heap.block, &ready, 0, move);
@@ -101,11 +104,7 @@ TEST(StreamStagingTest, AFailedFirstChunkIsTheOutcome) {
 TEST(StreamStagingTest, AWriteReleasesChunksIntoSlotsAndWritesWhatTheStreamCopied) {
   HeapBlock heap;
   std::vector<unsigned char> device(kChunk + 7);
-  StagedChunks chunks;
-  chunks.first_token = 1;
-  chunks.device = device.data();
-  chunks.size = device.size();
-  chunks.file_offset = 100;
+  StagedChunks chunks = ChunksOver(device, 1, 100);
   uint32_t ready = 0;
   chunks.ReleaseForWrite(heap.block, &ready, 0);
   chunks.ReleaseForWrite(heap.block, &ready, 1);
