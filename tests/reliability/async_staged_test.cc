@@ -342,6 +342,7 @@ TEST_P(AsyncStagedTest, PinnedStagingStaysWithinTheConfiguredLimit) {
       engine::SplitStagingBudget(kLimit, sys_.PhysicalMemoryBytes(), kBufferKiB << 10, io_threads)
           .stream_blocks;
   ASSERT_GT(blocks, 0u);
+  ASSERT_LE((blocks + 6) * 4096, kFile);
   void* fh = OpenFile("f", kFile);
   const std::vector<unsigned char> file = Pattern(kFile);
   AsyncExecutor* executor = *driver_->async_executor();
@@ -356,7 +357,8 @@ TEST_P(AsyncStagedTest, PinnedStagingStaysWithinTheConfiguredLimit) {
   sys_.CloseGate();
   for (size_t i = 0; i < streams; ++i) {
     ASSERT_EQ(gpu_.StreamCreate(&s[i], hipStreamNonBlocking), hipSuccess);
-    slots[i] = Slot{4096, static_cast<off_t>(i * 4096), 0};
+    // Each into its own bytes of the buffer: the streams copy at the same time.
+    slots[i] = Slot{4096, static_cast<off_t>(i * 4096), static_cast<off_t>(i * 4096)};
     ASSERT_TRUE(Submit(IoDirection::kRead, fh, &slots[i], s[i]).ok()) << "stream " << i;
   }
   sys_.OpenGate();
@@ -365,6 +367,8 @@ TEST_P(AsyncStagedTest, PinnedStagingStaysWithinTheConfiguredLimit) {
     EXPECT_EQ(slots[i].bytes, 4096) << "stream " << i;
     ASSERT_EQ(gpu_.StreamDestroy(s[i]), hipSuccess);
   }
+  const std::vector<unsigned char> got = DeviceBytes(streams * 4096);
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), file.begin())) << "every stream's bytes";
   EXPECT_EQ(executor->StagingBlocks(), blocks);
   EXPECT_EQ(Staged() - staged, blocks) << "the other streams ran without staging";
   EXPECT_LE(gpu_.PeakPinnedHostBytes() - before - words, kLimit);
