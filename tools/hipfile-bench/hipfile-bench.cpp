@@ -636,9 +636,11 @@ void RunThread(const Shared& s, int t, ThreadResult* r) {
     std::fprintf(stderr, "hipfile-bench: hipFileBufRegister failed\n");
   }
   std::vector<unsigned char> check(o.verify ? io : 0);
+  // A write moves the bytes of `dev` (-x 0, 2, 4) or `host` (-x 1, 10). Without -V they hold the
+  // pattern of offset 0 for every operation; with -V each operation gets its own offset's pattern
+  // below, in whichever buffer it writes from.
+  std::vector<unsigned char> data(IsWrite(o) ? io : 0);
   if (IsWrite(o) && o.xfer != 9) {
-    // The data written is the pattern of the thread's first offset; verified per op below.
-    std::vector<unsigned char> data(io);
     FillPattern(data.data(), io, 0);
     if (dev) BENCH_HIP(hipMemcpy(dev, data.data(), io, hipMemcpyHostToDevice));
     if (host) std::memcpy(host, data.data(), io);
@@ -658,10 +660,9 @@ void RunThread(const Shared& s, int t, ThreadResult* r) {
     const uint64_t index = IsRandom(o) ? rng() % ios_total : (first + i % per_thread) % ios_total;
     const uint64_t off = index * io;
     ++i;
-    if (o.verify && IsWrite(o) && dev) {
-      std::vector<unsigned char> data(io);
+    if (o.verify && IsWrite(o) && o.xfer != 9) {
       FillPattern(data.data(), io, off);
-      BENCH_HIP(hipMemcpy(dev, data.data(), io, hipMemcpyHostToDevice));
+      if (dev) BENCH_HIP(hipMemcpy(dev, data.data(), io, hipMemcpyHostToDevice));
       if (host) std::memcpy(host, data.data(), io);
     }
     const auto start = std::chrono::steady_clock::now();
