@@ -12,7 +12,8 @@
 #   bench/run_async_h200.sh [BUILD_DIR] [FILE] [OUT_DIR]
 #
 # Environment: SIZE (4G), LIMIT (seconds per -x 5 row, 5), STREAMS (16), SLICE_MIB (256),
-# DEV (0), PROFILE (0; 1 adds a thread profile of the 16-stream staged row). OUT_DIR gets one
+# DEV (0), PROFILE (0; 1 adds a thread profile of the 16-stream staged row). SIZE must be at least
+# STREAMS x SLICE_MIB MiB: async-bench reads that much of FILE and refuses a shorter file. OUT_DIR gets one
 # log per row and summary.txt. Takes about 2 minutes on the H200.
 set -uo pipefail
 
@@ -76,5 +77,8 @@ if [[ $PROFILE == 1 ]]; then
   python3 "$(dirname "$0")/probes/threadprof.py" "$pid" "$LIMIT" | tee -a "$SUMMARY"
   wait "$pid"
 fi
+# async-bench refuses to write over a FILE.out that holds something; one left by a run that was
+# killed (a hung row) is this script's own.
+rm -f "$FILE.out"
 row "async-bench-staged" HIPFILE_ASYNC_STAGED=1 -- "$ASYNC" "$FILE" "$STREAMS" "$SLICE_MIB" 2000
 echo "summary: $SUMMARY" >&2

@@ -137,20 +137,20 @@ run pread-copy-16threads  cold -x 2 -w 16 -i 16M "${SEQ[@]}"
 run ours-rand4k           warm -x 0 -w 16 -i 4K -I 2 -T 5
 run pread-copy-rand4k     warm -x 2 -w 16 -i 4K -I 2 -T 5
 # Writes from the GPU, buffered, fsync counted.
-WFILE=$FILE.write
+WFILE=$FILE.write  # a fresh file for each write run; hipfile-bench's marker goes with it
 run_write() {
   local name=$1
   shift
   selected "$name" || return 0
   for ((r = 1; r <= REPS; r++)); do
-    rm -f "$WFILE"
+    rm -f "$WFILE" "$WFILE.hipfile-bench"
     local line
     # shellcheck disable=SC2086  # CASE_ENV is a list of words
     line=$(env ${CASE_ENV:-} "$BENCH" -f "$WFILE" -d "$DEV" -s "$SIZE" --json --fsync -I 1 "$@" 2>"$OUT/stderr.txt") ||
       line=$(json_error "" < "$OUT/stderr.txt")
     emit "$name" write+fsync "$r" "$line"
   done
-  rm -f "$WFILE"
+  rm -f "$WFILE" "$WFILE.hipfile-bench"
 }
 run_write ours-write-16M-8threads  -x 0 -w 8 -i 16M
 CASE_ENV="HIPFILE_DIRECT_WRITES=1" run_write ours-write-16M-8threads-direct -x 0 -w 8 -i 16M
@@ -173,7 +173,7 @@ run_tool() {
       emit "$name" cold "$r" '{"ok": false, "error": "cannot drop the page cache (not root)"}'
       return 1
     fi
-    if [[ $cache == write+fsync ]]; then rm -f "$WFILE"; fi
+    if [[ $cache == write+fsync ]]; then rm -f "$WFILE" "$WFILE.hipfile-bench"; fi
     local line status=0 log="$OUT/logs/$name-$cache-$r.log"
     rm -f "$log"
     # shellcheck disable=SC2086  # CASE_ENV is a list of words
@@ -184,7 +184,7 @@ run_tool() {
       status=1
     fi
     emit "$name" "$cache" "$r" "$line"
-    if [[ $cache == write+fsync ]]; then rm -f "$WFILE"; fi
+    if [[ $cache == write+fsync ]]; then rm -f "$WFILE" "$WFILE.hipfile-bench"; fi
     if ((status != 0)); then return 1; fi
   done
 }

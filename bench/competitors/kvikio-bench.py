@@ -29,7 +29,8 @@ import time
 
 
 def parse_size(text):
-    """Sizes take K, M, G suffixes (powers of 1024), as in hipfile-bench."""
+    """Sizes take K, M, G suffixes (powers of 1024), as in hipfile-bench, which takes only whole
+    numbers and nothing after the suffix; this also takes fractions and a trailing iB or B."""
     t = text.strip()
     for suffix in ("iB", "B", "b", "i"):
         if t.endswith(suffix) and len(t) > len(suffix):

@@ -4,27 +4,17 @@
 //
 //   hipfile-bench -f /data/file -d 0 -w 8 -s 8G -i 8M -x 0 -I 0 [-T 10] [-V] [--json]
 //
-// Transfer types (gdsio's numbering where gdsio has one):
-//   0  GPUD            hipFileRead / hipFileWrite into device memory
-//   1  CPUONLY         O_DIRECT pread / pwrite of page-aligned host memory (no GPU)
-//   2  CPU_GPU         pread into pinned host memory + hipMemcpy (and back for writes)
-//   4  CPU_CACHED_GPU  hipMemcpy straight from (to) a shared mmap of the file: page cache + copy
-//   5  GPUD_ASYNC      hipFileReadAsync / hipFileWriteAsync on a registered non-blocking stream
-//                      per thread, -Q operations in flight (default 4)
-//   6  GPU_BATCH       a hipFileBatchIO batch per thread kept full: -Q entries (default 128,
-//                      at most 128), one registered GPU buffer per entry, one refill per event
-//   9  HOST_GPU        hipMemcpy from pinned host memory only, no file: the link's bandwidth
-//  10  CPU_PREAD       plain pread / pwrite of ordinary host memory (no GPU)
-// Sizes take K, M, G suffixes (powers of 1024). Without -T, each thread passes once over its
-// share of the data set; with -T, threads loop until the time is up.
+// `hipfile-bench -h` (options.cpp) documents every flag and transfer type; data_set.h the data set
+// and the marker by which the tool knows it made the file. Without -T, each thread passes once
+// over its share of the data set; with -T, threads loop until the time is up.
 //
 // Latency is per operation. For -x 5 it runs from the submitting call to the host seeing the
 // hipEvent recorded after the operation complete; the host waits on the oldest operation's event
 // (hipEventSynchronize) when the window is full, as a stream completes in order. The events are
 // blocking-sync ones: a thread waiting on a default event spins a core, and 16 threads spinning
 // on the H200's 16 cores starved the library's own threads (1.8k IOPS against 25k with 8).
-// For -x 6 it runs
-// from hipFileBatchIOSubmit to the hipFileBatchIOGetStatus call that returned the entry's event.
+// For -x 6 it runs from hipFileBatchIOSubmit to the hipFileBatchIOGetStatus call that returned the
+// entry's event.
 #include <fcntl.h>
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
@@ -47,206 +37,11 @@
 #include <thread>
 #include <vector>
 
+#include "data_set.h"
+#include "options.h"
+
+namespace hipfile_bench {
 namespace {
-
-struct Options {
-  std::string file;
-  std::string dir;
-  int device = 0;
-  int threads = 1;
-  uint64_t size = 1ull << 30;
-  uint64_t io_size = 1ull << 20;
-  int xfer = 0;
-  int queue_depth = 0;  // -Q, for -x 5 and 6; 0: the type's default
-  int io_type = 0;      // 0 read, 1 write, 2 random read, 3 random write
-  double seconds = 0;
-  bool verify = false;
-  bool json = false;
-  bool register_buffers = false;  // -b: hipFileBufRegister the device buffers
-  bool fsync = false;             // --fsync: writes count only once fsync returned
-};
-
-bool IsWrite(const Options& o) { return o.io_type == 1 || o.io_type == 3; }
-bool IsRandom(const Options& o) { return o.io_type == 2 || o.io_type == 3; }
-
-const char* XferName(int x) {
-  switch (x) {
-    case 0:
-      return "GPUD";
-    case 1:
-      return "CPUONLY";
-    case 2:
-      return "CPU_GPU";
-    case 4:
-      return "CPU_CACHED_GPU";
-    case 5:
-      return "GPUD_ASYNC";
-    case 6:
-      return "GPU_BATCH";
-    case 9:
-      return "HOST_GPU";
-    case 10:
-      return "CPU_PREAD";
-    default:
-      return "UNKNOWN";
-  }
-}
-const char* IoName(int t) {
-  static const char* names[] = {"READ", "WRITE", "RANDREAD", "RANDWRITE"};
-  return names[t];
-}
-
-bool ParseSize(const char* text, uint64_t* out) {
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || v < 0) return false;
-  double scale = 1;
-  switch (*end) {
-    case 'k':
-    case 'K':
-      scale = 1024.0;
-      ++end;
-      break;
-    case 'm':
-    case 'M':
-      scale = 1024.0 * 1024;
-      ++end;
-      break;
-    case 'g':
-    case 'G':
-      scale = 1024.0 * 1024 * 1024;
-      ++end;
-      break;
-    default:
-      break;
-  }
-  if (*end == 'i' || *end == 'B' || *end == 'b') ++end;
-  if (*end == 'B') ++end;
-  if (*end != '\0') return false;
-  *out = static_cast<uint64_t>(v * scale);
-  return true;
-}
-
-void Usage() {
-  std::fprintf(
-      stderr,
-      "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] "
-      "[-i IOSIZE] [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-Q DEPTH] [-b] [-V] [--json] "
-      "[--fsync]\n"
-      "  -x 0 hipFile sync, 1 O_DIRECT into host memory, 2 pread + hipMemcpy,\n"
-      "     4 page cache (mmap) + hipMemcpy, 5 hipFile stream-ordered (async),\n"
-      "     6 hipFile batch, 9 pinned host->GPU copy only, 10 plain pread into host memory\n"
-      "  -Q operations in flight per thread: -x 5 (default 4), -x 6 (default 128, max 128)\n"
-      "  -I 0 read, 1 write, 2 random read, 3 random write\n");
-}
-
-int ParseArgs(int argc, char** argv, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    const char* v = nullptr;
-    bool ok = true;
-    if (a == "--json") {
-      o->json = true;
-    } else if (a == "--fsync") {
-      o->fsync = true;
-    } else if (a == "-V") {
-      o->verify = true;
-    } else if (a == "-b") {
-      o->register_buffers = true;
-    } else if (a == "-h" || a == "--help") {
-      Usage();
-      std::exit(0);
-    } else if ((v = next()) == nullptr) {
-      ok = false;
-    } else if (a == "-f") {
-      o->file = v;
-    } else if (a == "-D") {
-      o->dir = v;
-    } else if (a == "-d") {
-      o->device = std::atoi(v);
-    } else if (a == "-w") {
-      o->threads = std::max(1, std::atoi(v));
-    } else if (a == "-s") {
-      ok = ParseSize(v, &o->size);
-    } else if (a == "-i") {
-      ok = ParseSize(v, &o->io_size) && o->io_size > 0;
-    } else if (a == "-x") {
-      o->xfer = std::atoi(v);
-    } else if (a == "-I") {
-      o->io_type = std::atoi(v);
-      ok = o->io_type >= 0 && o->io_type <= 3;
-    } else if (a == "-T") {
-      o->seconds = std::atof(v);
-    } else if (a == "-Q") {
-      o->queue_depth = std::atoi(v);
-      ok = o->queue_depth >= 1 && o->queue_depth <= 1024;
-    } else {
-      ok = false;
-    }
-    if (!ok) {
-      std::fprintf(stderr, "hipfile-bench: bad argument %s\n", a.c_str());
-      Usage();
-      return 1;
-    }
-  }
-  if (o->file.empty() && o->dir.empty()) {
-    Usage();
-    return 1;
-  }
-  if (o->file.empty()) o->file = o->dir + "/hipfile-bench.dat";
-  if (o->queue_depth == 0) o->queue_depth = o->xfer == 6 ? 128 : 4;
-  if (o->xfer == 6 && o->queue_depth > 128) {
-    std::fprintf(stderr, "hipfile-bench: -x 6 takes -Q 1..128 (a batch holds at most 128)\n");
-    return 1;
-  }
-  return 0;
-}
-
-// Byte `offset` of the data set: misplaced bytes show up in verification.
-inline unsigned char Pattern(uint64_t offset) {
-  const uint64_t x = offset * 0x9E3779B97F4A7C15ull;
-  return static_cast<unsigned char>((x >> 56) ^ (offset >> 12));
-}
-void FillPattern(unsigned char* p, size_t n, uint64_t offset) {
-  for (size_t i = 0; i < n; ++i) p[i] = Pattern(offset + i);
-}
-bool CheckPattern(const unsigned char* p, size_t n, uint64_t offset) {
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] != Pattern(offset + i)) {
-      std::fprintf(stderr, "hipfile-bench: verify failed at file offset %" PRIu64 "\n", offset + i);
-      return false;
-    }
-  }
-  return true;
-}
-
-// Makes sure the file holds at least `size` bytes of the pattern (reads) or exists (writes).
-bool PrepareFile(const Options& o) {
-  const int fd = ::open(o.file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    std::perror(o.file.c_str());
-    return false;
-  }
-  struct stat st = {};
-  ::fstat(fd, &st);
-  const bool need_data = !IsWrite(o) || o.xfer == 4;  // mmap writes need the file's length
-  if (need_data && static_cast<uint64_t>(st.st_size) < o.size) {
-    std::vector<unsigned char> block(8 << 20);
-    for (uint64_t off = 0; off < o.size; off += block.size()) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(block.size(), o.size - off));
-      FillPattern(block.data(), n, off);
-      if (::pwrite(fd, block.data(), n, static_cast<off_t>(off)) != static_cast<ssize_t>(n)) {
-        std::perror("writing the data set");
-        ::close(fd);
-        return false;
-      }
-    }
-    ::fsync(fd);
-  }
-  ::close(fd);
-  return true;
-}
 
 struct ThreadResult {
   uint64_t bytes = 0;
@@ -636,9 +431,11 @@ void RunThread(const Shared& s, int t, ThreadResult* r) {
     std::fprintf(stderr, "hipfile-bench: hipFileBufRegister failed\n");
   }
   std::vector<unsigned char> check(o.verify ? io : 0);
+  // A write moves the bytes of `dev` (-x 0, 2, 4) or `host` (-x 1, 10). Without -V they hold the
+  // pattern of offset 0 for every operation; with -V each operation gets its own offset's pattern
+  // below, in whichever buffer it writes from.
+  std::vector<unsigned char> data(IsWrite(o) ? io : 0);
   if (IsWrite(o) && o.xfer != 9) {
-    // The data written is the pattern of the thread's first offset; verified per op below.
-    std::vector<unsigned char> data(io);
     FillPattern(data.data(), io, 0);
     if (dev) BENCH_HIP(hipMemcpy(dev, data.data(), io, hipMemcpyHostToDevice));
     if (host) std::memcpy(host, data.data(), io);
@@ -658,10 +455,9 @@ void RunThread(const Shared& s, int t, ThreadResult* r) {
     const uint64_t index = IsRandom(o) ? rng() % ios_total : (first + i % per_thread) % ios_total;
     const uint64_t off = index * io;
     ++i;
-    if (o.verify && IsWrite(o) && dev) {
-      std::vector<unsigned char> data(io);
+    if (o.verify && IsWrite(o) && o.xfer != 9) {
       FillPattern(data.data(), io, off);
-      BENCH_HIP(hipMemcpy(dev, data.data(), io, hipMemcpyHostToDevice));
+      if (dev) BENCH_HIP(hipMemcpy(dev, data.data(), io, hipMemcpyHostToDevice));
       if (host) std::memcpy(host, data.data(), io);
     }
     const auto start = std::chrono::steady_clock::now();
@@ -752,18 +548,33 @@ double Percentile(std::vector<double>& v, double p) {
   return v[k];
 }
 
-}  // namespace
+// How many bytes from offset 0 a sequential write run wrote in full: every block of
+// OffsetSequence's shares when every thread completed its pass, else 0 (and 0 for random writes).
+uint64_t SequentialCoverage(const Options& o, const std::vector<ThreadResult>& results) {
+  if (IsRandom(o)) return 0;
+  const uint64_t ios_total = std::max<uint64_t>(o.size / o.io_size, 1);
+  const uint64_t per_thread = std::max<uint64_t>(ios_total / static_cast<uint64_t>(o.threads), 1);
+  for (const ThreadResult& r : results) {
+    if (r.failed || r.ops < per_thread) return 0;
+  }
+  return std::min(per_thread * static_cast<uint64_t>(o.threads), ios_total) * o.io_size;
+}
 
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   Options o;
-  if (int rc = ParseArgs(argc, argv, &o)) return rc;
-  if (o.xfer != 0 && o.xfer != 1 && o.xfer != 2 && o.xfer != 4 && o.xfer != 5 && o.xfer != 6 &&
-      o.xfer != 9 && o.xfer != 10) {
-    std::fprintf(stderr, "hipfile-bench: transfer type %d is not supported yet\n", o.xfer);
-    return 2;
+  switch (ParseArgs(argc, argv, &o)) {
+    case ParseResult::kRun:
+      break;
+    case ParseResult::kHelp:
+      return 0;
+    case ParseResult::kBad:
+      return 2;
   }
   if (o.io_size > o.size) o.size = o.io_size;
-  if (o.xfer != 9 && !PrepareFile(o)) return 1;
+  DataSet data_set;
+  if (o.xfer != 9) {
+    if (const int status = data_set.Prepare(o)) return status;
+  }
 
   Shared s;
   s.o = &o;
@@ -793,7 +604,7 @@ int main(int argc, char** argv) {
     }
     s.map = static_cast<unsigned char*>(p);
   }
-  const bool uses_hipfile = o.xfer == 0 || o.xfer == 5 || o.xfer == 6;
+  const bool uses_hipfile = UsesHipFile(o);
   if (uses_hipfile) {
     if (!HipFileOk(hipFileDriverOpen(), "hipFileDriverOpen")) return 1;
     hipFileDescr_t descr = {};
@@ -826,7 +637,6 @@ int main(int argc, char** argv) {
   }
   if (s.map) ::munmap(s.map, o.size);
   if (s.direct_fd >= 0) ::close(s.direct_fd);
-  if (s.fd >= 0) ::close(s.fd);
 
   uint64_t bytes = 0;
   uint64_t ops = 0;
@@ -838,13 +648,29 @@ int main(int argc, char** argv) {
     failed |= r.failed;
     lat.insert(lat.end(), r.latencies_us.begin(), r.latencies_us.end());
   }
+  if (IsWrite(o)) {
+    // The marker says what the file holds now: with -V the pattern where it was and over what the
+    // run wrote in full; without -V (or after a failure) none of it is known to be.
+    const uint64_t pattern_end =
+        o.verify && !failed ? std::max(data_set.pattern(), SequentialCoverage(o, results)) : 0;
+    failed |= !data_set.RecordWrite(s.fd, pattern_end);
+  } else if (failed && o.verify && !data_set.ours()) {
+    std::fprintf(stderr,
+                 "hipfile-bench: %s is not hipfile-bench's data set (%s), so its bytes need not "
+                 "be the pattern -V checks\n",
+                 o.file.c_str(), data_set.not_ours_reason().c_str());
+  }
+  if (s.fd >= 0) ::close(s.fd);
   double sum = 0;
   for (double l : lat) sum += l;
   const double avg = lat.empty() ? 0 : sum / static_cast<double>(lat.size());
   const double gib_s = secs > 0 ? static_cast<double>(bytes) / secs / (1024.0 * 1024 * 1024) : 0;
   const double p50 = Percentile(lat, 0.50);
   const double p99 = Percentile(lat, 0.99);
-  const bool queued = o.xfer == 5 || o.xfer == 6;
+  const bool queued = IsQueued(o);
+  // The GPU runtime the library chose (the run's first HIP call chose it): "cuda", "cpu" or
+  // "cpu-staged". Which data path each operation took the library does not report yet.
+  const char* runtime = hipFileExtRuntimeName();
   if (o.json) {
     std::printf(
         "{\"io_type\": \"%s\", \"xfer_type\": \"%s\", \"xfer\": %d, \"threads\": %d, "
@@ -852,19 +678,24 @@ int main(int argc, char** argv) {
         ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
         "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
         ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"cpu_cores\": %.2f, "
-        "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"ok\": %s}\n",
+        "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0,
         queued ? o.queue_depth : 1, cpu_cores, gib_s > 0 ? cpu_cores / gib_s : 0,
-        o.verify ? "true" : "false", failed ? "false" : "true");
+        o.verify ? "true" : "false", runtime, failed ? "false" : "true");
   } else {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);
     if (queued) std::printf("IoDepth: %d ", o.queue_depth);
     std::printf("DataSetSize: %" PRIu64 "/%" PRIu64 "KiB IOSize: %" PRIu64
                 "KiB Throughput: %.6f GiB/sec, Avg_Latency: %.6f usecs "
-                "ops: %" PRIu64 " total_time %.6f secs\n",
-                bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs);
+                "ops: %" PRIu64 " total_time %.6f secs Runtime: %s\n",
+                bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs, runtime);
   }
   return failed ? 1 : 0;
 }
+
+}  // namespace
+}  // namespace hipfile_bench
+
+int main(int argc, char** argv) { return hipfile_bench::Run(argc, argv); }
