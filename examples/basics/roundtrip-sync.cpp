@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* roundtrip-sync READ_FILE WRITE_FILE [GPUID]
+ * roundtrip-verify CREATED COPIED [GPUID]   (the same program under upstream's name)
  *
  * Seeds READ_FILE with RS_SIZE bytes of the test pattern, reads it into GPU memory with
  * hipFileRead, writes it back out to WRITE_FILE with hipFileWrite, and verifies both files hash

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* batch-roundtrip READ_FILE WRITE_FILE FILE_SIZE [GPUID]
+/* batch-roundtrip READ_FILE WRITE_FILE FILE_SIZE BATCH_SIZE [GPUID]
  *
  * Seeds READ_FILE with FILE_SIZE bytes of the test pattern, then copies it to WRITE_FILE through
- * GPU memory with batch I/O: BR_BATCH_SIZE (at most 128) 4 KiB requests in flight at once, and
+ * GPU memory with batch I/O: BATCH_SIZE (1 to 128) 4 KiB requests in flight at once, and
  * one new request submitted for every completion (hipFileBatchIOGetStatus with min_nr 1 and no
  * timeout). All reads finish before the writes start. The last write is a whole 4 KiB block, so
  * WRITE_FILE is cut back to FILE_SIZE with ftruncate. Prints
@@ -20,10 +20,8 @@
 
 #include "examples_common.h"
 
-#ifndef BR_BATCH_SIZE
-#define BR_BATCH_SIZE 128u
-#endif
-static_assert(BR_BATCH_SIZE >= 1 && BR_BATCH_SIZE <= 128, "a batch holds 1 to 128 entries");
+/* The most entries a batch holds (hipFileBatchIOSetUp's max_nr). */
+#define BR_MAX_BATCH_SIZE 128u
 
 #define BR_REQUEST ((size_t)4096)
 
@@ -43,10 +41,10 @@ static bool hipfile_ok(hipFileError_t status, const char *what) {
 }
 
 /* Moves every 4 KiB block of [0, file_size) between the file and gpu_buf with at most
- * BR_BATCH_SIZE requests in flight. A read of the last block may come back short (end of
+ * batch_size requests in flight. A read of the last block may come back short (end of
  * file); a write always moves whole blocks. The cookie of a request is its block number + 1. */
 static bool transfer_all(hipFileBatchHandle_t batch, hipFileOpcode_t opcode, hipFileHandle_t fh,
-                         void *gpu_buf, size_t file_size) {
+                         void *gpu_buf, size_t file_size, unsigned batch_size) {
     const char *what = opcode == hipFileBatchRead ? "batch read" : "batch write";
     const size_t blocks = align_up(file_size, BR_REQUEST) / BR_REQUEST;
     size_t next = 0, done = 0;
@@ -66,11 +64,11 @@ static bool transfer_all(hipFileBatchHandle_t batch, hipFileOpcode_t opcode, hip
         return hipfile_ok(hipFileBatchIOSubmit(batch, 1, &io, 0), "hipFileBatchIOSubmit");
     };
 
-    while (next < blocks && next < BR_BATCH_SIZE)
+    while (next < blocks && next < batch_size)
         if (!submit_next()) return false;
     while (done < blocks) {
-        hipFileIOEvents_t events[BR_BATCH_SIZE];
-        unsigned nr = BR_BATCH_SIZE;
+        hipFileIOEvents_t events[BR_MAX_BATCH_SIZE];
+        unsigned nr = batch_size;
         if (!hipfile_ok(hipFileBatchIOGetStatus(batch, 1, &nr, events, nullptr),
                         "hipFileBatchIOGetStatus"))
             return false;
@@ -101,8 +99,9 @@ static bool transfer_all(hipFileBatchHandle_t batch, hipFileOpcode_t opcode, hip
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4 || argc > 5) {
-        std::fprintf(stderr, "usage: %s READ_FILE WRITE_FILE FILE_SIZE [GPUID]\n", argv[0]);
+    if (argc < 5 || argc > 6) {
+        std::fprintf(stderr, "usage: %s READ_FILE WRITE_FILE FILE_SIZE BATCH_SIZE [GPUID]\n",
+                     argv[0]);
         return EXIT_FAILURE;
     }
     const char *read_path = argv[1];
@@ -114,7 +113,15 @@ int main(int argc, char **argv) {
         return EXIT_FAILURE;
     }
     const size_t file_size = (size_t)parsed;
-    const int gpu_id = argc == 5 ? std::atoi(argv[4]) : 0;
+    const unsigned long long batch_parsed = std::strtoull(argv[4], &end, 10);
+    if (end == argv[4] || *end != '\0' || argv[4][0] == '-' || batch_parsed < 1 ||
+        batch_parsed > BR_MAX_BATCH_SIZE) {
+        std::fprintf(stderr, "BATCH_SIZE must be a number from 1 to %u, not '%s'\n",
+                     BR_MAX_BATCH_SIZE, argv[4]);
+        return EXIT_FAILURE;
+    }
+    const unsigned batch_size = (unsigned)batch_parsed;
+    const int gpu_id = argc == 6 ? std::atoi(argv[5]) : 0;
     const size_t buf_size = align_up(file_size, BR_REQUEST);
 
     if (!hip_ok(hipSetDevice(gpu_id), "hipSetDevice")) return EXIT_FAILURE;
@@ -134,9 +141,11 @@ int main(int argc, char **argv) {
         if (open_file(read_path, O_RDONLY, 0, &read_fd, &read_handle)) break;
         if (open_file(write_path, O_WRONLY | O_CREAT | O_TRUNC, 0644, &write_fd, &write_handle))
             break;
-        if (!hipfile_ok(hipFileBatchIOSetUp(&batch, BR_BATCH_SIZE), "hipFileBatchIOSetUp")) break;
-        if (!transfer_all(batch, hipFileBatchRead, read_handle, gpu_buf, file_size)) break;
-        if (!transfer_all(batch, hipFileBatchWrite, write_handle, gpu_buf, file_size)) break;
+        if (!hipfile_ok(hipFileBatchIOSetUp(&batch, batch_size), "hipFileBatchIOSetUp")) break;
+        if (!transfer_all(batch, hipFileBatchRead, read_handle, gpu_buf, file_size, batch_size))
+            break;
+        if (!transfer_all(batch, hipFileBatchWrite, write_handle, gpu_buf, file_size, batch_size))
+            break;
         if (ftruncate(write_fd, (off_t)file_size) != 0) {
             std::fprintf(stderr, "ftruncate %s failed: %s\n", write_path, std::strerror(errno));
             break;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hipfile.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -147,4 +148,33 @@ int close_file(const char *path, int fd, hipFileHandle_t handle) {
         return 1;
     }
     return 0;
+}
+
+int stat_file(const char *path, size_t *size, size_t *block_size) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        std::fprintf(stderr, "Could not stat %s (%s)\n", path, std::strerror(errno));
+        return 1;
+    }
+    *size = static_cast<size_t>(st.st_size);
+    *block_size = static_cast<size_t>(st.st_blksize);
+    return 0;
+}
+
+void print_io_error(ssize_t got, const char *what) {
+    if (got == -1)
+        std::fprintf(stderr, "%s failed: %s\n", what, std::strerror(errno));
+    else if (IS_HIPFILE_ERR(got))
+        std::fprintf(stderr, "%s failed: %s\n", what, HIPFILE_ERRSTR(got));
+    else
+        std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString((hipError_t)-got));
+}
+
+bool moved_all(ssize_t got, size_t want, const char *what) {
+    if (got >= 0 && (size_t)got == want) return true;
+    if (got < 0)
+        print_io_error(got, what);
+    else
+        std::fprintf(stderr, "%s moved %zd of %zu bytes\n", what, got, want);
+    return false;
 }

@@ -51,3 +51,15 @@ int open_file(const char *path, int flags, mode_t mode, int *fd, hipFileHandle_t
 
 /* Deregisters handle and closes fd. Returns 0 on success, non-zero on failure. */
 int close_file(const char *path, int fd, hipFileHandle_t handle);
+
+/* stat(2)s path: its size and its preferred I/O block size (st_blksize). Returns 0 on success,
+ * non-zero (after printing why) on failure. */
+int stat_file(const char *path, size_t *size, size_t *block_size);
+
+/* True when a hipFileRead / hipFileWrite result says all `want` bytes moved. Otherwise prints
+ * "<what> failed: <reason>" (-1: errno; other negative values: the hipFile or HIP error) or
+ * "<what> moved <got> of <want> bytes" and returns false. */
+bool moved_all(ssize_t got, size_t want, const char *what);
+
+/* Prints why a hipFileRead / hipFileWrite result is negative ("<what> failed: <reason>"). */
+void print_io_error(ssize_t got, const char *what);
