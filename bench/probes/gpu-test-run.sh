@@ -33,7 +33,7 @@ unset LD_LIBRARY_PATH
     echo "rc=$?"
   done
   echo "== installed batch-roundtrip"
-  timeout 60 "$ex/batch-roundtrip" /var/tmp/ex-br.in /var/tmp/ex-br.out 4195304 0
+  timeout 60 "$ex/batch-roundtrip" /var/tmp/ex-br.in /var/tmp/ex-br.out 4195304 128 0
   echo "rc=$?"
   echo "== HIPFILE_ASYNC_STAGED=0 hipfile-info (refused at open)"
   HIPFILE_ASYNC_STAGED=0 HIPFILE_LOG_LEVEL=error "$prefix/bin/hipfile-info" --brief 2>&1 | head -5
