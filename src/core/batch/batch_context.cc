@@ -218,6 +218,11 @@ void BatchContext::Drop() {
   changed_.NotifyAll();
 }
 
+void BatchContext::WaitForRunning() {
+  MutexLock lock(mu_);
+  while (running_ != 0) changed_.Wait(mu_);
+}
+
 size_t BatchContext::Outstanding() const {
   MutexLock lock(mu_);
   return live_ + done_count_;

@@ -104,10 +104,13 @@ class BatchContext {
   void Cancel();
   // Accept refuses from now on; then Cancel.
   void Close();
-  // Close without the wait: for a batch whose handle the driver's last close dropped, which must
-  // not hold the close up behind transfers in flight. Running entries finish on their own; their
-  // events are dropped with the context unless a Reap already waiting takes them.
+  // Close without the wait: for a batch whose handle the driver's last close dropped. The close
+  // drops every such batch first, so that no batch's queued entries wait behind another's running
+  // ones, then waits for each one's running entries (WaitForRunning). Their events are dropped
+  // with the context unless a Reap already waiting takes them.
   void Drop();
+  // Returns once no entry is running.
+  void WaitForRunning();
 
   // Entries accepted whose event was not returned yet.
   size_t Outstanding() const;

@@ -199,8 +199,12 @@ void BatchManager::DropBatches(uint64_t closes) {
       }
     }
   }
-  // Without waiting for entries running: a close must not hang behind a transfer in flight.
+  // Every dropped batch's queued entries are canceled first; then the close waits for the entries
+  // running (at most a group per I/O thread), so that once it returns the library touches none
+  // of their buffers: a program frees its memory after the close (the fuzzer's use-after-free,
+  // found when the close returned with entries still running).
   for (const std::shared_ptr<BatchContext>& context : dropped) context->Drop();
+  for (const std::shared_ptr<BatchContext>& context : dropped) context->WaitForRunning();
   if (!dropped.empty()) {
     HF_LOG(kInfo, "driver closed: %zu batch(es) dropped with it", dropped.size());
   }

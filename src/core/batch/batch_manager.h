@@ -5,8 +5,9 @@
 // Handles are opaque ids, never reused, so a handle destroyed (or never made) is refused as
 // unknown rather than mistaken for a newer batch. A batch goes with the driver's last close, as
 // hipFile drops its batches with the driver: its handle is refused as unknown from then on, also
-// after the driver opens again, its Pending entries are canceled and its Running ones finish on
-// their own (the close does not wait for them). A batch set up while the driver is closed goes
+// after the driver opens again, its Pending entries are canceled and the close waits for its
+// Running ones, so that the program may free their memory once it returns. A batch set up while
+// the driver is closed goes
 // with the next last close. Entries run on the Driver's I/O threads (Driver::io_pool, as
 // hf-batch-N) through IoService::ExecuteMany, i.e. the same engine and rules as
 // hipFileRead/hipFileWrite; a worker takes up to kMaxGroupEntries small entries of a batch at once,
