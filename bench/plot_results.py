@@ -13,7 +13,12 @@ reads "n/a: <its error>". Bottom row: cores busy per GiB/s moved, the CPU cost o
 Colours: hipFile (ours), the POSIX baselines, and NVIDIA cuFile / RAPIDS KvikIO.
 
 Lines of BATCH-RESULTS.jsonl have no "cache" field; their cases are 4 KiB random reads from a
-separate run and are labelled "(batch run)". Needs matplotlib (only this script does).
+separate run and are labelled "(batch run)". A user's own `hipfile-bench --json` lines, with no
+"case" field, are labelled from what they measured ("-x 6 GPU_BATCH RANDREAD 4K x16 Q128"), runs
+of the same kind together. The title names the runtime that measured them (the lines' "runtime"):
+on the CPU runtime the "link" is a host memcpy, not a PCIe link, and the chart says so. A file that
+cannot be read, or a line that is not a JSON object, is reported with its file and line number
+(exit status 2). Needs matplotlib (only this script does).
 """
 
 import argparse
@@ -38,20 +43,61 @@ KINDS = {  # kind: (legend, colour)
 }
 
 
+class BadInput(Exception):
+    """A results file that cannot be read or parsed; the message names the file and line."""
+
+
+def size_text(n):
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
+def label_of(r):
+    """A line's case, or for a plain hipfile-bench --json line, what it measured."""
+    if r.get("case"):
+        return r["case"]
+    if "xfer_type" not in r:
+        return "?"
+    label = f"-x {r.get('xfer', '?')} {r['xfer_type']} {r.get('io_type', '')}"
+    if r.get("io_size"):
+        label += " " + size_text(int(r["io_size"]))
+    if r.get("threads"):
+        label += f" x{r['threads']}"
+    if (r.get("queue_depth") or 1) > 1:
+        label += f" Q{r['queue_depth']}"
+    return label
+
+
 def load(paths):
-    """Runs grouped by (group, label), in the order the cases first appear."""
+    """Runs grouped by (group, label), in the order the cases first appear, and the runtimes
+    that measured them."""
     cases = {}
+    runtimes = set()
     for i, path in enumerate(paths):
         batch_file = i > 0
-        with open(path) as f:
-            for line in f:
+        try:
+            f = open(path)
+        except OSError as e:
+            raise BadInput(f"{path}: {e.strerror}") from None
+        with f:
+            for number, line in enumerate(f, 1):
                 line = line.strip()
                 if not line:
                     continue
-                r = json.loads(line)
-                label = r.get("case", "?") + (" (batch run)" if batch_file else "")
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise BadInput(f"{path}:{number}: not a JSON line ({e.msg}): {line[:60]}") \
+                        from None
+                if not isinstance(r, dict):
+                    raise BadInput(f"{path}:{number}: not a JSON object: {line[:60]}")
+                if r.get("runtime"):
+                    runtimes.add(str(r["runtime"]))
+                label = label_of(r) + (" (batch run)" if batch_file else "")
                 cases.setdefault((group_of(r), label), []).append(r)
-    return cases
+    return cases, runtimes
 
 
 def group_of(r):
@@ -64,8 +110,14 @@ def group_of(r):
     return "cold" if cache == "cold" else "warm"
 
 
+# hipfile-bench's transfer types (-x): the library's paths, and the baselines it compares them with.
+OURS_XFER = ("GPUD", "GPUD_ASYNC", "GPU_BATCH")
+
+
 def kind_of(label):
     name = label.split(" ")[0]
+    if name == "-x":
+        return "ours" if label.split(" ")[2] in OURS_XFER else "baseline"
     if name.startswith(("cufile", "kvikio")):
         return "competitor"
     if name.startswith(("ours", "batch", "sync", "async")):
@@ -131,19 +183,15 @@ def main(argv):
     p.add_argument("results", nargs="+", help="results.jsonl, then optionally batch-results.jsonl")
     p.add_argument("-o", "--output", help="PNG to write (default: read-write.png beside RESULTS)")
     p.add_argument("--title", help="the figure's title")
+    p.add_argument("--check", action="store_true",
+                   help="read the input and print its groups, labels and runtime; draw nothing")
     a = p.parse_args(argv)
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.lines import Line2D
-        from matplotlib.patches import Patch
-    except ImportError as e:
-        print(f"plot_results.py: {e}; pip install matplotlib", file=sys.stderr)
-        return 1
-
-    cases = load(a.results)
+        cases, runtimes = load(a.results)
+    except BadInput as e:
+        print(f"plot_results.py: {e}", file=sys.stderr)
+        return 2
+    cpu = bool(runtimes) and all(r.startswith("cpu") for r in runtimes)
     link_runs = cases.pop(("warm", LINK_CASE), [])
     link = stats(link_runs, "throughput_gib_s")
     groups = []
@@ -153,6 +201,21 @@ def main(argv):
             groups.append((key, title, metric, ylabel, items))
     if not groups:
         print("plot_results.py: no runs in " + ", ".join(a.results), file=sys.stderr)
+        return 1
+    if a.check:
+        for (group, label), runs in cases.items():
+            print(f"{group}\t{KINDS[kind_of(label)][0]}\t{label}\t{len(runs)} run(s)")
+        print("runtime\t" + (", ".join(sorted(runtimes)) or "not stated"))
+        return 0
+    try:  # after the input is read: a bad file is reported even where matplotlib is missing
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+    except ImportError as e:
+        print(f"plot_results.py: {e}; pip install matplotlib", file=sys.stderr)
         return 1
 
     widths = [max(len(g[4]), 3) for g in groups]
@@ -168,14 +231,20 @@ def main(argv):
     handles = [Patch(color=KINDS[k][1], label=KINDS[k][0]) for k in KINDS if k in kinds]
     if link:
         handles += [Line2D([], [], color=LINK_COLOUR, linestyle="--",
-                           label=f"pinned host-to-GPU copy, same run ({link[0]:.1f} GiB/s)"),
+                           label=(f"host memcpy, CPU runtime ({link[0]:.1f} GiB/s): not a PCIe link"
+                                  if cpu else
+                                  f"pinned host-to-GPU copy, same run ({link[0]:.1f} GiB/s)")),
                     Line2D([], [], color=LINK_COLOUR, linestyle=":", label="0.85 x that (target)")]
     fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.01, 0.965), fontsize=8,
                ncol=len(handles), frameon=False)
     runs = max((len(r) for r in cases.values()), default=0)
     source = os.path.basename(os.path.dirname(os.path.abspath(a.results[0])))
-    fig.suptitle(a.title or f"hipFile against baselines and competitors ({source}); medians of up "
-                 f"to {runs} runs, whiskers: slowest and fastest", fontsize=10, x=0.01, ha="left")
+    measured = ("measured on the " + " and ".join(sorted(runtimes)) + " runtime"
+                + (" (no GPU: copies are host memcpys)" if cpu else "")) if runtimes else \
+        "runtime not stated"
+    fig.suptitle((a.title or f"hipFile against baselines and competitors ({source}); medians of up "
+                  f"to {runs} runs, whiskers: slowest and fastest") + f"; {measured}",
+                 fontsize=10, x=0.01, ha="left")
     fig.tight_layout(rect=(0, 0, 1, 0.94))
     out = a.output or os.path.join(os.path.dirname(os.path.abspath(a.results[0])),
                                    "read-write.png")
