@@ -106,7 +106,10 @@ Status Driver::Open() {
     }
     HF_RETURN_IF_ERROR(InitializeLocked());
   }
-  FreeRetiredEngines();
+  // Retired engines are not freed here: freeing pinned memory waits for every stream, and an
+  // open must not wait for the program's streams (one may wait for this very thread). Only the
+  // last close, the call that may wait for the device, frees them (the API fuzzer hung an open
+  // behind a stream held by a host function).
   return Status::Ok();
 }
 
@@ -130,7 +133,7 @@ Status Driver::Close() {
     MutexLock lock(hooks_mu_);
     for (const auto& [id, hook] : close_hooks_) hook(closes);
   }
-  // The engine's pinned memory is freed only here and at an open, where no stream-ordered
+  // The engine's pinned memory is freed only here, at a last close where no stream-ordered
   // operation is in flight (freeing waits for every stream): never by the operation that happens
   // to drop the last reference, at a moment the program cannot foresee (FreeRetiredEngines).
   if (engine != nullptr) {
@@ -411,7 +414,7 @@ void Driver::FreeRetiredEngines() {
   }
   if (idle.empty()) return;
   if (RunWithoutStreamOps([&idle] { idle.clear(); })) return;
-  MutexLock lock(mu_);  // stream-ordered work in flight: at a later open or close
+  MutexLock lock(mu_);  // stream-ordered work in flight: at a later last close
   for (auto& engine : idle) retired_engines_.push_back(std::move(engine));
 }
 

@@ -180,8 +180,9 @@ class Driver {
   Status LookUpLocked(const PrepareArgs& args, PreparedIo* io) const REQUIRES(mu_);
   Status Describe(PreparedIo* io) EXCLUDES(mu_);
   // Frees the retired engines no transfer uses any more, where no stream-ordered operation is in
-  // flight; those it cannot free wait for a later open or close. Called by Open and Close, the
-  // calls documented to wait for the device (docs/engine.md, "When pins are released").
+  // flight; those it cannot free wait for a later last close. Called by the last Close, the call
+  // documented to wait for the device (docs/engine.md, "When pins are released"); never by an
+  // open, which must not wait for the program's streams.
   void FreeRetiredEngines() EXCLUDES(mu_);
   // Runs `fn` (a call that waits for every stream, such as unpinning memory) where no
   // stream-ordered operation is in flight, and keeps any from being submitted meanwhile; false,

@@ -68,7 +68,7 @@
 //
 // A finished operation is destroyed only after its stream was released, and on a reaper thread:
 // what it holds may free memory, which waits for every stream, this one included. (The Driver
-// keeps the last reference to its engines, freed at an open or close: core/driver.h.)
+// keeps the last reference to its engines, freed at a last close: core/driver.h.)
 //
 // Lifetime: the executor lives until process exit. Deregistering a stream forgets its flags but
 // keeps its channel serving operations already submitted, so deregistering with work in flight

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "core/io_rules.h"
 #include "core_test_util.h"
+#include "fakes/gate.h"
 
 namespace hipfile::core {
 namespace {
@@ -42,6 +44,62 @@ TEST_F(DriverLifecycleTest, OpenAndCloseCount) {
   EXPECT_TRUE(driver().Close().ok());
   EXPECT_EQ(driver().UseCount(), 0);
   EXPECT_EQ(driver().Close(), Status::Op(hipFileDriverNotInitialized));
+}
+
+// An open never waits for the program's streams. A close that found stream-ordered work in
+// flight retires the engine instead of freeing its pinned memory (freeing waits for every
+// stream); a later open must not free it either, since a stream may be waiting for the very
+// thread that opens. The API fuzzer hung an open that way; the next last close frees it.
+TEST_F(DriverLifecycleTest, AnOpenDoesNotWaitForAHeldStream) {
+  constexpr size_t kBytes = size_t{1} << 20;
+  ScopedFd fd(MakeFile("f", kBytes), O_RDONLY);
+  ASSERT_TRUE(driver().Open().ok());
+  Result<void*> handle = driver().RegisterHandle(fd.get());
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  void* device = DeviceAlloc(kBytes);
+  runtime::Stream stream = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&stream, hipStreamNonBlocking), hipSuccess);
+  // A stream-ordered read in flight at the last close: the engine is retired, not freed.
+  testing::StreamGate first;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream, testing::StreamGate::Wait, &first), hipSuccess);
+  size_t size = kBytes;
+  off_t zero = 0;
+  ssize_t bytes = -1;
+  ASSERT_TRUE(
+      driver()
+          .SubmitAsync(IoDirection::kRead, *handle, device, &size, &zero, &zero, &bytes, stream)
+          .ok());
+  ASSERT_TRUE(driver().Close().ok());
+  first.Open();
+  ASSERT_EQ(gpu_.StreamSynchronize(stream), hipSuccess);
+  EXPECT_EQ(bytes, static_cast<ssize_t>(kBytes));
+  AsyncExecutor* executor = *driver().async_executor();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (executor->Outstanding() != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(executor->Outstanding(), 0u);
+
+  // The stream held again, by a host function released only once the open has returned.
+  testing::StreamGate second;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream, testing::StreamGate::Wait, &second), hipSuccess);
+  std::atomic<bool> opened{false};
+  std::thread opener([&] {
+    EXPECT_TRUE(driver().Open().ok());
+    opened = true;
+  });
+  const auto open_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!opened && std::chrono::steady_clock::now() < open_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(opened) << "the open waited for a held stream";
+  second.Open();
+  opener.join();
+  ASSERT_EQ(gpu_.StreamSynchronize(stream), hipSuccess);
+  const uint64_t freed = gpu_.Calls(GpuOp::kHostFree);
+  ASSERT_TRUE(driver().Close().ok());
+  EXPECT_GT(gpu_.Calls(GpuOp::kHostFree), freed) << "the last close frees both engines' staging";
+  ASSERT_EQ(gpu_.StreamDestroy(stream), hipSuccess);
 }
 
 TEST_F(DriverLifecycleTest, RegistrationOpensImplicitlyOnlyOnceStored) {
