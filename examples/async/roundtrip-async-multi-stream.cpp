@@ -46,12 +46,6 @@ struct slice_state {
     bool buf_registered = false;
 };
 
-static bool hip_ok(hipError_t err, const char *what) {
-    if (err == hipSuccess) return true;
-    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
-    return false;
-}
-
 static bool hipfile_ok(hipFileError_t status, const char *what) {
     if (status.err == hipFileSuccess) return true;
     if (IS_HIP_DRV_ERR(status))

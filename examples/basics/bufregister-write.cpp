@@ -30,12 +30,6 @@
 #define BW_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT)
 #endif
 
-static bool hip_ok(hipError_t err, const char *what) {
-    if (err == hipSuccess) return true;
-    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
-    return false;
-}
-
 int main(int argc, char **argv) {
     if (argc < 2 || argc > 3) {
         std::fprintf(stderr, "usage: %s OUTPUT [GPUID]\n", argv[0]);

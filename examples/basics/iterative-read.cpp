@@ -22,12 +22,6 @@
 #define IR_CHUNK ((size_t)64 << 10)
 #endif
 
-static bool hip_ok(hipError_t err, const char *what) {
-    if (err == hipSuccess) return true;
-    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
-    return false;
-}
-
 int main(int argc, char **argv) {
     if (argc < 3 || argc > 4) {
         std::fprintf(stderr, "usage: %s INPUT OUTPUT [GPUID]   (INPUT must exist)\n", argv[0]);

@@ -21,12 +21,6 @@
 #define RWC_SIZE ((size_t)12 << 10)
 #endif
 
-static bool hip_ok(hipError_t err, const char *what) {
-    if (err == hipSuccess) return true;
-    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
-    return false;
-}
-
 int main(int argc, char **argv) {
     if (argc < 3 || argc > 4) {
         std::fprintf(stderr, "usage: %s CREATED COPIED [GPUID]\n", argv[0]);

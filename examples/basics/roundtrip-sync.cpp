@@ -21,12 +21,6 @@
 #define RS_SIZE (4u << 20)
 #endif
 
-static bool hip_ok(hipError_t err, const char *what) {
-    if (err == hipSuccess) return true;
-    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
-    return false;
-}
-
 static bool moved_all(ssize_t got, const char *what) {
     if (got == (ssize_t)RS_SIZE) return true;
     if (got == -1)

@@ -19,12 +19,6 @@
 #define SW_OFFSET ((size_t)12288)
 #endif
 
-static bool hip_ok(hipError_t err, const char *what) {
-    if (err == hipSuccess) return true;
-    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
-    return false;
-}
-
 int main(int argc, char **argv) {
     if (argc < 3 || argc > 4) {
         std::fprintf(stderr, "usage: %s INPUT OUTPUT [GPUID]   (INPUT must exist, > %zu bytes)\n",

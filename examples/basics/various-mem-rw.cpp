@@ -20,12 +20,6 @@
 
 #include "examples_common.h"
 
-static bool hip_ok(hipError_t err, const char *what) {
-    if (err == hipSuccess) return true;
-    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
-    return false;
-}
-
 int main(int argc, char **argv) {
     static const char *const kModeNames[] = {nullptr, "device", "managed", "pinned-host"};
     if (argc < 4 || argc > 5 || std::strlen(argv[3]) != 1 || argv[3][0] < '1' || argv[3][0] > '3') {

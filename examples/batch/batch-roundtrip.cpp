@@ -25,12 +25,6 @@
 
 #define BR_REQUEST ((size_t)4096)
 
-static bool hip_ok(hipError_t err, const char *what) {
-    if (err == hipSuccess) return true;
-    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
-    return false;
-}
-
 static bool hipfile_ok(hipFileError_t status, const char *what) {
     if (status.err == hipFileSuccess) return true;
     if (IS_HIP_DRV_ERR(status))

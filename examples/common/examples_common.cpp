@@ -161,6 +161,12 @@ int stat_file(const char *path, size_t *size, size_t *block_size) {
     return 0;
 }
 
+bool hip_ok(hipError_t err, const char *what) {
+    if (err == hipSuccess) return true;
+    std::fprintf(stderr, "%s failed: %s\n", what, hipGetErrorString(err));
+    return false;
+}
+
 void print_io_error(ssize_t got, const char *what) {
     if (got == -1)
         std::fprintf(stderr, "%s failed: %s\n", what, std::strerror(errno));

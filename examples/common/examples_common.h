@@ -4,6 +4,7 @@
  * hipFile API itself in main(), so it reads top to bottom. */
 #pragma once
 
+#include <hip/hip_runtime_api.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -63,3 +64,7 @@ bool moved_all(ssize_t got, size_t want, const char *what);
 
 /* Prints why a hipFileRead / hipFileWrite result is negative ("<what> failed: <reason>"). */
 void print_io_error(ssize_t got, const char *what);
+
+/* True when a HIP call succeeded; otherwise prints "<what> failed: <HIP's error string>" and
+ * returns false. */
+bool hip_ok(hipError_t err, const char *what);
