@@ -71,6 +71,10 @@ bool ParseLogLevel(const std::string& text, LogLevel* level) {
 
 size_t AutoIoThreads() { return std::clamp<size_t>(std::thread::hardware_concurrency(), 4, 64); }
 
+size_t IoThreadsOf(const Config& config) {
+  return config.io_threads != 0 ? config.io_threads : AutoIoThreads();
+}
+
 Config ParseConfig(platform::Sys& sys) {
   Config config;
   // The log level first, so that problems with the other variables are reported at it.

@@ -94,6 +94,9 @@ struct Config {
 // the compatibility path enabled (so that some path remains).
 Config ParseConfig(platform::Sys& sys);
 
+// The I/O threads the configuration asks for: HIPFILE_IO_THREADS, else AutoIoThreads().
+size_t IoThreadsOf(const Config& config);
+
 // "off", "error", "warn", "info", "debug" (case-insensitive; cuFile's "trace" means debug) or
 // "0".."4". false when not one of those.
 bool ParseLogLevel(const std::string& text, LogLevel* level);

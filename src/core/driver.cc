@@ -30,8 +30,8 @@ Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& confi
       // operations waiting on shared hardware queues: refused wherever copies happen.
       async_staged_(config.async_staged || !gpu.DeviceMemoryIsHostMemory()),
       refused_unstaged_(!config.async_staged && !gpu.DeviceMemoryIsHostMemory()),
-      io_pool_(sys, ParamSet(config).io_threads()),
-      async_pool_(sys, ParamSet(config).io_threads(), "async"),
+      io_pool_(sys, IoThreadsOf(config)),
+      async_pool_(sys, IoThreadsOf(config), "async"),
       service_(sys.PageSize(), stats_),
       next_(config),
       in_use_(config) {

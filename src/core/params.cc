@@ -54,8 +54,7 @@ ParamSet::ParamSet(const Config& config)
   sizes_[hipFileParamProfileStats] = config.stats_level;
   sizes_[hipFileParamExecutionMaxIOQueueDepth] = 128;
   // What the process gets unless set: HIPFILE_IO_THREADS, else one per hardware thread.
-  sizes_[hipFileParamExecutionMaxIOThreads] =
-      config.io_threads != 0 ? config.io_threads : AutoIoThreads();
+  sizes_[hipFileParamExecutionMaxIOThreads] = IoThreadsOf(config);
   sizes_[hipFileParamExecutionMinIOThresholdSizeKB] = 8192;
   sizes_[hipFileParamExecutionMaxRequestParallelism] = 4;
   sizes_[hipFileParamPropertiesMaxDirectIOSizeKB] = 16384;

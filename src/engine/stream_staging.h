@@ -72,9 +72,10 @@ struct StagedChunks {
   size_t written = 0;             // writes: chunks written to the file
   size_t slot_bytes[2] = {0, 0};  // writes: bytes the slot's released chunk holds
 
-  // The chunks `size` bytes make (at least one: an empty operation still passes one chunk).
+  // The chunks `bytes` make (a staged operation moves at least one byte:
+  // AsyncExecutor::CanStage).
   static size_t ChunksFor(size_t bytes) {
-    return bytes == 0 ? 1 : (bytes + kStreamChunkBytes - 1) / kStreamChunkBytes;
+    return (bytes + kStreamChunkBytes - 1) / kStreamChunkBytes;
   }
   uint32_t Token(size_t k) const { return first_token + static_cast<uint32_t>(k); }
   // Chunk k's share of the transfer: none once it stopped.
