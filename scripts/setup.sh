@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 # scripts/fuzz.sh. On Debian 12 they bring clang-14 and libclang-rt-14-dev, the package that holds
 # libclang_rt.fuzzer-x86_64.a; clang only recommends it, and recommends are not installed here.
 # liburing-dev: io_uring for batched reads and writes (linked statically; the build works without
-# it, on pread/pwrite only).
+# it, on pread/pwrite only). fio: the fio engine (tools/fio, docs/fio.md) is built for it and tested
+# with it; scripts/fio-source.sh fetches the headers it is built against.
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev liburing-dev clang
-  libclang-rt-dev)
+  libclang-rt-dev fio)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,6 +25,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
+scripts/fio-source.sh build/fio-source
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build
 
