@@ -153,14 +153,37 @@ bool SyncEngine::Staged(const IoMemory& memory) const {
   return memory.type == hipMemoryTypeDevice && !gpu_.DeviceMemoryIsHostMemory();
 }
 
+Status SyncEngine::RefuseCompat(const char* op, const PlanRequest& request,
+                                const std::vector<PlannedChunk>& plan,
+                                const char* no_direct) const {
+  const CompatUse use = CompatPathUse(request, plan);
+  if (use.reason == CompatReason::kNone) return Status::Ok();
+  const char* why = CompatReasonText(use.reason);
+  if (use.reason == CompatReason::kNoDirect && no_direct != nullptr) why = no_direct;
+  HF_LOG_LIMITED(kError,
+                 "%s of %zu bytes at offset %llu refused: bytes [%llu, %llu) could move only by "
+                 "the compatibility path (buffered I/O through staging), which "
+                 "HIPFILE_ALLOW_COMPAT_MODE / hipFileParamPropertiesAllowCompatMode turned off: "
+                 "%s (O_DIRECT alignment: offset %u, memory %u)",
+                 op, request.size, static_cast<unsigned long long>(request.offset),
+                 static_cast<unsigned long long>(use.range.begin),
+                 static_cast<unsigned long long>(use.range.end), why, request.dio_offset_align,
+                 request.dio_mem_align);
+  return Status::Op(hipFileInternalError);
+}
+
 Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size_t size,
-                                off_t offset) {
+                                off_t offset, bool allow_compat) {
   if (size == 0) return size_t{0};
   const bool staged = Staged(memory);
+  // Plan-time only: the default (allow_compat) plans and runs as it always did.
+  const bool direct_only = !allow_compat && (staged || memory.staging);
   PlanRequest request;
   request.offset = static_cast<uint64_t>(offset);
   request.size = size;
   request.staged = staged;
+  request.memory_is_staging = memory.staging;
+  request.compat_allowed = allow_compat;
   request.staging_align = impl_->page_size;
   request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
   request.direct_allowed = options_.direct_reads && file.direct_fd >= 0;
@@ -176,7 +199,10 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   // here are not read at all (a file growing meanwhile gives a short count, as if this read
   // came first).
   std::shared_ptr<MappedFile> mapped;
-  const bool want_cache = staged && impl_->page_cache;
+  // Direct-only, no window is pinned: a pinned page of the file would keep every later write of
+  // it off O_DIRECT, and so refused. Resident bytes are read with O_DIRECT, coherent with the
+  // cache.
+  const bool want_cache = staged && impl_->page_cache && !direct_only;
   if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
     struct stat st = {};
     if (sys_.Fstat(file.buffered_fd, &st).ok() && S_ISREG(st.st_mode)) {
@@ -189,24 +215,41 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
         request.page_cache_allowed = want_cache;
         if (want_cache) mapped = std::move(*m);
       }
+      // Direct-only, the read may end on the block holding end of file: O_DIRECT reads it short
+      // there, where a tail cut at the file's size would have to be read buffered.
+      if (direct_only && request.dio_offset_align > 0) {
+        const uint64_t block_end = AlignUp(file_size, request.dio_offset_align);
+        request.size = static_cast<size_t>(std::min<uint64_t>(size, block_end - request.offset));
+      }
     }
   }
 
-  auto job = std::make_shared<TransferJob>(TransferJob::Direction::kRead, file, memory,
-                                           PlanTransfer(request));
+  std::vector<PlannedChunk> plan = PlanTransfer(request);
+  if (direct_only) {
+    const char* no_direct = file.direct_fd < 0       ? "the file system has no O_DIRECT"
+                            : !options_.direct_reads ? "HIPFILE_DIRECT_READS is off"
+                                                     : nullptr;
+    HF_RETURN_IF_ERROR(RefuseCompat("read", request, plan, no_direct));
+  }
+  auto job =
+      std::make_shared<TransferJob>(TransferJob::Direction::kRead, file, memory, std::move(plan));
   job->staged = staged;
+  job->direct_only = direct_only;
   job->direct_align = std::max<size_t>(file.dio_offset_align, 1);
   job->mapped = std::move(mapped);
   return impl_->Execute(std::move(job));
 }
 
 Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, size_t size,
-                                 off_t offset) {
+                                 off_t offset, bool allow_compat) {
   if (size == 0) return size_t{0};
   PlanRequest request;
   request.offset = static_cast<uint64_t>(offset);
   request.size = size;
   request.staged = Staged(memory);
+  request.memory_is_staging = memory.staging;
+  request.compat_allowed = allow_compat;
+  const bool direct_only = !allow_compat && (request.staged || memory.staging);
   request.staging_align = impl_->page_size;
   request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
   // Direct pieces never share a page with buffered ones: a buffered write dirtying a page that
@@ -230,9 +273,20 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
   request.page_size = impl_->page_size;
   request.chunk_bytes = options_.chunk_bytes;
 
-  auto job = std::make_shared<TransferJob>(TransferJob::Direction::kWrite, file, memory,
-                                           PlanTransfer(request));
+  std::vector<PlannedChunk> plan = PlanTransfer(request);
+  if (direct_only) {
+    const char* no_direct = file.direct_fd < 0 ? "the file system has no O_DIRECT"
+                            : !options_.direct_writes
+                                ? "HIPFILE_DIRECT_WRITES is off"
+                                : "pages of the file are pinned for the page-cache path (an "
+                                  "O_DIRECT write must not cover them; deregistering the "
+                                  "handle releases them)";
+    HF_RETURN_IF_ERROR(RefuseCompat("write", request, plan, no_direct));
+  }
+  auto job =
+      std::make_shared<TransferJob>(TransferJob::Direction::kWrite, file, memory, std::move(plan));
   job->staged = request.staged;
+  job->direct_only = direct_only;
   job->direct_align = request.dio_offset_align;
   return MadeDurable(file, impl_->Execute(std::move(job)));
 }
@@ -247,8 +301,8 @@ Result<size_t> SyncEngine::MadeDurable(const IoFile& file, Result<size_t> wrote)
 void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results) {
   // The group: small staged transfers on the device of the first of them.
   const auto alone = [this](const IoRequest& io) {
-    return io.write ? Write(*io.file, io.memory, io.size, io.offset)
-                    : Read(*io.file, io.memory, io.size, io.offset);
+    return io.write ? Write(*io.file, io.memory, io.size, io.offset, io.allow_compat)
+                    : Read(*io.file, io.memory, io.size, io.offset, io.allow_compat);
   };
   std::vector<IoRequest> group;
   std::vector<size_t> index;  // group[j] is ios[index[j]]
@@ -256,6 +310,7 @@ void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results
   for (size_t i = 0; i < n; ++i) {
     const IoRequest& io = ios[i];
     const bool groupable = io.size > 0 && io.size <= max_grouped && Staged(io.memory) &&
+                           io.allow_compat &&
                            (group.empty() || io.memory.device == group.front().memory.device);
     if (groupable) {
       group.push_back(io);

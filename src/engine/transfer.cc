@@ -119,10 +119,20 @@ Status CopyNow(EngineContext& cx, Resources& res, int device, void* dst, const v
   return res.Wait();
 }
 
+// O_DIRECT refused a direct-only job's chunk at run time: the job's error, logged. Buffered I/O
+// would be the compatibility path, which is off.
+Status DirectRefused(const char* op, off_t offset) {
+  HF_LOG_LIMITED(kError,
+                 "O_DIRECT %s refused at offset %llu (EINVAL), and the compatibility path is off "
+                 "(HIPFILE_ALLOW_COMPAT_MODE): no buffered fallback",
+                 op, static_cast<unsigned long long>(offset));
+  return Status::Op(hipFileInternalError);
+}
+
 // Reads `size` bytes at `pos` within chunk `c` into `dst` by the chunk's method. O_DIRECT
 // refusing the request (EINVAL: the file system or this range does not take it after all) falls
 // back to the buffered descriptor for the rest of the piece, and stops direct I/O for the rest of
-// the request.
+// the request; a direct-only job fails instead.
 Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, size_t pos,
                    size_t size, char* dst) {
   const off_t offset = static_cast<off_t>(c.offset + pos);
@@ -130,6 +140,9 @@ Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, s
   if (c.method == ChunkMethod::kDirect && job.direct_ok.load(std::memory_order_relaxed)) {
     t = PreadDirect(cx.sys, job.file().direct_fd, dst, size, offset, job.direct_align);
     if (t.status.ok() || !t.status.IsErrno(EINVAL)) return t;
+    if (job.direct_only) {
+      return Transfer{t.bytes, DirectRefused("read", offset + static_cast<off_t>(t.bytes))};
+    }
     HF_LOG(kDebug, "O_DIRECT read refused at offset %llu; buffered for the rest of the request",
            static_cast<unsigned long long>(offset + t.bytes));
     job.direct_ok.store(false, std::memory_order_relaxed);
@@ -146,6 +159,9 @@ Transfer WriteChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, 
   if (c.method == ChunkMethod::kDirect && job.direct_ok.load(std::memory_order_relaxed)) {
     t = PwriteFull(cx.sys, job.file().direct_fd, src, c.size, offset);
     if (t.status.ok() || !t.status.IsErrno(EINVAL)) return t;
+    if (job.direct_only) {
+      return Transfer{t.bytes, DirectRefused("write", offset + static_cast<off_t>(t.bytes))};
+    }
     HF_LOG(kDebug, "O_DIRECT write refused at offset %llu; buffered for the rest of the request",
            static_cast<unsigned long long>(c.offset + t.bytes));
     job.direct_ok.store(false, std::memory_order_relaxed);
@@ -184,7 +200,7 @@ class StagedReader {
   };
 
   void RunChunk(size_t k) {
-    const PlannedChunk& c = job_.chunk(k);
+    PlannedChunk c = job_.chunk(k);
     if (c.method == ChunkMethod::kPageCache && job_.mapped != nullptr) {
       if (auto window = cx_.pins->Pin(job_.mapped, c.offset)) {
         Pending next;
@@ -195,6 +211,21 @@ class StagedReader {
         Queue(std::move(next), src);
         return;
       }
+    }
+    if (job_.direct_only && c.method == ChunkMethod::kPageCache) {
+      // No window (not wholly resident, pinning refused or over its cap): O_DIRECT reads cached
+      // pages coherently, where the chunk keeps its alignment.
+      if (job_.file().direct_fd < 0 || !IsAligned(c.offset, job_.direct_align) ||
+          !IsAligned(c.size, job_.direct_align)) {
+        HF_LOG_LIMITED(kError,
+                       "read of bytes [%llu, %llu) refused: no page-cache window could be pinned "
+                       "for them and O_DIRECT cannot take them (no O_DIRECT, or not aligned to "
+                       "%zu), and the compatibility path is off (HIPFILE_ALLOW_COMPAT_MODE)",
+                       static_cast<unsigned long long>(c.offset),
+                       static_cast<unsigned long long>(c.offset + c.size), job_.direct_align);
+        return job_.Record(k, 0, Status::Op(hipFileInternalError));
+      }
+      c.method = ChunkMethod::kDirect;
     }
     const Status leased = res_.EnsureLease();
     if (!leased.ok()) return job_.Record(k, 0, leased);
