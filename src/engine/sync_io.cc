@@ -172,6 +172,19 @@ Status SyncEngine::RefuseCompat(const char* op, const PlanRequest& request,
   return Status::Op(hipFileInternalError);
 }
 
+bool SyncEngine::PlanDirectOnlyRead(const IoFile& file, PlanRequest* request) const {
+  if (!request->direct_allowed || request->dio_offset_align == 0) return true;  // refused later
+  struct stat st = {};
+  if (!sys_.Fstat(file.buffered_fd, &st).ok() || !S_ISREG(st.st_mode)) return true;
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  if (request->offset >= file_size) return false;
+  if (request->size >= file_size - request->offset) {
+    request->size =
+        static_cast<size_t>(AlignUp(file_size, request->dio_offset_align) - request->offset);
+  }
+  return true;
+}
+
 Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size_t size,
                                 off_t offset, bool allow_compat) {
   if (size == 0) return size_t{0};
@@ -199,11 +212,10 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   // here are not read at all (a file growing meanwhile gives a short count, as if this read
   // came first).
   std::shared_ptr<MappedFile> mapped;
-  // Direct-only, no window is pinned: a pinned page of the file would keep every later write of
-  // it off O_DIRECT, and so refused. Resident bytes are read with O_DIRECT, coherent with the
-  // cache.
-  const bool want_cache = staged && impl_->page_cache && !direct_only;
-  if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
+  const bool want_cache = staged && impl_->page_cache;
+  if (direct_only) {
+    if (!PlanDirectOnlyRead(file, &request)) return size_t{0};
+  } else if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
     struct stat st = {};
     if (sys_.Fstat(file.buffered_fd, &st).ok() && S_ISREG(st.st_mode)) {
       const uint64_t file_size = static_cast<uint64_t>(st.st_size);
@@ -214,12 +226,6 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
         request.residency_known = true;
         request.page_cache_allowed = want_cache;
         if (want_cache) mapped = std::move(*m);
-      }
-      // Direct-only, the read may end on the block holding end of file: O_DIRECT reads it short
-      // there, where a tail cut at the file's size would have to be read buffered.
-      if (direct_only && request.dio_offset_align > 0) {
-        const uint64_t block_end = AlignUp(file_size, request.dio_offset_align);
-        request.size = static_cast<size_t>(std::min<uint64_t>(size, block_end - request.offset));
       }
     }
   }
@@ -235,6 +241,7 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
       std::make_shared<TransferJob>(TransferJob::Direction::kRead, file, memory, std::move(plan));
   job->staged = staged;
   job->direct_only = direct_only;
+  if (direct_only) job->memory_bytes = size;  // its plan may reach past it, to a block's end
   job->direct_align = std::max<size_t>(file.dio_offset_align, 1);
   job->mapped = std::move(mapped);
   return impl_->Execute(std::move(job));

@@ -170,6 +170,12 @@ class SyncEngine {
   Result<size_t> MadeDurable(const IoFile& file, Result<size_t> wrote);
   // Whether bytes pass through staging: device memory the CPU cannot touch.
   bool Staged(const IoMemory& memory) const;
+  // A direct-only read's file side (no residency lookup: no window is pinned, as a pinned page
+  // of the file would keep every later write of it off O_DIRECT, and O_DIRECT reads cached
+  // pages coherently): a read reaching end of file is planned to the end of the block holding
+  // it, which O_DIRECT reads short, where a tail cut at the file's size would need buffered I/O.
+  // False when the read starts at or past end of file.
+  bool PlanDirectOnlyRead(const IoFile& file, PlanRequest* request) const;
   // The refusal of a plan that would take the compatibility path (allow_compat false), logged;
   // Ok when the plan has none. `no_direct`: why the request may not use O_DIRECT, if it may not.
   Status RefuseCompat(const char* op, const PlanRequest& request,

@@ -153,6 +153,13 @@ Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, s
   return Transfer{t.bytes + rest.bytes, rest.status};
 }
 
+// A read of `c` at `pos` cut to the job's memory_bytes: bytes past it neither count nor are copied.
+Transfer Limited(const TransferJob& job, const PlannedChunk& c, size_t pos, Transfer t) {
+  const size_t at = c.memory_offset + pos;
+  t.bytes = at >= job.memory_bytes ? 0 : std::min(t.bytes, job.memory_bytes - at);
+  return t;
+}
+
 Transfer WriteChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, const char* src) {
   const off_t offset = static_cast<off_t>(c.offset);
   Transfer t;
@@ -241,7 +248,8 @@ class StagedReader {
       }
       if (failed_ == k) return;  // a copy of an earlier piece failed, and was recorded
       const size_t want = std::min(piece_max, c.size - pos);
-      const Transfer t = ReadChunk(cx_, job_, c, pos, want, res_.buffer(next.buffer));
+      const Transfer t =
+          Limited(job_, c, pos, ReadChunk(cx_, job_, c, pos, want, res_.buffer(next.buffer)));
       if (t.bytes == 0) {
         WaitPending();
         if (failed_ != k) job_.Record(k, pos, t.status);
@@ -398,7 +406,7 @@ void RunUnstaged(EngineContext& cx, TransferJob& job) {
     const PlannedChunk& c = job.chunk(k);
     char* mem = static_cast<char*>(job.memory().ptr) + c.memory_offset;
     const Transfer t = job.direction() == TransferJob::Direction::kRead
-                           ? ReadChunk(cx, job, c, 0, c.size, mem)
+                           ? Limited(job, c, 0, ReadChunk(cx, job, c, 0, c.size, mem))
                            : WriteChunk(cx, job, c, mem);
     job.Record(k, t.bytes, t.status);
   }

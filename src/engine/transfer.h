@@ -104,6 +104,10 @@ class TransferJob {
   // refuses fails rather than going buffered, and a kPageCache chunk without a pinned window is
   // read with O_DIRECT or fails.
   bool direct_only = false;
+  // Bytes of memory the job may fill from its start: a direct-only read planned to the end of
+  // the block holding end of file counts (and copies) no byte past the size asked, should the
+  // file have grown meanwhile.
+  size_t memory_bytes = std::numeric_limits<size_t>::max();
   // Set once a method failed in a way that will not get better for this request.
   std::atomic<bool> direct_ok{true};
 

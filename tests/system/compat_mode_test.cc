@@ -93,6 +93,19 @@ TEST_F(CompatOffTest, AlignedSyncReadAndWriteOnAFileSystemWithODirectSucceed) {
   hipFileHandleDeregister(fh);
 }
 
+// A copy tool reads a file of any size whole: the block holding end of file is read with
+// O_DIRECT, short, rather than its tail buffered.
+TEST_F(CompatOffTest, AReadToAnUnalignedEndOfFileSucceeds) {
+  constexpr size_t kOdd = kSize + 123;
+  hipFileHandle_t fh = Register(OpenFile("odd", kOdd, O_RDONLY));
+  void* dst = DeviceAlloc(kOdd + 4096);
+  for (const size_t asked : {kOdd, kOdd + 4096}) {
+    ASSERT_EQ(hipFileRead(fh, dst, asked, 0, 0), static_cast<ssize_t>(kOdd));
+    EXPECT_EQ(DeviceBytes(dst, kOdd), testing::PatternBytes(kOdd));
+  }
+  hipFileHandleDeregister(fh);
+}
+
 TEST_F(CompatOffTest, AlignedStreamOrderedReadAndWriteSucceed) {
   hipFileHandle_t fh = Register(OpenFile("f", 2 * kSize, O_RDWR));
   const std::vector<unsigned char> data = testing::PatternBytes(kSize, 9);
