@@ -71,16 +71,10 @@ Result<engine::IoRequest> IoService::Check(const PreparedIo& io, size_t size, of
     LogRangeRefusal(entry, io, size, file_offset, buffer_offset);
     return Status::Op(hipFileInvalidValue);
   }
-  // Rule 6: this library has no kernel GPU-direct path, so every transfer takes the
-  // compatibility path.
-  if (!io.allow_compat) {
-    HF_LOG_LIMITED(kError,
-                   "%s refused: the compatibility path is disabled (HIPFILE_ALLOW_COMPAT_MODE / "
-                   "hipFileParamPropertiesAllowCompatMode is false) and this machine has no "
-                   "GPU-direct storage path",
-                   entry);
-    return Status::Op(hipFileInternalError);
-  }
+  // Rule 6, the compatibility switch, is the engine's: a transfer is refused only where its plan
+  // needs the compatibility path - buffered I/O between the page cache and staging - and the
+  // switch is off (engine/sync_io.h). The direct paths (pinned page-cache windows, O_DIRECT into
+  // or out of staging, host memory moved by the syscalls themselves) stay open.
   engine::IoRequest request;
   request.write = io.direction == IoDirection::kWrite;
   request.file = &io.file->io();
@@ -89,6 +83,7 @@ Result<engine::IoRequest> IoService::Check(const PreparedIo& io, size_t size, of
   request.memory.device = io.buffer.device;
   request.size = std::min(size, max_rw_count_);
   request.offset = file_offset;
+  request.allow_compat = io.allow_compat;
   return request;
 }
 
@@ -120,9 +115,10 @@ Result<size_t> IoService::Execute(const PreparedIo& io, size_t size, off_t file_
   }
   if (request->size == 0) return size_t{0};
   const Result<size_t> moved =
-      request->write
-          ? io.engine->Write(*request->file, request->memory, request->size, request->offset)
-          : io.engine->Read(*request->file, request->memory, request->size, request->offset);
+      request->write ? io.engine->Write(*request->file, request->memory, request->size,
+                                        request->offset, request->allow_compat)
+                     : io.engine->Read(*request->file, request->memory, request->size,
+                                       request->offset, request->allow_compat);
   Record(io, &*request, moved, start);
   return moved;
 }

@@ -56,9 +56,10 @@ class IoService {
   size_t max_rw_count() const { return max_rw_count_; }
 
   // Rules 3-6 of spec §1.8 for bound values: negative offsets -> Status::Errno(EINVAL); the range
-  // must fit the buffer (hipFileInvalidValue); size clamped to max_rw_count(); hipFileInternalError
-  // when the compatibility path is disabled. Refusals are logged (warn) under the entry point.
-  // The engine's request, or the error.
+  // must fit the buffer (hipFileInvalidValue); size clamped to max_rw_count(). Rule 6 (the
+  // compatibility switch) travels in the request's allow_compat: the engine refuses, with
+  // hipFileInternalError, what only the compatibility path could move. Refusals are logged (warn)
+  // under the entry point. The engine's request, or the error.
   Result<engine::IoRequest> Check(const PreparedIo& io, size_t size, off_t file_offset,
                                   off_t buffer_offset) const;
   // Rules 3-4 alone - offsets not negative, the range inside the buffer - refusals logged as

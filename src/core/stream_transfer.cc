@@ -32,9 +32,11 @@ Result<StagedPlan> StreamTransfer::Begin(const AsyncParams& params) {
 }
 
 Result<size_t> StreamTransfer::Move(void* staging, size_t bytes, off_t offset) {
-  const engine::IoMemory memory{staging, hipMemoryTypeHost, request_.memory.device};
-  return request_.write ? io_.engine->Write(*request_.file, memory, bytes, offset)
-                        : io_.engine->Read(*request_.file, memory, bytes, offset);
+  // The slot is staging: with the compatibility path off, its bytes move by O_DIRECT only.
+  const engine::IoMemory memory{staging, hipMemoryTypeHost, request_.memory.device, true};
+  return request_.write
+             ? io_.engine->Write(*request_.file, memory, bytes, offset, request_.allow_compat)
+             : io_.engine->Read(*request_.file, memory, bytes, offset, request_.allow_compat);
 }
 
 ssize_t StreamTransfer::Finish(const Result<size_t>& moved) {

@@ -31,6 +31,11 @@ class RunList {
   std::vector<Run> runs_;
 };
 
+// The bytes meet staging and may not take the compatibility path.
+bool DirectOnly(const PlanRequest& r) {
+  return !r.compat_allowed && (r.staged || r.memory_is_staging);
+}
+
 // The alignment a direct piece must keep (offset, size and memory), or 0 when the request
 // cannot use O_DIRECT at all.
 uint64_t DirectAlign(const PlanRequest& r) {
@@ -57,7 +62,8 @@ void AddCold(const PlanRequest& r, uint64_t align, uint64_t begin, uint64_t end,
       r.staged || IsAligned(r.memory_address + (body_begin - r.offset), r.dio_mem_align);
   // A body cut to a multiple of the memory alignment too (it may exceed the offset alignment).
   const uint64_t body_end_aligned = body_begin + AlignDown(split.body, align);
-  if (!memory_ok || body_end_aligned - body_begin < std::max<uint64_t>(r.direct_min_bytes, 1)) {
+  const uint64_t min_body = DirectOnly(r) ? 1 : std::max<uint64_t>(r.direct_min_bytes, 1);
+  if (!memory_ok || body_end_aligned - body_begin < min_body) {
     runs->Add(begin, end, ChunkMethod::kBuffered);
     return;
   }
@@ -137,26 +143,76 @@ std::vector<PlannedChunk> PlanTransfer(const PlanRequest& r) {
   if (r.size == 0) return out;
   const uint64_t end = r.offset + r.size;
   RunList runs;
-  if (!r.residency_known) {
+  const bool direct_only = DirectOnly(r);
+  if (!r.residency_known && !direct_only) {
     runs.Add(r.offset, end, ChunkMethod::kBuffered);
   } else {
     const uint64_t align = DirectAlign(r);
     const bool page_cache = r.page_cache_allowed && r.staged && IsPowerOfTwo(r.page_size);
     uint64_t cursor = r.offset;
-    for (const ByteRange& range : r.resident) {
+    const std::vector<ByteRange> none;  // unknown residency, direct-only: all of it cold
+    for (const ByteRange& range : r.residency_known ? r.resident : none) {
       if (range.end <= cursor) continue;
       if (range.begin >= end) break;
       const uint64_t b = std::max(range.begin, cursor);
       const uint64_t e = std::min(range.end, end);
       AddCold(r, align, cursor, b, &runs);
       const bool big = e - b >= std::max<uint64_t>(r.page_cache_min_bytes, 1);
-      runs.Add(b, e, page_cache && big ? ChunkMethod::kPageCache : ChunkMethod::kBuffered);
+      if (page_cache && (big || direct_only)) {
+        runs.Add(b, e, ChunkMethod::kPageCache);
+      } else if (direct_only) {
+        AddCold(r, align, b, e, &runs);
+      } else {
+        runs.Add(b, e, ChunkMethod::kBuffered);
+      }
       cursor = e;
     }
     AddCold(r, align, cursor, end, &runs);
   }
   for (const Run& run : runs.runs()) Cut(r, DirectAlign(r), run, &out);
   return out;
+}
+
+const char* CompatReasonText(CompatReason reason) {
+  switch (reason) {
+    case CompatReason::kNone:
+      return "none";
+    case CompatReason::kNoDirect:
+      return "O_DIRECT is not available for this transfer";
+    case CompatReason::kDirectUnusable:
+      return "the file's O_DIRECT alignment cannot be kept by the staging buffers";
+    case CompatReason::kUnalignedRange:
+      return "offset/size not aligned for O_DIRECT and not in the page cache";
+    case CompatReason::kUnalignedMemory:
+      return "the memory is not aligned for O_DIRECT";
+  }
+  return "unknown";
+}
+
+CompatUse CompatPathUse(const PlanRequest& r, const std::vector<PlannedChunk>& plan) {
+  CompatUse use;
+  if (!r.staged && !r.memory_is_staging) return use;
+  size_t k = 0;
+  while (k < plan.size() && plan[k].method != ChunkMethod::kBuffered) ++k;
+  if (k == plan.size()) return use;
+  use.range = ByteRange{plan[k].offset, plan[k].offset + plan[k].size};
+  for (++k; k < plan.size() && plan[k].method == ChunkMethod::kBuffered &&
+            plan[k].offset == use.range.end;
+       ++k) {
+    use.range.end += plan[k].size;
+  }
+  if (!r.direct_allowed) {
+    use.reason = CompatReason::kNoDirect;
+  } else if (DirectAlign(r) == 0) {
+    use.reason = CompatReason::kDirectUnusable;
+  } else {
+    // As AddCold decides: user memory must be aligned where the body would land.
+    const uint64_t body_begin = AlignUp(use.range.begin, r.dio_offset_align);
+    const bool memory_ok =
+        r.staged || IsAligned(r.memory_address + (body_begin - r.offset), r.dio_mem_align);
+    use.reason = memory_ok ? CompatReason::kUnalignedRange : CompatReason::kUnalignedMemory;
+  }
+  return use;
 }
 
 }  // namespace hipfile::engine

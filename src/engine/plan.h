@@ -6,6 +6,11 @@
 //   kDirect     cold data: O_DIRECT on the aligned body of the range
 //   kBuffered   everything else: pread/pwrite through the page cache
 //
+// A kBuffered chunk whose bytes land in (leave from) a staging buffer - the request is staged,
+// or its memory is a staging buffer of the caller's - is the compatibility path: the CPU copies
+// between the page cache and staging (docs/environment.md, HIPFILE_ALLOW_COMPAT_MODE). Into host
+// memory the syscall moves the bytes straight into the user's buffer, which is not.
+//
 // Rules:
 // - Residency is trusted only where it was looked up (`residency_known`); unknown data is read
 //   buffered, because O_DIRECT on warm data would go to the disk for bytes already in memory.
@@ -19,6 +24,10 @@
 //   chunks are cut at multiples of `window_bytes` (rounded down to pages) in the file, so each
 //   lies in one window of engine/page_cache_pins.h. kDirect pieces stay aligned.
 // - Chunks are in file order, cover the request exactly and do not overlap.
+// - compat_allowed false and the bytes meet staging (direct-only): unknown residency is planned
+//   as cold (O_DIRECT reads cached pages coherently), resident spans take the page cache at any
+//   size where allowed and O_DIRECT otherwise, and no direct body is too short. What still needs
+//   kBuffered is the compatibility path; CompatPathUse says which bytes and why.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +68,12 @@ struct PlanRequest {
   size_t staging_align = 4096;
   uintptr_t memory_address = 0;
 
+  // The memory is a staging buffer of the caller's (a stream's staging slot), though the request
+  // is not staged: its kBuffered chunks are the compatibility path too.
+  bool memory_is_staging = false;
+  // false (HIPFILE_ALLOW_COMPAT_MODE off): plan direct-only where the bytes meet staging.
+  bool compat_allowed = true;
+
   // O_DIRECT: allowed when the file has a direct descriptor and the engine wants it.
   bool direct_allowed = false;
   uint32_t dio_mem_align = 0;
@@ -90,5 +105,23 @@ struct DirectSplit {
 DirectSplit SplitForDirect(uint64_t offset, size_t size, uint64_t align);
 
 std::vector<PlannedChunk> PlanTransfer(const PlanRequest& request);
+
+// Why bytes of a plan need the compatibility path: what the planner can see.
+enum class CompatReason : uint8_t {
+  kNone,             // the plan does not use it
+  kNoDirect,         // O_DIRECT is not allowed for the request (the engine knows why)
+  kDirectUnusable,   // the file's O_DIRECT alignments cannot be kept (staging, chunk size)
+  kUnalignedRange,   // bytes off O_DIRECT's offset alignment and not in the page cache
+  kUnalignedMemory,  // the memory the bytes land in is off O_DIRECT's memory alignment
+};
+const char* CompatReasonText(CompatReason reason);
+
+struct CompatUse {
+  CompatReason reason = CompatReason::kNone;
+  ByteRange range;  // the first run of chunks on the compatibility path
+};
+// The plan's use of the compatibility path: its first kBuffered run where the bytes meet
+// staging, and why O_DIRECT could not take it. kNone for host memory and for plans without one.
+CompatUse CompatPathUse(const PlanRequest& request, const std::vector<PlannedChunk>& plan);
 
 }  // namespace hipfile::engine

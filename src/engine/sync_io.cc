@@ -153,14 +153,50 @@ bool SyncEngine::Staged(const IoMemory& memory) const {
   return memory.type == hipMemoryTypeDevice && !gpu_.DeviceMemoryIsHostMemory();
 }
 
+Status SyncEngine::RefuseCompat(const char* op, const PlanRequest& request,
+                                const std::vector<PlannedChunk>& plan,
+                                const char* no_direct) const {
+  const CompatUse use = CompatPathUse(request, plan);
+  if (use.reason == CompatReason::kNone) return Status::Ok();
+  const char* why = CompatReasonText(use.reason);
+  if (use.reason == CompatReason::kNoDirect && no_direct != nullptr) why = no_direct;
+  HF_LOG_LIMITED(kError,
+                 "%s of %zu bytes at offset %llu refused: bytes [%llu, %llu) could move only by "
+                 "the compatibility path (buffered I/O through staging), which "
+                 "HIPFILE_ALLOW_COMPAT_MODE / hipFileParamPropertiesAllowCompatMode turned off: "
+                 "%s (O_DIRECT alignment: offset %u, memory %u)",
+                 op, request.size, static_cast<unsigned long long>(request.offset),
+                 static_cast<unsigned long long>(use.range.begin),
+                 static_cast<unsigned long long>(use.range.end), why, request.dio_offset_align,
+                 request.dio_mem_align);
+  return Status::Op(hipFileInternalError);
+}
+
+bool SyncEngine::PlanDirectOnlyRead(const IoFile& file, PlanRequest* request) const {
+  if (!request->direct_allowed || request->dio_offset_align == 0) return true;  // refused later
+  struct stat st = {};
+  if (!sys_.Fstat(file.buffered_fd, &st).ok() || !S_ISREG(st.st_mode)) return true;
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  if (request->offset >= file_size) return false;
+  if (request->size >= file_size - request->offset) {
+    request->size =
+        static_cast<size_t>(AlignUp(file_size, request->dio_offset_align) - request->offset);
+  }
+  return true;
+}
+
 Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size_t size,
-                                off_t offset) {
+                                off_t offset, bool allow_compat) {
   if (size == 0) return size_t{0};
   const bool staged = Staged(memory);
+  // Plan-time only: the default (allow_compat) plans and runs as it always did.
+  const bool direct_only = !allow_compat && (staged || memory.staging);
   PlanRequest request;
   request.offset = static_cast<uint64_t>(offset);
   request.size = size;
   request.staged = staged;
+  request.memory_is_staging = memory.staging;
+  request.compat_allowed = allow_compat;
   request.staging_align = impl_->page_size;
   request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
   request.direct_allowed = options_.direct_reads && file.direct_fd >= 0;
@@ -177,7 +213,9 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   // came first).
   std::shared_ptr<MappedFile> mapped;
   const bool want_cache = staged && impl_->page_cache;
-  if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
+  if (direct_only) {
+    if (!PlanDirectOnlyRead(file, &request)) return size_t{0};
+  } else if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
     struct stat st = {};
     if (sys_.Fstat(file.buffered_fd, &st).ok() && S_ISREG(st.st_mode)) {
       const uint64_t file_size = static_cast<uint64_t>(st.st_size);
@@ -192,21 +230,33 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
     }
   }
 
-  auto job = std::make_shared<TransferJob>(TransferJob::Direction::kRead, file, memory,
-                                           PlanTransfer(request));
+  std::vector<PlannedChunk> plan = PlanTransfer(request);
+  if (direct_only) {
+    const char* no_direct = file.direct_fd < 0       ? "the file system has no O_DIRECT"
+                            : !options_.direct_reads ? "HIPFILE_DIRECT_READS is off"
+                                                     : nullptr;
+    HF_RETURN_IF_ERROR(RefuseCompat("read", request, plan, no_direct));
+  }
+  auto job =
+      std::make_shared<TransferJob>(TransferJob::Direction::kRead, file, memory, std::move(plan));
   job->staged = staged;
+  job->direct_only = direct_only;
+  if (direct_only) job->memory_bytes = size;  // its plan may reach past it, to a block's end
   job->direct_align = std::max<size_t>(file.dio_offset_align, 1);
   job->mapped = std::move(mapped);
   return impl_->Execute(std::move(job));
 }
 
 Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, size_t size,
-                                 off_t offset) {
+                                 off_t offset, bool allow_compat) {
   if (size == 0) return size_t{0};
   PlanRequest request;
   request.offset = static_cast<uint64_t>(offset);
   request.size = size;
   request.staged = Staged(memory);
+  request.memory_is_staging = memory.staging;
+  request.compat_allowed = allow_compat;
+  const bool direct_only = !allow_compat && (request.staged || memory.staging);
   request.staging_align = impl_->page_size;
   request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
   // Direct pieces never share a page with buffered ones: a buffered write dirtying a page that
@@ -230,9 +280,20 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
   request.page_size = impl_->page_size;
   request.chunk_bytes = options_.chunk_bytes;
 
-  auto job = std::make_shared<TransferJob>(TransferJob::Direction::kWrite, file, memory,
-                                           PlanTransfer(request));
+  std::vector<PlannedChunk> plan = PlanTransfer(request);
+  if (direct_only) {
+    const char* no_direct = file.direct_fd < 0 ? "the file system has no O_DIRECT"
+                            : !options_.direct_writes
+                                ? "HIPFILE_DIRECT_WRITES is off"
+                                : "pages of the file are pinned for the page-cache path (an "
+                                  "O_DIRECT write must not cover them; deregistering the "
+                                  "handle releases them)";
+    HF_RETURN_IF_ERROR(RefuseCompat("write", request, plan, no_direct));
+  }
+  auto job =
+      std::make_shared<TransferJob>(TransferJob::Direction::kWrite, file, memory, std::move(plan));
   job->staged = request.staged;
+  job->direct_only = direct_only;
   job->direct_align = request.dio_offset_align;
   return MadeDurable(file, impl_->Execute(std::move(job)));
 }
@@ -247,8 +308,8 @@ Result<size_t> SyncEngine::MadeDurable(const IoFile& file, Result<size_t> wrote)
 void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results) {
   // The group: small staged transfers on the device of the first of them.
   const auto alone = [this](const IoRequest& io) {
-    return io.write ? Write(*io.file, io.memory, io.size, io.offset)
-                    : Read(*io.file, io.memory, io.size, io.offset);
+    return io.write ? Write(*io.file, io.memory, io.size, io.offset, io.allow_compat)
+                    : Read(*io.file, io.memory, io.size, io.offset, io.allow_compat);
   };
   std::vector<IoRequest> group;
   std::vector<size_t> index;  // group[j] is ios[index[j]]
@@ -256,6 +317,7 @@ void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results
   for (size_t i = 0; i < n; ++i) {
     const IoRequest& io = ios[i];
     const bool groupable = io.size > 0 && io.size <= max_grouped && Staged(io.memory) &&
+                           io.allow_compat &&
                            (group.empty() || io.memory.device == group.front().memory.device);
     if (groupable) {
       group.push_back(io);

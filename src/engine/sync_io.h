@@ -9,6 +9,13 @@
 // overlap. Where device memory is host memory (the CPU runtime), file data moves straight into
 // it, as into pinned host memory.
 //
+// allow_compat false (HIPFILE_ALLOW_COMPAT_MODE off): a request whose bytes meet staging - device
+// memory, or memory that is a staging buffer - moves by the page cache's pinned windows and
+// O_DIRECT only (engine/plan.h). One that would need buffered I/O through staging, by its plan or
+// when O_DIRECT refuses it at run time, fails with hipFileInternalError and an error line that
+// says why; a refused plan moves nothing. Host memory is never refused: the syscalls move its
+// bytes straight into it.
+//
 // Result conventions (POSIX): the number of bytes moved; fewer than asked only at end of file
 // (reads) or when an error stopped the transfer after some bytes had moved. An error before any
 // byte moved is returned as the Status (errno kept intact, GPU errors as Status::Gpu). EINTR and
@@ -22,7 +29,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
+#include "engine/plan.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
 #include "util/status.h"
@@ -44,6 +53,9 @@ struct IoMemory {
   void* ptr = nullptr;
   hipMemoryType type = hipMemoryTypeDevice;  // hipMemoryTypeDevice or hipMemoryTypeHost (pinned)
   int device = 0;                            // the device owning ptr
+  // ptr is a staging buffer of the caller's (a stream's staging slot): buffered bytes into it are
+  // the compatibility path, as they are into the engine's staging.
+  bool staging = false;
 };
 
 // One transfer of SyncEngine::RunMany.
@@ -53,6 +65,7 @@ struct IoRequest {
   IoMemory memory;
   size_t size = 0;
   off_t offset = 0;
+  bool allow_compat = true;  // false: no buffered I/O through staging (HIPFILE_ALLOW_COMPAT_MODE)
 };
 
 // When reads of resident data are copied by the GPU straight from pinned page-cache windows.
@@ -123,14 +136,17 @@ class SyncEngine {
   SyncEngine& operator=(const SyncEngine&) = delete;
 
   // Reads up to `size` bytes at `offset` into memory.
-  Result<size_t> Read(const IoFile& file, const IoMemory& memory, size_t size, off_t offset);
+  Result<size_t> Read(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
+                      bool allow_compat = true);
   // Writes `size` bytes at `offset` from memory.
-  Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset);
+  Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
+                       bool allow_compat = true);
 
   // Runs n transfers at once, writing results[i] for ios[i] as Read / Write would. Small staged
   // ones (at most kMaxGroupedBytes) of one device move as a group (engine/grouped_io.h): one
-  // staging buffer, one lane, one wait for all their copies; their writes are buffered whatever
-  // direct_writes says. The others run one after another.
+  // staging buffer, one lane, one wait for all their copies; their reads and writes are buffered
+  // whatever direct_writes says, so a request that does not allow_compat is never grouped. The
+  // others run one after another.
   void RunMany(const IoRequest* ios, size_t n, Result<size_t>* results);
   static constexpr size_t kMaxGroupedBytes = 256u << 10;
 
@@ -154,6 +170,16 @@ class SyncEngine {
   Result<size_t> MadeDurable(const IoFile& file, Result<size_t> wrote);
   // Whether bytes pass through staging: device memory the CPU cannot touch.
   bool Staged(const IoMemory& memory) const;
+  // A direct-only read's file side (no residency lookup: no window is pinned, as a pinned page
+  // of the file would keep every later write of it off O_DIRECT, and O_DIRECT reads cached
+  // pages coherently): a read reaching end of file is planned to the end of the block holding
+  // it, which O_DIRECT reads short, where a tail cut at the file's size would need buffered I/O.
+  // False when the read starts at or past end of file.
+  bool PlanDirectOnlyRead(const IoFile& file, PlanRequest* request) const;
+  // The refusal of a plan that would take the compatibility path (allow_compat false), logged;
+  // Ok when the plan has none. `no_direct`: why the request may not use O_DIRECT, if it may not.
+  Status RefuseCompat(const char* op, const PlanRequest& request,
+                      const std::vector<PlannedChunk>& plan, const char* no_direct) const;
 
   struct Impl;
   platform::Sys& sys_;

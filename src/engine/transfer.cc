@@ -119,10 +119,20 @@ Status CopyNow(EngineContext& cx, Resources& res, int device, void* dst, const v
   return res.Wait();
 }
 
+// O_DIRECT refused a direct-only job's chunk at run time: the job's error, logged. Buffered I/O
+// would be the compatibility path, which is off.
+Status DirectRefused(const char* op, off_t offset) {
+  HF_LOG_LIMITED(kError,
+                 "O_DIRECT %s refused at offset %llu (EINVAL), and the compatibility path is off "
+                 "(HIPFILE_ALLOW_COMPAT_MODE): no buffered fallback",
+                 op, static_cast<unsigned long long>(offset));
+  return Status::Op(hipFileInternalError);
+}
+
 // Reads `size` bytes at `pos` within chunk `c` into `dst` by the chunk's method. O_DIRECT
 // refusing the request (EINVAL: the file system or this range does not take it after all) falls
 // back to the buffered descriptor for the rest of the piece, and stops direct I/O for the rest of
-// the request.
+// the request; a direct-only job fails instead.
 Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, size_t pos,
                    size_t size, char* dst) {
   const off_t offset = static_cast<off_t>(c.offset + pos);
@@ -130,6 +140,9 @@ Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, s
   if (c.method == ChunkMethod::kDirect && job.direct_ok.load(std::memory_order_relaxed)) {
     t = PreadDirect(cx.sys, job.file().direct_fd, dst, size, offset, job.direct_align);
     if (t.status.ok() || !t.status.IsErrno(EINVAL)) return t;
+    if (job.direct_only) {
+      return Transfer{t.bytes, DirectRefused("read", offset + static_cast<off_t>(t.bytes))};
+    }
     HF_LOG(kDebug, "O_DIRECT read refused at offset %llu; buffered for the rest of the request",
            static_cast<unsigned long long>(offset + t.bytes));
     job.direct_ok.store(false, std::memory_order_relaxed);
@@ -140,12 +153,22 @@ Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, s
   return Transfer{t.bytes + rest.bytes, rest.status};
 }
 
+// A read of `c` at `pos` cut to the job's memory_bytes: bytes past it neither count nor are copied.
+Transfer Limited(const TransferJob& job, const PlannedChunk& c, size_t pos, Transfer t) {
+  const size_t at = c.memory_offset + pos;
+  t.bytes = at >= job.memory_bytes ? 0 : std::min(t.bytes, job.memory_bytes - at);
+  return t;
+}
+
 Transfer WriteChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, const char* src) {
   const off_t offset = static_cast<off_t>(c.offset);
   Transfer t;
   if (c.method == ChunkMethod::kDirect && job.direct_ok.load(std::memory_order_relaxed)) {
     t = PwriteFull(cx.sys, job.file().direct_fd, src, c.size, offset);
     if (t.status.ok() || !t.status.IsErrno(EINVAL)) return t;
+    if (job.direct_only) {
+      return Transfer{t.bytes, DirectRefused("write", offset + static_cast<off_t>(t.bytes))};
+    }
     HF_LOG(kDebug, "O_DIRECT write refused at offset %llu; buffered for the rest of the request",
            static_cast<unsigned long long>(c.offset + t.bytes));
     job.direct_ok.store(false, std::memory_order_relaxed);
@@ -184,7 +207,7 @@ class StagedReader {
   };
 
   void RunChunk(size_t k) {
-    const PlannedChunk& c = job_.chunk(k);
+    PlannedChunk c = job_.chunk(k);
     if (c.method == ChunkMethod::kPageCache && job_.mapped != nullptr) {
       if (auto window = cx_.pins->Pin(job_.mapped, c.offset)) {
         Pending next;
@@ -195,6 +218,21 @@ class StagedReader {
         Queue(std::move(next), src);
         return;
       }
+    }
+    if (job_.direct_only && c.method == ChunkMethod::kPageCache) {
+      // No window (not wholly resident, pinning refused or over its cap): O_DIRECT reads cached
+      // pages coherently, where the chunk keeps its alignment.
+      if (job_.file().direct_fd < 0 || !IsAligned(c.offset, job_.direct_align) ||
+          !IsAligned(c.size, job_.direct_align)) {
+        HF_LOG_LIMITED(kError,
+                       "read of bytes [%llu, %llu) refused: no page-cache window could be pinned "
+                       "for them and O_DIRECT cannot take them (no O_DIRECT, or not aligned to "
+                       "%zu), and the compatibility path is off (HIPFILE_ALLOW_COMPAT_MODE)",
+                       static_cast<unsigned long long>(c.offset),
+                       static_cast<unsigned long long>(c.offset + c.size), job_.direct_align);
+        return job_.Record(k, 0, Status::Op(hipFileInternalError));
+      }
+      c.method = ChunkMethod::kDirect;
     }
     const Status leased = res_.EnsureLease();
     if (!leased.ok()) return job_.Record(k, 0, leased);
@@ -210,7 +248,8 @@ class StagedReader {
       }
       if (failed_ == k) return;  // a copy of an earlier piece failed, and was recorded
       const size_t want = std::min(piece_max, c.size - pos);
-      const Transfer t = ReadChunk(cx_, job_, c, pos, want, res_.buffer(next.buffer));
+      const Transfer t =
+          Limited(job_, c, pos, ReadChunk(cx_, job_, c, pos, want, res_.buffer(next.buffer)));
       if (t.bytes == 0) {
         WaitPending();
         if (failed_ != k) job_.Record(k, pos, t.status);
@@ -367,7 +406,7 @@ void RunUnstaged(EngineContext& cx, TransferJob& job) {
     const PlannedChunk& c = job.chunk(k);
     char* mem = static_cast<char*>(job.memory().ptr) + c.memory_offset;
     const Transfer t = job.direction() == TransferJob::Direction::kRead
-                           ? ReadChunk(cx, job, c, 0, c.size, mem)
+                           ? Limited(job, c, 0, ReadChunk(cx, job, c, 0, c.size, mem))
                            : WriteChunk(cx, job, c, mem);
     job.Record(k, t.bytes, t.status);
   }

@@ -100,6 +100,14 @@ class TransferJob {
   // the result is `status` unless bytes before the failed chunk moved (then that count, as for
   // any error). The first failure is kept.
   void Fail(Status status);
+  // The compatibility path is off and the bytes meet staging: a kDirect chunk that O_DIRECT
+  // refuses fails rather than going buffered, and a kPageCache chunk without a pinned window is
+  // read with O_DIRECT or fails.
+  bool direct_only = false;
+  // Bytes of memory the job may fill from its start: a direct-only read planned to the end of
+  // the block holding end of file counts (and copies) no byte past the size asked, should the
+  // file have grown meanwhile.
+  size_t memory_bytes = std::numeric_limits<size_t>::max();
   // Set once a method failed in a way that will not get better for this request.
   std::atomic<bool> direct_ok{true};
 

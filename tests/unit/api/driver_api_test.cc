@@ -148,13 +148,20 @@ TEST_F(ParamsApiTest, SetOnlyWhileClosedGetInUseWhileOpen) {
   EXPECT_STRNE(level, "");
 }
 
-TEST_F(ParamsApiTest, CompatModeOffMakesIoFail) {
+// Off, the switch refuses only what the compatibility path would move: through staging
+// (cpu-staged), an unaligned transfer; aligned ones take O_DIRECT. Host memory (cpu) is never
+// refused. tests/system/compat_mode_test.cc has the rest.
+TEST_F(ParamsApiTest, CompatModeOffRefusesOnlyTheCompatibilityPath) {
   ASSERT_TRUE(IsSuccess(hipFileSetParameterBool(hipFileParamPropertiesAllowCompatMode, false)));
-  const int fd = OpenFile("f", 4096, O_RDWR);
+  const int fd = OpenFile("f", 8192, O_RDWR);
   hipFileHandle_t fh = Register(fd);
   void* buffer = DeviceAlloc(4096);
-  EXPECT_EQ(hipFileRead(fh, buffer, 4096, 0, 0), -static_cast<ssize_t>(hipFileInternalError));
-  EXPECT_EQ(hipFileWrite(fh, buffer, 4096, 0, 0), -static_cast<ssize_t>(hipFileInternalError));
+  EXPECT_EQ(hipFileRead(fh, buffer, 4096, 0, 0), 4096);
+  EXPECT_EQ(hipFileWrite(fh, buffer, 4096, 4096, 0), 4096);
+  const bool staged = !ProcessRuntime().DeviceMemoryIsHostMemory();
+  const ssize_t refused = -static_cast<ssize_t>(hipFileInternalError);
+  EXPECT_EQ(hipFileRead(fh, buffer, 100, 1, 0), staged ? refused : 100);
+  EXPECT_EQ(hipFileWrite(fh, buffer, 100, 1, 0), staged ? refused : 100);
   hipFileHandleDeregister(fh);
   ASSERT_TRUE(IsSuccess(hipFileDriverClose()));
   ASSERT_TRUE(IsSuccess(hipFileSetParameterBool(hipFileParamPropertiesAllowCompatMode, true)));

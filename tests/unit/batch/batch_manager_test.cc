@@ -272,18 +272,29 @@ TEST_F(BatchTest, ErrorsOfOneEntryAreReportedInItsEvent) {
   sys_.Reset();
 }
 
-TEST_F(BatchTest, EntriesFailWithInternalErrorWhenTheCompatibilityPathIsOff) {
+// Off, the compatibility switch fails only the entries the compatibility path would move
+// (unaligned, through staging); aligned entries take O_DIRECT, and are not grouped through
+// buffered staging.
+TEST_F(BatchTest, OnlyEntriesNeedingTheCompatibilityPathFailWhenItIsOff) {
   ASSERT_TRUE(driver().SetParameterBool(hipFileParamPropertiesAllowCompatMode, false).ok());
-  const Result<hipFileBatchHandle_t> batch = manager().SetUp(1);
+  const Result<hipFileBatchHandle_t> batch = manager().SetUp(2);
   ASSERT_TRUE(batch.ok());
-  hipFileHandle_t fh = OpenFile("f", 4096, O_RDWR);
-  void* buf = DeviceAlloc(4096);
-  hipFileIOParams_t entry = Entry(hipFileBatchRead, fh, buf, 4096, 0, 0);
-  ASSERT_TRUE(manager().Submit(*batch, 1, &entry).ok());
-  const std::vector<hipFileIOEvents_t> events = Drain(*batch, 1);
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].status, hipFileFailed);
-  EXPECT_EQ(Signed(events[0].ret), -static_cast<ssize_t>(hipFileInternalError));
+  hipFileHandle_t fh = OpenFile("f", 8192, O_RDWR);
+  void* buf = DeviceAlloc(8192);
+  hipFileIOParams_t entries[2] = {Entry(hipFileBatchRead, fh, buf, 4096, 0, 0, Cookie(1)),
+                                  Entry(hipFileBatchRead, fh, buf, 100, 1, 4096, Cookie(2))};
+  ASSERT_TRUE(manager().Submit(*batch, 2, entries).ok());
+  const std::vector<hipFileIOEvents_t> events = Drain(*batch, 2);
+  ASSERT_EQ(events.size(), 2u);
+  for (const hipFileIOEvents_t& e : events) {
+    if (e.cookie == Cookie(1)) {
+      EXPECT_EQ(e.status, hipFileComplete);
+      EXPECT_EQ(e.ret, 4096u);
+    } else {
+      EXPECT_EQ(e.status, hipFileFailed);
+      EXPECT_EQ(Signed(e.ret), -static_cast<ssize_t>(hipFileInternalError));
+    }
+  }
 }
 
 TEST_F(BatchTest, GetStatusRefusesBadArguments) {

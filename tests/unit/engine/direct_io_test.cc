@@ -10,7 +10,9 @@
 #include <cstring>
 #include <functional>
 #include <future>
+#include <memory>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -259,6 +261,149 @@ TEST_F(DirectIoTest, NoPageIsPinnedWhileADirectWriteIsInFlight) {
   std::vector<unsigned char> model = content_;
   std::copy(data.begin(), data.end(), model.begin());
   EXPECT_EQ(out.Download(), model);
+}
+
+// allow_compat false (HIPFILE_ALLOW_COMPAT_MODE off): staged bytes move by O_DIRECT or not at
+// all. These run on a runtime with device memory of its own (cpu-staged), where the engine
+// stages; the fixture's runtime is the plain CPU one, whose device memory is host memory.
+class DirectOnlyTest : public DirectIoTest {
+ protected:
+  static std::unique_ptr<runtime::GpuRuntime> StagedRuntime() {
+    runtime::CpuRuntimeOptions o;
+    o.device_memory_is_host_memory = false;
+    return runtime::CreateCpuRuntime(o);
+  }
+  std::unique_ptr<runtime::GpuRuntime> staged_ = StagedRuntime();
+};
+
+TEST_F(DirectOnlyTest, EinvalFromODirectFailsTheRequestInsteadOfGoingBuffered) {
+  SyncEngine engine(csys_, *staged_, SmallOptions(8, 1));
+  GpuBuffer mem(*staged_, kFileSize, hipMemoryTypeDevice);
+  csys_.refuse = true;
+  ::testing::internal::CaptureStderr();
+  const Result<size_t> n = engine.Read(File(), mem.At(0), kFileSize, 0, false);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(n.status(), Status::Op(hipFileInternalError));
+  EXPECT_NE(log.find("no buffered fallback"), std::string::npos) << log;
+  // Allowed, the same read falls back (EinvalFromODirectFallsBackToBufferedForTheRequest).
+  const Result<size_t> allowed = engine.Read(File(), mem.At(0), kFileSize, 0, true);
+  ASSERT_TRUE(allowed.ok()) << allowed.status().ToString();
+  EXPECT_EQ(*allowed, kFileSize);
+}
+
+TEST_F(DirectOnlyTest, WarmDataIsReadWithODirectAndPinsNothingSoWritesStayDirect) {
+  csys_.cold = false;
+  SyncEngine engine(csys_, *staged_, PinOnFirstReadOptions());
+  IoFile file = File();
+  ASSERT_NO_FATAL_FAILURE(AddIdentity(&file));
+  GpuBuffer mem(*staged_, kFileSize + 4096, hipMemoryTypeDevice);
+  // The whole file, whose size is not a multiple of the alignment: O_DIRECT reads the last
+  // block short.
+  const Result<size_t> n = engine.Read(file, mem.At(0), kFileSize + 4096, 0, false);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  ASSERT_EQ(*n, kFileSize);
+  std::vector<unsigned char> got = mem.Download();
+  got.resize(kFileSize);
+  EXPECT_EQ(got, content_);
+  EXPECT_GT(csys_.watched_calls.load(), 0);
+  EXPECT_EQ(engine.pinned_page_cache_bytes(), 0u);
+  const std::vector<unsigned char> data = PatternBytes(2 * kTestChunk, 79);
+  mem.Upload(0, data);
+  const Result<size_t> wrote = engine.Write(file, mem.At(0), data.size(), 0, false);
+  ASSERT_TRUE(wrote.ok()) << wrote.status().ToString();
+  EXPECT_GT(csys_.watched_writes.load(), 0);
+  std::vector<unsigned char> model = content_;
+  std::copy(data.begin(), data.end(), model.begin());
+  EXPECT_EQ(ReadFileOrDie(path_), model);
+}
+
+TEST_F(DirectOnlyTest, RefusalsNameTheReasonAndWriteNothing) {
+  EngineOptions options = SmallOptions(8, 1);
+  options.direct_writes = false;
+  SyncEngine engine(csys_, *staged_, options);
+  GpuBuffer mem(*staged_, 2 * kTestChunk, hipMemoryTypeDevice);
+  mem.Upload(0, PatternBytes(2 * kTestChunk, 80));
+  struct Case {
+    const char* name;
+    bool write;
+    IoFile file;
+    size_t size;
+    off_t offset;
+    const char* reason;
+  };
+  IoFile no_direct = File();
+  no_direct.direct_fd = -1;
+  no_direct.dio_mem_align = no_direct.dio_offset_align = 0;
+  const Case cases[] = {
+      {"direct writes off", true, File(), kTestChunk, 0, "HIPFILE_DIRECT_WRITES is off"},
+      {"no O_DIRECT, write", true, no_direct, kTestChunk, 0, "the file system has no O_DIRECT"},
+      {"no O_DIRECT, read", false, no_direct, kTestChunk, 0, "the file system has no O_DIRECT"},
+      {"unaligned read", false, File(), kTestChunk, 100, "not aligned for O_DIRECT"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ::testing::internal::CaptureStderr();
+    const Result<size_t> n = c.write ? engine.Write(c.file, mem.At(0), c.size, c.offset, false)
+                                     : engine.Read(c.file, mem.At(0), c.size, c.offset, false);
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(n.status(), Status::Op(hipFileInternalError));
+    // The line names the reason (the log limiter may hold back repeats of its call site).
+    if (!log.empty()) {
+      EXPECT_NE(log.find(c.reason), std::string::npos) << log;
+    }
+    EXPECT_EQ(ReadFileOrDie(path_), content_);
+    // Allowed, each moves its bytes (buffered); put the file back.
+    const Result<size_t> allowed = c.write ? engine.Write(c.file, mem.At(0), c.size, c.offset)
+                                           : engine.Read(c.file, mem.At(0), c.size, c.offset);
+    ASSERT_TRUE(allowed.ok()) << allowed.status().ToString();
+    EXPECT_EQ(*allowed, c.size);
+    WriteFileOrDie(path_, content_);
+  }
+}
+
+TEST_F(DirectOnlyTest, HostMemoryIsNeverRefusedButAStagingSlotIs) {
+  SyncEngine engine(csys_, *staged_, SmallOptions(8, 1));
+  IoFile no_direct = File();
+  no_direct.direct_fd = -1;
+  GpuBuffer host(*staged_, kTestChunk, hipMemoryTypeHost);
+  const Result<size_t> n = engine.Read(no_direct, host.At(0), kTestChunk, 100, false);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, kTestChunk);
+  IoMemory slot = host.At(0);
+  slot.staging = true;  // a stream's staging slot: buffered bytes into it are the compat path
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(engine.Read(no_direct, slot, kTestChunk, 0, false).status(),
+            Status::Op(hipFileInternalError));
+  EXPECT_EQ(engine.Read(File(), slot, kTestChunk, 100, false).status(),
+            Status::Op(hipFileInternalError));
+  ::testing::internal::GetCapturedStderr();
+  const Result<size_t> direct = engine.Read(File(), slot, kTestChunk, 0, false);
+  ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+  EXPECT_EQ(*direct, kTestChunk);
+  EXPECT_GT(csys_.watched_calls.load(), 0);
+}
+
+TEST_F(DirectOnlyTest, SmallBatchTransfersAreNotGroupedThroughBufferedStaging) {
+  SyncEngine engine(csys_, *staged_, SmallOptions(8, 1));
+  GpuBuffer mem(*staged_, 4 * 4096, hipMemoryTypeDevice);
+  const IoFile file = File();
+  IoRequest ios[4];
+  for (size_t i = 0; i < 4; ++i) {
+    ios[i].file = &file;
+    ios[i].memory = mem.At(i * 4096);
+    ios[i].size = 4096;
+    ios[i].offset = static_cast<off_t>(i * 4096);
+    ios[i].allow_compat = false;
+  }
+  Result<size_t> results[4] = {size_t{0}, size_t{0}, size_t{0}, size_t{0}};
+  engine.RunMany(ios, 4, results);
+  for (const Result<size_t>& r : results) {
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(*r, 4096u);
+  }
+  EXPECT_EQ(csys_.watched_calls.load(), 4) << "each entry read alone with O_DIRECT";
+  std::vector<unsigned char> got = mem.Download();
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), content_.begin()));
 }
 
 }  // namespace

@@ -58,7 +58,12 @@ void CheckInvariants(const PlanRequest& r, const std::vector<PlannedChunk>& plan
         }
         break;
       case ChunkMethod::kDirect: {
-        ASSERT_TRUE(r.direct_allowed && r.residency_known);
+        // Direct-only: unknown residency is planned cold, and resident bytes the page cache
+        // cannot take are read with O_DIRECT (coherent with the cache, only slower).
+        const bool direct_only = !r.compat_allowed && (r.staged || r.memory_is_staging);
+        const bool resident_page_cache = r.page_cache_allowed && r.staged && r.page_size > 0 &&
+                                         (r.page_size & (r.page_size - 1)) == 0;
+        ASSERT_TRUE(r.direct_allowed && (r.residency_known || direct_only));
         ASSERT_LE(c.size, r.chunk_bytes);
         ASSERT_EQ(c.offset % r.dio_offset_align, 0u);
         ASSERT_EQ(c.size % r.dio_offset_align, 0u);
@@ -68,8 +73,9 @@ void CheckInvariants(const PlanRequest& r, const std::vector<PlannedChunk>& plan
         if (r.staged) {
           ASSERT_LE(r.dio_mem_align, r.staging_align);
         }
-        for (uint64_t b = c.offset; b < c.offset + c.size; b += 512) {
-          ASSERT_FALSE(Resident(r, b)) << "direct read of resident byte " << b;
+        for (uint64_t b = c.offset; b < c.offset + c.size && (!direct_only || resident_page_cache);
+             b += 512) {
+          ASSERT_FALSE(r.residency_known && Resident(r, b)) << "direct read of resident byte " << b;
         }
         break;
       }
@@ -320,6 +326,224 @@ TEST(PlanTest, FragmentedResidencyDoesNotMakeTinyChunks) {
   EXPECT_EQ(Bytes(plan, ChunkMethod::kBuffered), r.size);
 }
 
+// The compatibility path (HIPFILE_ALLOW_COMPAT_MODE): every way bytes move, planned with it
+// allowed and not. Allowed, the plan is the one the engine always made; not allowed, the bytes
+// that meet staging take the page cache or O_DIRECT wherever they can, and CompatPathUse names
+// the first bytes that could not and why.
+struct CompatCase {
+  const char* name;
+  PlanRequest request;
+  // Allowed: the plan's page-cache, direct and buffered bytes, and whether it uses the path.
+  size_t allowed_cache, allowed_direct, allowed_buffered;
+  bool allowed_uses_compat;
+  // Not allowed: the same, the reason and the first range on the path.
+  size_t cache, direct, buffered;
+  CompatReason reason;
+  ByteRange range;
+};
+
+std::vector<CompatCase> CompatCases() {
+  std::vector<CompatCase> cases;
+  const size_t n = 4 * kChunk;
+  PlanRequest r = ColdDirect(0, n, 4096);
+  cases.push_back(
+      {"aligned cold data: O_DIRECT", r, 0, n, 0, false, 0, n, 0, CompatReason::kNone, {}});
+  r.residency_known = false;
+  cases.push_back({"residency unknown: buffered, or O_DIRECT",
+                   r,
+                   0,
+                   0,
+                   n,
+                   true,
+                   0,
+                   n,
+                   0,
+                   CompatReason::kNone,
+                   {}});
+  r = ColdDirect(0, n, 4096);
+  r.direct_min_bytes = 2 * n;
+  cases.push_back({"short direct body: buffered, or O_DIRECT",
+                   r,
+                   0,
+                   0,
+                   n,
+                   true,
+                   0,
+                   n,
+                   0,
+                   CompatReason::kNone,
+                   {}});
+  r = ColdDirect(0, n, 4096);
+  r.page_cache_allowed = true;
+  r.page_cache_min_bytes = 2 * n;
+  r.resident = {{0, n}};
+  cases.push_back({"short resident span: buffered, or the page cache",
+                   r,
+                   0,
+                   0,
+                   n,
+                   true,
+                   n,
+                   0,
+                   0,
+                   CompatReason::kNone,
+                   {}});
+  r.page_cache_min_bytes = 1;
+  cases.push_back(
+      {"resident data: the page cache", r, n, 0, 0, false, n, 0, 0, CompatReason::kNone, {}});
+  r = ColdDirect(100, n, 4096);
+  r.page_cache_allowed = true;
+  r.page_cache_min_bytes = 1;
+  r.resident = {{0, 2 * n}};
+  cases.push_back({"resident unaligned edges: the page cache",
+                   r,
+                   n,
+                   0,
+                   0,
+                   false,
+                   n,
+                   0,
+                   0,
+                   CompatReason::kNone,
+                   {}});
+  r = ColdDirect(0, n, 4096);
+  r.staged = false;
+  r.memory_is_staging = true;
+  r.memory_address = 1 << 20;
+  r.page_cache_allowed = true;
+  r.resident = {{0, n}};
+  cases.push_back({"resident data into a stream's slot: buffered, or O_DIRECT",
+                   r,
+                   0,
+                   0,
+                   n,
+                   true,
+                   0,
+                   n,
+                   0,
+                   CompatReason::kNone,
+                   {}});
+  r = ColdDirect(100, n, 4096);
+  cases.push_back({"unaligned cold edges: buffered, refused",
+                   r,
+                   0,
+                   n - 4096,
+                   4096,
+                   true,
+                   0,
+                   n - 4096,
+                   4096,
+                   CompatReason::kUnalignedRange,
+                   {100, 4096}});
+  r = ColdDirect(0, 100, 4096);
+  cases.push_back({"less than a block: buffered, refused",
+                   r,
+                   0,
+                   0,
+                   100,
+                   true,
+                   0,
+                   0,
+                   100,
+                   CompatReason::kUnalignedRange,
+                   {0, 100}});
+  r = ColdDirect(0, n, 4096);
+  r.direct_allowed = false;
+  cases.push_back({"no O_DIRECT: buffered, refused",
+                   r,
+                   0,
+                   0,
+                   n,
+                   true,
+                   0,
+                   0,
+                   n,
+                   CompatReason::kNoDirect,
+                   {0, n}});
+  r = ColdDirect(0, n, 4096);
+  r.dio_mem_align = 8192;
+  cases.push_back({"staging below O_DIRECT's memory alignment: buffered, refused",
+                   r,
+                   0,
+                   0,
+                   n,
+                   true,
+                   0,
+                   0,
+                   n,
+                   CompatReason::kDirectUnusable,
+                   {0, n}});
+  r = ColdDirect(0, n, 4096);
+  r.staged = false;
+  r.memory_is_staging = true;
+  r.memory_address = (1 << 20) + 8;
+  cases.push_back({"unaligned slot: buffered, refused",
+                   r,
+                   0,
+                   0,
+                   n,
+                   true,
+                   0,
+                   0,
+                   n,
+                   CompatReason::kUnalignedMemory,
+                   {0, n}});
+  r = ColdDirect(100, n, 4096);
+  r.staged = false;
+  r.direct_allowed = false;
+  r.memory_address = 12345;
+  cases.push_back({"host memory: buffered straight into it, never the path",
+                   r,
+                   0,
+                   0,
+                   n,
+                   false,
+                   0,
+                   0,
+                   n,
+                   CompatReason::kNone,
+                   {}});
+  r.residency_known = false;
+  cases.push_back(
+      {"host memory, residency unknown", r, 0, 0, n, false, 0, 0, n, CompatReason::kNone, {}});
+  return cases;
+}
+
+TEST(PlanCompatTest, EveryPathWithTheCompatibilityPathAllowedAndNot) {
+  for (const CompatCase& c : CompatCases()) {
+    SCOPED_TRACE(c.name);
+    PlanRequest r = c.request;
+    ASSERT_TRUE(r.compat_allowed);  // the default
+    std::vector<PlannedChunk> plan = PlanTransfer(r);
+    CheckInvariants(r, plan);
+    EXPECT_EQ(Bytes(plan, ChunkMethod::kPageCache), c.allowed_cache) << Describe(r, plan);
+    EXPECT_EQ(Bytes(plan, ChunkMethod::kDirect), c.allowed_direct) << Describe(r, plan);
+    EXPECT_EQ(Bytes(plan, ChunkMethod::kBuffered), c.allowed_buffered) << Describe(r, plan);
+    EXPECT_EQ(CompatPathUse(r, plan).reason != CompatReason::kNone, c.allowed_uses_compat);
+
+    r.compat_allowed = false;
+    plan = PlanTransfer(r);
+    CheckInvariants(r, plan);
+    EXPECT_EQ(Bytes(plan, ChunkMethod::kPageCache), c.cache) << Describe(r, plan);
+    EXPECT_EQ(Bytes(plan, ChunkMethod::kDirect), c.direct) << Describe(r, plan);
+    EXPECT_EQ(Bytes(plan, ChunkMethod::kBuffered), c.buffered) << Describe(r, plan);
+    const CompatUse use = CompatPathUse(r, plan);
+    EXPECT_EQ(use.reason, c.reason) << CompatReasonText(use.reason);
+    if (c.reason != CompatReason::kNone) {
+      EXPECT_EQ(use.range.begin, c.range.begin);
+      EXPECT_EQ(use.range.end, c.range.end);
+    }
+  }
+}
+
+TEST(PlanCompatTest, EveryReasonHasText) {
+  for (const CompatReason reason :
+       {CompatReason::kNone, CompatReason::kNoDirect, CompatReason::kDirectUnusable,
+        CompatReason::kUnalignedRange, CompatReason::kUnalignedMemory}) {
+    EXPECT_STRNE(CompatReasonText(reason), "unknown");
+  }
+}
+
 // Random requests over random residency, every option combination: the invariants hold.
 TEST(PlanTest, RandomRequestsKeepEveryRule) {
   std::mt19937_64 rng(7);
@@ -339,6 +563,8 @@ TEST(PlanTest, RandomRequestsKeepEveryRule) {
     r.direct_min_bytes = (rng() % 3) * 4096;
     r.chunk_bytes = kChunk + (rng() % 2) * 512;
     r.window_bytes = kWindow;
+    r.compat_allowed = rng() % 2;
+    r.memory_is_staging = !r.staged && rng() % 2;
     uint64_t page = 0;
     while (page < 110) {
       const uint64_t gap = rng() % 6;
@@ -349,6 +575,11 @@ TEST(PlanTest, RandomRequestsKeepEveryRule) {
     const std::vector<PlannedChunk> plan = PlanTransfer(r);
     CheckInvariants(r, plan);
     if (::testing::Test::HasFatalFailure()) return;
+    // Whatever the switch, CompatPathUse sees a kBuffered chunk exactly where bytes meet staging.
+    const bool meets_staging = r.staged || r.memory_is_staging;
+    const bool buffered = Bytes(plan, ChunkMethod::kBuffered) > 0;
+    ASSERT_EQ(CompatPathUse(r, plan).reason != CompatReason::kNone, meets_staging && buffered)
+        << Describe(r, plan);
   }
 }
 
