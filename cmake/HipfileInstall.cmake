@@ -32,3 +32,16 @@ install(FILES ${PROJECT_BINARY_DIR}/hipfile.pc DESTINATION ${CMAKE_INSTALL_LIBDI
 
 # The licence travels with the package (MIT, as upstream hipFile).
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/licenses/hipfile)
+
+# ROCm's names for the HIP subset, on request, for programs built the ROCm way (AMD's fio fork,
+# AMD's Python helper hipfile.hipMalloc): `cmake --install BUILD --prefix P --component
+# rocm-layout` adds P/include/hip/hip_runtime{,_api}.h and P/lib/libamdhip64.so, a link to
+# libhipfile.so.0, whose HIP functions they then find (docs/hip-runtime-subset.md). Not in the
+# default install: beside a real ROCm those names would shadow it.
+install(FILES
+  ${PROJECT_SOURCE_DIR}/include/compat/hip/hip_runtime_api.h
+  ${PROJECT_SOURCE_DIR}/include/compat/hip/hip_runtime.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hip COMPONENT rocm-layout EXCLUDE_FROM_ALL)
+install(CODE "file(CREATE_LINK libhipfile.so.0
+  \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libamdhip64.so\" SYMBOLIC)"
+  COMPONENT rocm-layout EXCLUDE_FROM_ALL)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* options.c - the engine's job-file options, under AMD's names and values, and the GPU each job
  * uses. */
-#include "hipfile_fio.h"
-
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hipfile_fio.h"
 
 struct fio_option hf_fio_options[] = {
     {
@@ -57,22 +57,22 @@ struct fio_option hf_fio_options[] = {
     },
 };
 
-int hf_pick_gpu(struct thread_data *td, const struct hf_options *o) {
-    const char *list = o->gpu_dev_ids;
-    if (list == NULL || *list == '\0') return 0;
-    int ids[256];
-    unsigned int n = 0;
-    const char *p = list;
-    for (;;) {
-        char *end;
-        long id = strtol(p, &end, 10);
-        if (end == p || id < 0 || id > INT_MAX || (*end != ':' && *end != '\0') || n == 256) {
-            log_err("hipfile: gpu_dev_ids=%s: not GPU numbers separated by ':'\n", list);
-            return -1;
-        }
-        ids[n++] = (int)id;
-        if (*end == '\0') break;
-        p = end + 1;
+int hf_pick_gpu(struct thread_data* td, const struct hf_options* o) {
+  const char* list = o->gpu_dev_ids;
+  if (list == NULL || *list == '\0') return 0;
+  int ids[256];
+  unsigned int n = 0;
+  const char* p = list;
+  for (;;) {
+    char* end;
+    long id = strtol(p, &end, 10);
+    if (end == p || id < 0 || id > INT_MAX || (*end != ':' && *end != '\0') || n == 256) {
+      log_err("hipfile: gpu_dev_ids=%s: not GPU numbers separated by ':'\n", list);
+      return -1;
     }
-    return ids[td->subjob_number % n];
+    ids[n++] = (int)id;
+    if (*end == '\0') break;
+    p = end + 1;
+  }
+  return ids[td->subjob_number % n];
 }

@@ -53,6 +53,11 @@ foreach(mode sync stream batch)
     hipfile_fio_wrv(write-read-verify.${mode}.force-compat.${runtime}
       ENV HIPFILE_RUNTIME=${runtime} HIPFILE_FORCE_COMPAT_MODE=true
       OPTIONS --hipfile_mode=${mode} --iodepth=8 --direct=1)
+    # The compatibility path (buffered I/O through staging) off: the aligned job runs on the
+    # direct paths alone (docs/environment.md).
+    hipfile_fio_wrv(write-read-verify.${mode}.no-compat.${runtime}
+      ENV HIPFILE_RUNTIME=${runtime} HIPFILE_ALLOW_COMPAT_MODE=false
+      OPTIONS --hipfile_mode=${mode} --iodepth=8 --direct=1)
   endforeach()
 endforeach()
 
@@ -113,3 +118,11 @@ hipfile_fio_test(refuses-unknown-mode STATUS 1
   PATTERNS "hipfile_mode.*async"
   ARGS --name=bad --ioengine=external:${fio_engine} --hipfile_mode=async --filename=data.bin
        --size=64k --rw=read)
+
+# With the compatibility path off, a job only it could serve (1000-byte writes, which O_DIRECT
+# cannot take) fails, says why, and is not reported as done.
+hipfile_fio_test(no-compat-refuses-unaligned-writes STATUS 1
+  ENV HIPFILE_RUNTIME=cpu-staged HIPFILE_ALLOW_COMPAT_MODE=false
+  PATTERNS "could move only by the compatibility path" "err=( )?[1-9]"
+  ARGS --name=unaligned --ioengine=external:${fio_engine} --filename=data.bin --size=100000
+       --bs=1000 --rw=write)

@@ -6,7 +6,10 @@
 #   2. a fresh virtual environment with scikit-build-core and Cython;
 #   3. AMD's sdist (AMD_HIPFILE_VERSION) built with ROCM_PATH at the prefix, its HIP header
 #      directory pointed at the prefix's compat headers and the prefix's lib as run path;
-#   4. a round trip through a registered buffer (round_trip.py) with LD_LIBRARY_PATH unset.
+#   4. a round trip through a registered buffer (round_trip.py) with LD_LIBRARY_PATH unset;
+#   5. the prefix's rocm-layout component installed, the same round trip with the buffer from
+#      AMD's hipfile.hipMalloc helper, which loads libamdhip64.so by name (the prefix's lib in
+#      LD_LIBRARY_PATH, as ROCm's is in the loader's path).
 # Needs PyPI: without it the test is skipped (exit 77).
 #
 #   amd_python_test.sh BUILD_DIR WORK_DIR
@@ -37,3 +40,6 @@ ROCM_PATH=$prefix "$py" -m pip install -q --no-build-isolation "$WORK"/sdist/hip
   { cat "$WORK/build.log"; exit 1; }
 cd "$WORK"
 HIPFILE_RUNTIME=${HIPFILE_RUNTIME:-cpu} "$py" "$HERE/round_trip.py"
+cmake --install "$BUILD" --prefix "$prefix" --component rocm-layout > /dev/null
+LD_LIBRARY_PATH=$prefix/lib HIPFILE_RUNTIME=${HIPFILE_RUNTIME:-cpu} "$py" "$HERE/round_trip.py" \
+  --amd-hipmalloc

@@ -5,6 +5,10 @@ Writes 1 MiB of random bytes from a registered buffer to a file, reads them back
 buffer, and checks both the buffer and the file. The buffer comes from hipMalloc, which this
 library exports (its HIP subset); on the CPU runtime device memory is host memory, so the bytes
 are checked through ctypes. Prints one OK line.
+
+With --amd-hipmalloc the buffer comes from AMD's own helper, hipfile.hipMalloc, which loads the
+HIP runtime as ctypes.CDLL("libamdhip64.so"): the prefix's rocm-layout install component names
+libhipfile.so.0 so, and the prefix's lib must be in the loader's path.
 """
 
 import ctypes
@@ -18,15 +22,26 @@ from hipfile import Buffer, Driver, FileHandle, HipFileException
 SIZE = 1 << 20
 
 
-def main() -> int:
+def allocate(amd_helper: bool):
+    """A SIZE-byte device buffer and the function that frees it."""
+    if amd_helper:
+        from hipfile import hipMalloc as helper  # AMD's module: loads libamdhip64.so
+
+        ptr = helper.hipMalloc(SIZE)
+        return ptr, helper.hipFree
     # Already loaded by hipfile's extension (by its run path): this finds that copy.
     lib = ctypes.CDLL("libhipfile.so.0")
     lib.hipMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
     lib.hipFree.argtypes = [ctypes.c_void_p]
     ptr = ctypes.c_void_p()
     if lib.hipMalloc(ctypes.byref(ptr), SIZE) != 0:
-        print("hipMalloc failed", file=sys.stderr)
-        return 1
+        raise RuntimeError("hipMalloc failed")
+    return ptr, lib.hipFree
+
+
+def main() -> int:
+    amd_helper = "--amd-hipmalloc" in sys.argv[1:]
+    ptr, free = allocate(amd_helper)
     data = os.urandom(SIZE)
     ctypes.memmove(ptr, data, SIZE)
     path = os.path.join(tempfile.mkdtemp(prefix="hipfile-amd-py."), "round-trip.bin")
@@ -56,10 +71,11 @@ def main() -> int:
         except (OSError, HipFileException):
             pass
     finally:
-        lib.hipFree(ptr)
+        free(ptr)
         if os.path.exists(path):
             os.remove(path)
-    print(f"OK  AMD's hipfile {hipfile.get_version()} round trip of {SIZE} bytes")
+    via = " (buffer from hipfile.hipMalloc)" if amd_helper else ""
+    print(f"OK  AMD's hipfile {hipfile.get_version()} round trip of {SIZE} bytes{via}")
     return 0
 
 
