@@ -27,6 +27,63 @@ HIPFILE_API const char *hipFileExtRuntimeReason(void);
  * hipFileGetOpErrorString gives its description. */
 HIPFILE_API const char *hipFileExtOpErrorName(int err);
 
+/* ---- which path the bytes took ------------------------------------------------------------- */
+
+/* The ways bytes move between a file and memory (docs/stats.md). */
+typedef enum hipFileExtPath {
+    hipFileExtPathPageCache = 0, /* the GPU copied from pinned page-cache windows of the file */
+    hipFileExtPathDirect = 1,    /* O_DIRECT into or out of pinned staging */
+    hipFileExtPathBuffered = 2,  /* pread/pwrite through the page cache and pinned staging: the
+                                    compatibility path (HIPFILE_ALLOW_COMPAT_MODE) */
+    hipFileExtPathIoUring = 3,   /* batch entries grouped through one staging buffer, their
+                                    system calls in one io_uring submission (compatibility path) */
+    hipFileExtPathHost = 4       /* host memory (pinned, or the CPU runtime's device memory): the
+                                    system calls moved the bytes straight into or out of it */
+} hipFileExtPath_t;
+#define HIPFILE_EXT_PATH_COUNT 5
+#define HIPFILE_EXT_MAX_PATHS 8 /* array size below; entries past the count stay 0 */
+
+/* Why bytes took hipFileExtPathBuffered. */
+typedef enum hipFileExtFallback {
+    hipFileExtFallbackNone = 0,
+    hipFileExtFallbackNoDirect = 1,    /* the file has no O_DIRECT (its file system refused it) */
+    hipFileExtFallbackDirectOff = 2,   /* O_DIRECT turned off: HIPFILE_DIRECT_READS / _WRITES */
+    hipFileExtFallbackPinnedPages = 3, /* a write over pages pinned for the page-cache path */
+    hipFileExtFallbackUnaligned = 4,   /* off the file's O_DIRECT alignment (head, tail, memory) */
+    hipFileExtFallbackSmall = 5,       /* too small to look the page cache up, for an O_DIRECT
+                                          body, or to pin */
+    hipFileExtFallbackWarm = 6,        /* in the page cache, whose pages are not pinned here */
+    hipFileExtFallbackNotPinned = 7,   /* in the page cache, no window pinned yet (first reads of
+                                          a window, or pinned windows at their cap) */
+    hipFileExtFallbackDirectRefused = 8, /* O_DIRECT refused at run time (EINVAL) */
+    hipFileExtFallbackNoRing = 9         /* a batch group's system calls ran one by one: io_uring
+                                            off or refused */
+} hipFileExtFallback_t;
+#define HIPFILE_EXT_FALLBACK_COUNT 10
+#define HIPFILE_EXT_MAX_FALLBACKS 16 /* array size below; entries past the count stay 0 */
+
+/* Bytes and transfers by path since the process started (statistics level 1 or more:
+ * HIPFILE_STATS_LEVEL). The bytes of each direction add up to hipFileGetStatsL1's read_bytes /
+ * write_bytes; a transfer is counted under the path that moved most of its bytes, so the ops add
+ * up to read_ops.ok / write_ops.ok. */
+typedef struct hipFileExtPathStats {
+    uint64_t read_bytes[HIPFILE_EXT_MAX_PATHS]; /* indexed by hipFileExtPath_t */
+    uint64_t write_bytes[HIPFILE_EXT_MAX_PATHS];
+    uint64_t read_ops[HIPFILE_EXT_MAX_PATHS];
+    uint64_t write_ops[HIPFILE_EXT_MAX_PATHS];
+    uint64_t read_fallback_bytes[HIPFILE_EXT_MAX_FALLBACKS]; /* by hipFileExtFallback_t */
+    uint64_t write_fallback_bytes[HIPFILE_EXT_MAX_FALLBACKS];
+} hipFileExtPathStats_t;
+
+/* Fills *stats; hipFileInvalidValue for NULL. Needs no open driver. */
+HIPFILE_API hipFileError_t hipFileExtGetPathStats(hipFileExtPathStats_t *stats);
+
+/* "page_cache", "direct", "buffered", "io_uring", "host"; "unknown" for another value. Static. */
+HIPFILE_API const char *hipFileExtPathName(int path);
+/* "none", "no_direct", "direct_off", "pinned_pages", "unaligned", "small", "warm", "not_pinned",
+ * "direct_refused", "no_ring"; "unknown" for another value. Static. */
+HIPFILE_API const char *hipFileExtFallbackName(int why);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -89,7 +89,8 @@ Result<engine::IoRequest> IoService::Check(const PreparedIo& io, size_t size, of
 
 void IoService::Record(const PreparedIo& io, const engine::IoRequest* request,
                        const Result<size_t>& moved, std::chrono::steady_clock::time_point start,
-                       IoTally* tally, std::optional<std::chrono::steady_clock::time_point> end) {
+                       IoTally* tally, std::optional<std::chrono::steady_clock::time_point> end,
+                       const engine::PathBytes* paths) {
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                           end.value_or(std::chrono::steady_clock::now()) - start)
                           .count();
@@ -99,9 +100,9 @@ void IoService::Record(const PreparedIo& io, const engine::IoRequest* request,
   const uint64_t bytes = moved.ok() ? *moved : 0;
   const uint64_t us = request == nullptr ? 0 : static_cast<uint64_t>(micros);
   if (tally != nullptr) {
-    tally->Record(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned);
+    tally->Record(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned, paths);
   } else {
-    stats_.RecordIo(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned);
+    stats_.RecordIo(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned, paths);
   }
 }
 
@@ -114,12 +115,13 @@ Result<size_t> IoService::Execute(const PreparedIo& io, size_t size, off_t file_
     return request.status();
   }
   if (request->size == 0) return size_t{0};
+  engine::PathBytes paths;
   const Result<size_t> moved =
       request->write ? io.engine->Write(*request->file, request->memory, request->size,
-                                        request->offset, request->allow_compat)
+                                        request->offset, request->allow_compat, &paths)
                      : io.engine->Read(*request->file, request->memory, request->size,
-                                       request->offset, request->allow_compat);
-  Record(io, &*request, moved, start);
+                                       request->offset, request->allow_compat, &paths);
+  Record(io, &*request, moved, start, nullptr, std::nullopt, &paths);
   return moved;
 }
 
@@ -131,6 +133,7 @@ void IoService::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* resul
   std::vector<engine::IoRequest> requests;
   std::vector<size_t> index;  // requests[j] belongs to calls[index[j]]
   std::vector<Result<size_t>> moved;
+  std::vector<engine::PathBytes> paths;
   std::vector<bool> done(n, false);
   for (size_t first = 0; first < n; ++first) {
     if (done[first]) continue;
@@ -155,11 +158,12 @@ void IoService::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* resul
     }
     if (requests.empty()) continue;
     moved.assign(requests.size(), size_t{0});
-    engine->RunMany(requests.data(), requests.size(), moved.data());
+    paths.assign(requests.size(), engine::PathBytes{});
+    engine->RunMany(requests.data(), requests.size(), moved.data(), paths.data());
     const auto end = std::chrono::steady_clock::now();
     for (size_t j = 0; j < requests.size(); ++j) {
       results[index[j]] = std::move(moved[j]);
-      Record(*calls[index[j]].io, &requests[j], results[index[j]], start, &tally, end);
+      Record(*calls[index[j]].io, &requests[j], results[index[j]], start, &tally, end, &paths[j]);
     }
   }
 }

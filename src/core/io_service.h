@@ -81,9 +81,11 @@ class IoService {
   // The statistics of one transfer: request null when it failed its rules (no time recorded
   // then). Into `tally` when given (added to the statistics when the tally is flushed), else at
   // once; `end` is when it finished (now when not given).
+  // `paths`: how the engine says the bytes went.
   void Record(const PreparedIo& io, const engine::IoRequest* request, const Result<size_t>& moved,
               std::chrono::steady_clock::time_point start, IoTally* tally = nullptr,
-              std::optional<std::chrono::steady_clock::time_point> end = std::nullopt);
+              std::optional<std::chrono::steady_clock::time_point> end = std::nullopt,
+              const engine::PathBytes* paths = nullptr);
   // A transfer refused before its handle and buffer were found (rules 1-2).
   void RecordRefused(IoDirection direction);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/stats.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace hipfile::core {
@@ -44,7 +45,7 @@ void Stats::RecordBufDeregister(bool ok, int device, size_t bytes) {
 }
 
 void IoTally::Record(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
-                     bool unaligned) {
+                     bool unaligned, const engine::PathBytes* paths) {
   Part* part = nullptr;
   for (size_t i = 0; i < used_ && part == nullptr; ++i) {
     if (parts_[i].direction == direction && parts_[i].device == device) part = &parts_[i];
@@ -55,18 +56,31 @@ void IoTally::Record(IoDirection direction, int device, bool ok, uint64_t bytes,
     part->direction = direction;
     part->device = device;
   }
-  part->Count(ok, bytes, micros, unaligned);
+  part->Count(ok, bytes, micros, unaligned, paths);
 }
 
-void IoTally::Part::Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bool is_unaligned) {
-  if (moved) {
-    ++ok;
-    bytes += bytes_moved;
-    micros += took_us;
-    ++hist[SizeHistogramBucket(bytes_moved)];
-    if (is_unaligned) ++unaligned;
-  } else {
+void IoTally::Part::Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bool is_unaligned,
+                          const engine::PathBytes* by_path) {
+  if (!moved) {
     ++err;
+    return;
+  }
+  ++ok;
+  bytes += bytes_moved;
+  micros += took_us;
+  ++hist[SizeHistogramBucket(bytes_moved)];
+  if (is_unaligned) ++unaligned;
+  // A path the engine did not report: host memory, moved by the system calls (the only transfers
+  // without a report are the engine's tests' and those that moved nothing).
+  engine::PathBytes host;
+  host.Add(engine::IoPath::kHost, bytes_moved);
+  const engine::PathBytes& p =
+      by_path != nullptr && by_path->total() == bytes_moved ? *by_path : host;
+  paths += p;
+  ++path_ops[static_cast<size_t>(p.primary())];
+  if (p.bytes[static_cast<size_t>(engine::IoPath::kBuffered)] > 0 ||
+      p.bytes[static_cast<size_t>(engine::IoPath::kIoUring)] > 0) {
+    ++compat_ops;
   }
 }
 
@@ -78,13 +92,13 @@ void IoTally::Flush() {
 }
 
 void Stats::RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
-                     bool unaligned) {
+                     bool unaligned, const engine::PathBytes* paths) {
   if (!Enabled()) return;
   // One part, not a whole tally: this is every synchronous transfer's path.
   IoTally::Part part;
   part.direction = direction;
   part.device = device;
-  part.Count(ok, bytes, micros, unaligned);
+  part.Count(ok, bytes, micros, unaligned, paths);
   AddPart(part);
 }
 
@@ -104,6 +118,14 @@ void Stats::AddPart(const IoTally::Part& part) {
     add(d.bytes, part.bytes);
     add(d.micros, part.micros);
     for (size_t b = 0; b < kSizeHistogramBuckets; ++b) add(d.hist[b], part.hist[b]);
+    add(d.compat_ops, part.compat_ops);
+    for (size_t i = 0; i < engine::kIoPathCount; ++i) {
+      add(d.path_bytes[i], part.paths.bytes[i]);
+      add(d.path_ops[i], part.path_ops[i]);
+    }
+    for (size_t i = 0; i < engine::kFallbackCount; ++i) {
+      add(d.fallback_bytes[i], part.paths.fallback[i]);
+    }
   };
   record(is_read ? read_ : write_);
   if (part.device < 0 || part.device >= HIPFILE_MAX_GPUS) return;
@@ -113,6 +135,22 @@ void Stats::AddPart(const IoTally::Part& part) {
     gpu.in_use.store(true, std::memory_order_relaxed);
   record(is_read ? gpu.read : gpu.write);
   add(is_read ? gpu.unaligned_reads : gpu.unaligned_writes, part.unaligned);
+}
+
+void Stats::FillPaths(hipFileExtPathStats_t* out) const {
+  std::memset(out, 0, sizeof *out);
+  static_assert(engine::kIoPathCount <= HIPFILE_EXT_MAX_PATHS, "hipfile_ext.h's path arrays");
+  static_assert(engine::kFallbackCount <= HIPFILE_EXT_MAX_FALLBACKS, "hipfile_ext.h's reasons");
+  for (size_t i = 0; i < engine::kIoPathCount; ++i) {
+    out->read_bytes[i] = Load(read_.path_bytes[i]);
+    out->write_bytes[i] = Load(write_.path_bytes[i]);
+    out->read_ops[i] = Load(read_.path_ops[i]);
+    out->write_ops[i] = Load(write_.path_ops[i]);
+  }
+  for (size_t i = 0; i < engine::kFallbackCount; ++i) {
+    out->read_fallback_bytes[i] = Load(read_.fallback_bytes[i]);
+    out->write_fallback_bytes[i] = Load(write_.fallback_bytes[i]);
+  }
 }
 
 void Stats::FillL1(hipFileStatsLevel1_t* out) const {
@@ -158,14 +196,20 @@ void Stats::FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const {
     s.read_duration_us = Load(g.read.micros);
     s.read_bw_bytes_per_sec = BytesPerSecond(s.read_bytes, s.read_duration_us);
     s.n_total_reads = Load(g.read.ok);
-    s.n_posix_reads = s.n_total_reads;  // every transfer takes the compatibility path
+    // hipFile's split: nvfs = its fast path, posix = its compatibility path. Here the
+    // compatibility path is buffered I/O through staging (docs/environment.md); a transfer that
+    // took it for any byte counts as posix, the rest (page-cache pinning, O_DIRECT, host memory)
+    // as nvfs.
+    s.n_posix_reads = Load(g.read.compat_ops);
+    s.n_nvfs_reads = s.n_total_reads - std::min(s.n_total_reads, s.n_posix_reads);
     s.n_unaligned_reads = Load(g.unaligned_reads);
     s.n_reads_err = Load(g.read.err);
     s.write_bytes = Load(g.write.bytes);
     s.write_duration_us = Load(g.write.micros);
     s.write_bw_bytes_per_sec = BytesPerSecond(s.write_bytes, s.write_duration_us);
     s.n_total_writes = Load(g.write.ok);
-    s.n_posix_writes = s.n_total_writes;
+    s.n_posix_writes = Load(g.write.compat_ops);
+    s.n_nvfs_writes = s.n_total_writes - std::min(s.n_total_writes, s.n_posix_writes);
     s.n_unaligned_writes = Load(g.unaligned_writes);
     s.n_writes_err = Load(g.write.err);
     s.n_mmap = registrations;  // hipFile reports the process's buffer registrations here

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <hipfile.h>
+#include <hipfile_ext.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/io_path.h"
 #include "runtime/gpu_runtime.h"
 
 namespace hipfile::core {
@@ -37,7 +39,7 @@ class IoTally {
 
   // As Stats::RecordIo.
   void Record(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
-              bool unaligned);
+              bool unaligned, const engine::PathBytes* paths = nullptr);
   // Adds what was recorded to the Stats and starts again from zero.
   void Flush();
 
@@ -47,9 +49,13 @@ class IoTally {
     IoDirection direction = IoDirection::kRead;
     int device = -1;
     uint64_t ok = 0, err = 0, bytes = 0, micros = 0, unaligned = 0;
+    uint64_t compat_ops = 0;  // transfers that took the compatibility path for some bytes
     uint64_t hist[kSizeHistogramBuckets] = {};
+    engine::PathBytes paths;                       // bytes by path, buffered bytes by why
+    uint64_t path_ops[engine::kIoPathCount] = {};  // transfers by their primary path
     // Counts one transfer of this direction and GPU.
-    void Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bool is_unaligned);
+    void Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bool is_unaligned,
+               const engine::PathBytes* by_path);
   };
   static constexpr size_t kMaxParts = 4;
 
@@ -69,11 +75,16 @@ class Stats {
   void RecordBufRegister(bool ok, int device, size_t bytes);
   void RecordBufDeregister(bool ok, int device, size_t bytes);
   // One hipFileRead/Write. `device` is -1 when the failure came before the buffer was known;
-  // `unaligned`: the transfer did not meet the file's O_DIRECT alignment.
+  // `unaligned`: the transfer did not meet the file's O_DIRECT alignment; `paths`: how its bytes
+  // went (null: the path is not known, counted as host memory moved by the system calls).
   void RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
-                bool unaligned);
+                bool unaligned, const engine::PathBytes* paths = nullptr);
   // Everything an IoTally recorded (IoTally::Flush calls it).
   void Add(const IoTally& tally);
+
+  // Bytes by path and direction, transfers by primary path, buffered bytes by why
+  // (hipFileExtGetPathStats).
+  void FillPaths(hipFileExtPathStats_t* out) const;
 
   void FillL1(hipFileStatsLevel1_t* out) const;
   void FillL2(hipFileStatsLevel2_t* out) const;
@@ -85,6 +96,10 @@ class Stats {
   struct Direction {
     Counter ok{0}, err{0}, bytes{0}, micros{0};
     Counter hist[kSizeHistogramBuckets] = {};
+    Counter compat_ops{0};
+    Counter path_bytes[engine::kIoPathCount] = {};
+    Counter path_ops[engine::kIoPathCount] = {};
+    Counter fallback_bytes[engine::kFallbackCount] = {};
   };
   struct PerGpu {
     std::atomic<bool> in_use{false};

@@ -34,13 +34,16 @@ Result<StagedPlan> StreamTransfer::Begin(const AsyncParams& params) {
 Result<size_t> StreamTransfer::Move(void* staging, size_t bytes, off_t offset) {
   // The slot is staging: with the compatibility path off, its bytes move by O_DIRECT only.
   const engine::IoMemory memory{staging, hipMemoryTypeHost, request_.memory.device, true};
-  return request_.write
-             ? io_.engine->Write(*request_.file, memory, bytes, offset, request_.allow_compat)
-             : io_.engine->Read(*request_.file, memory, bytes, offset, request_.allow_compat);
+  return request_.write ? io_.engine->Write(*request_.file, memory, bytes, offset,
+                                            request_.allow_compat, &paths_)
+                        : io_.engine->Read(*request_.file, memory, bytes, offset,
+                                           request_.allow_compat, &paths_);
 }
 
 ssize_t StreamTransfer::Finish(const Result<size_t>& moved) {
-  if (begun_ && request_.size > 0) service_.Record(io_, &request_, moved, start_);
+  if (begun_ && request_.size > 0) {
+    service_.Record(io_, &request_, moved, start_, nullptr, std::nullopt, &paths_);
+  }
   LetGo();
   return EncodeResult(moved);
 }

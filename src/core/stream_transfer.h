@@ -47,6 +47,7 @@ class StreamTransfer final : public AsyncWork {
   PreparedIo io_;
   const bool staged_;
   engine::IoRequest request_;  // Begin's
+  engine::PathBytes paths_;    // how Move's bytes went
   bool begun_ = false;
   std::chrono::steady_clock::time_point start_;
 };

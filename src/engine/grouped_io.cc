@@ -23,8 +23,9 @@ Result<size_t> PosixResult(const Transfer& t) {
 // One round: entries [begin, end) whose slices fit the buffer at the given offsets.
 class Round {
  public:
-  Round(EngineContext& cx, Resources& res, const IoRequest* ios, Result<size_t>* results)
-      : cx_(cx), res_(res), ios_(ios), results_(results) {}
+  Round(EngineContext& cx, Resources& res, const IoRequest* ios, Result<size_t>* results,
+        IoPath* paths)
+      : cx_(cx), res_(res), ios_(ios), results_(results), paths_(paths) {}
 
   void Read(size_t begin, size_t end, const std::vector<size_t>& slice) {
     // Every entry's pread at once (one io_uring submission where available), then the copies.
@@ -34,7 +35,7 @@ class Round {
                                ios_[i].size, ios_[i].offset));
     }
     std::vector<Transfer> done(reads.size());
-    cx_.ring.RunAll(reads.data(), reads.size(), done.data());
+    Via(begin, end, cx_.ring.RunAll(reads.data(), reads.size(), done.data()));
     std::vector<size_t> entry;  // entries with bytes to copy, bytes in results_
     std::vector<runtime::CopyOp> copies;
     for (size_t i = begin; i < end; ++i) {
@@ -62,11 +63,16 @@ class Round {
       written.push_back(i);
     }
     std::vector<Transfer> done(writes.size());
-    cx_.ring.RunAll(writes.data(), writes.size(), done.data());
+    Via(begin, end, cx_.ring.RunAll(writes.data(), writes.size(), done.data()));
     for (size_t j = 0; j < writes.size(); ++j) results_[written[j]] = PosixResult(done[j]);
   }
 
  private:
+  void Via(size_t begin, size_t end, bool ringed) {
+    if (paths_ == nullptr) return;
+    std::fill(paths_ + begin, paths_ + end, ringed ? IoPath::kIoUring : IoPath::kBuffered);
+  }
+
   // Queues the entries' copies in one call (one driver call where the runtime has a batch copy)
   // and waits once. A copy that was not queued fails its entry, a failed wait every queued one.
   // Returns the entries whose copy completed.
@@ -95,12 +101,15 @@ class Round {
   Resources& res_;
   const IoRequest* ios_;
   Result<size_t>* results_;
+  IoPath* paths_;
 };
 
 }  // namespace
 
-void RunGroup(EngineContext& cx, const IoRequest* ios, size_t n, Result<size_t>* results) {
+void RunGroup(EngineContext& cx, const IoRequest* ios, size_t n, Result<size_t>* results,
+              IoPath* paths) {
   if (n == 0) return;
+  if (paths != nullptr) std::fill(paths, paths + n, IoPath::kBuffered);
   Resources res(cx);
   Status acquired = res.EnsureLease(1);
   if (acquired.ok()) acquired = res.EnsureStream(ios[0].memory.device);
@@ -108,7 +117,7 @@ void RunGroup(EngineContext& cx, const IoRequest* ios, size_t n, Result<size_t>*
     std::fill(results, results + n, Result<size_t>(acquired));
     return;
   }
-  Round round(cx, res, ios, results);
+  Round round(cx, res, ios, results, paths);
   const size_t capacity = cx.staging.buffer_bytes();
   std::vector<size_t> slice;
   for (size_t begin = 0; begin < n;) {

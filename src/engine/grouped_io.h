@@ -40,7 +40,9 @@ namespace hipfile::engine {
 
 // Runs `n` requests on device memory of one device, all staged, none empty and each no larger
 // than a staging buffer, writing results[i] for ios[i]. Entries are packed into one staging
-// buffer; more than fit run in successive rounds.
-void RunGroup(EngineContext& cx, const IoRequest* ios, size_t n, Result<size_t>* results);
+// buffer; more than fit run in successive rounds. With `paths`, paths[i] says how entry i's
+// bytes went: kIoUring when a ring ran its system call, else kBuffered.
+void RunGroup(EngineContext& cx, const IoRequest* ios, size_t n, Result<size_t>* results,
+              IoPath* paths = nullptr);
 
 }  // namespace hipfile::engine

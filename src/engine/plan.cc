@@ -12,18 +12,24 @@ struct Run {
   uint64_t begin;
   uint64_t end;
   ChunkMethod method;
+  Fallback why;  // kBuffered runs: why buffered
 };
 
 // Runs in file order; a run continuing the previous one with the same method extends it.
 class RunList {
  public:
-  void Add(uint64_t begin, uint64_t end, ChunkMethod method) {
+  void Add(uint64_t begin, uint64_t end, ChunkMethod method, Fallback why = Fallback::kNone) {
     if (begin >= end) return;
+    if (method != ChunkMethod::kBuffered) why = Fallback::kNone;
     if (!runs_.empty() && runs_.back().end == begin && runs_.back().method == method) {
-      runs_.back().end = end;
+      // One run, whatever the reasons (as many system calls as before there were reasons): it
+      // keeps the reason of the longer part.
+      Run& last = runs_.back();
+      if (end - begin > last.end - last.begin) last.why = why;
+      last.end = end;
       return;
     }
-    runs_.push_back(Run{begin, end, method});
+    runs_.push_back(Run{begin, end, method, why});
   }
   const std::vector<Run>& runs() const { return runs_; }
 
@@ -48,10 +54,15 @@ uint64_t DirectAlign(const PlanRequest& r) {
   return align;
 }
 
+// Why cold bytes cannot take O_DIRECT at all (DirectAlign is 0).
+Fallback NoDirectReason(const PlanRequest& r) {
+  return r.direct_allowed ? Fallback::kUnaligned : r.no_direct;
+}
+
 // A span of cold data: O_DIRECT for its aligned body where that pays, buffered otherwise.
 void AddCold(const PlanRequest& r, uint64_t align, uint64_t begin, uint64_t end, RunList* runs) {
   if (align == 0) {
-    runs->Add(begin, end, ChunkMethod::kBuffered);
+    runs->Add(begin, end, ChunkMethod::kBuffered, NoDirectReason(r));
     return;
   }
   const DirectSplit split = SplitForDirect(begin, end - begin, r.dio_offset_align);
@@ -64,12 +75,13 @@ void AddCold(const PlanRequest& r, uint64_t align, uint64_t begin, uint64_t end,
   const uint64_t body_end_aligned = body_begin + AlignDown(split.body, align);
   const uint64_t min_body = DirectOnly(r) ? 1 : std::max<uint64_t>(r.direct_min_bytes, 1);
   if (!memory_ok || body_end_aligned - body_begin < min_body) {
-    runs->Add(begin, end, ChunkMethod::kBuffered);
+    const bool small = memory_ok && body_end_aligned > body_begin;
+    runs->Add(begin, end, ChunkMethod::kBuffered, small ? Fallback::kSmall : Fallback::kUnaligned);
     return;
   }
-  runs->Add(begin, body_begin, ChunkMethod::kBuffered);
+  runs->Add(begin, body_begin, ChunkMethod::kBuffered, Fallback::kUnaligned);
   runs->Add(body_begin, body_end_aligned, ChunkMethod::kDirect);
-  runs->Add(body_end_aligned, end, ChunkMethod::kBuffered);
+  runs->Add(body_end_aligned, end, ChunkMethod::kBuffered, Fallback::kUnaligned);
 }
 
 void Cut(const PlanRequest& r, uint64_t align, const Run& run, std::vector<PlannedChunk>* out) {
@@ -79,6 +91,7 @@ void Cut(const PlanRequest& r, uint64_t align, const Run& run, std::vector<Plann
     c.size = static_cast<size_t>(end - begin);
     c.memory_offset = static_cast<size_t>(begin - r.offset);
     c.method = run.method;
+    c.why = run.why;
     out->push_back(c);
   };
   switch (run.method) {
@@ -145,7 +158,9 @@ std::vector<PlannedChunk> PlanTransfer(const PlanRequest& r) {
   RunList runs;
   const bool direct_only = DirectOnly(r);
   if (!r.residency_known && !direct_only) {
-    runs.Add(r.offset, end, ChunkMethod::kBuffered);
+    // Not looked up: too small for it, or there was nothing to look it up for.
+    runs.Add(r.offset, end, ChunkMethod::kBuffered,
+             r.direct_allowed || r.page_cache_wanted ? Fallback::kSmall : r.no_direct);
   } else {
     const uint64_t align = DirectAlign(r);
     const bool page_cache = r.page_cache_allowed && r.staged && IsPowerOfTwo(r.page_size);
@@ -163,7 +178,7 @@ std::vector<PlannedChunk> PlanTransfer(const PlanRequest& r) {
       } else if (direct_only) {
         AddCold(r, align, b, e, &runs);
       } else {
-        runs.Add(b, e, ChunkMethod::kBuffered);
+        runs.Add(b, e, ChunkMethod::kBuffered, page_cache ? Fallback::kSmall : Fallback::kWarm);
       }
       cursor = e;
     }

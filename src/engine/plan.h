@@ -34,6 +34,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/io_path.h"
+
 namespace hipfile::engine {
 
 enum class ChunkMethod : uint8_t { kPageCache, kDirect, kBuffered };
@@ -45,6 +47,9 @@ struct PlannedChunk {
   size_t size = 0;
   size_t memory_offset = 0;  // offset - the request's offset
   ChunkMethod method = ChunkMethod::kBuffered;
+  // A kBuffered chunk: why not O_DIRECT or the page cache (statistics; not compared). Where
+  // buffered spans of different reasons meet, the merged run has the reason of its longer part.
+  Fallback why = Fallback::kNone;
 
   friend bool operator==(const PlannedChunk& a, const PlannedChunk& b) {
     return a.offset == b.offset && a.size == b.size && a.memory_offset == b.memory_offset &&
@@ -74,8 +79,13 @@ struct PlanRequest {
   // false (HIPFILE_ALLOW_COMPAT_MODE off): plan direct-only where the bytes meet staging.
   bool compat_allowed = true;
 
-  // O_DIRECT: allowed when the file has a direct descriptor and the engine wants it.
+  // O_DIRECT: allowed when the file has a direct descriptor and the engine wants it; when not,
+  // why (the reason buffered chunks report).
   bool direct_allowed = false;
+  Fallback no_direct = Fallback::kNoDirect;
+  // The page-cache path was wanted for this request (its residency is looked up when large
+  // enough): a request left unknown is then buffered for being small.
+  bool page_cache_wanted = false;
   uint32_t dio_mem_align = 0;
   uint32_t dio_offset_align = 0;
 

@@ -241,13 +241,13 @@ void RingIo::RunSerially(const RingTransfer* t, size_t n, Transfer* results) {
   for (size_t i = 0; i < n; ++i) FinishSerially(sys_, t[i], &results[i]);
 }
 
-void RingIo::RunAll(const RingTransfer* t, size_t n, Transfer* results) {
+bool RingIo::RunAll(const RingTransfer* t, size_t n, Transfer* results) {
   for (size_t i = 0; i < n; ++i) results[i] = Transfer{};
-  if (n == 0) return;
+  if (n == 0) return false;
   std::unique_ptr<IoRing> ring = Lease();
   if (ring == nullptr) {
     RunSerially(t, n, results);
-    return;
+    return false;
   }
   ring_calls_.fetch_add(1, std::memory_order_relaxed);
   Run run(*ring, t, n, results);
@@ -256,6 +256,7 @@ void RingIo::RunAll(const RingTransfer* t, size_t n, Transfer* results) {
   if (!healthy) {
     for (const size_t i : run.pending()) FinishSerially(sys_, t[i], &results[i]);
   }
+  return true;
 }
 
 }  // namespace hipfile::engine

@@ -71,8 +71,9 @@ class RingIo {
 
   // Runs t[0..n) to completion and sets results[i] to transfer i's bytes (from its start) and
   // the error that stopped it (Ok when complete or, for a read, at end of file). The buffers must
-  // not overlap where written. Returns only when no op of this call is left in the kernel.
-  void RunAll(const RingTransfer* t, size_t n, Transfer* results);
+  // not overlap where written. Returns only when no op of this call is left in the kernel; true
+  // when a ring took them (statistics: the io_uring path), false when pread/pwrite ran them all.
+  bool RunAll(const RingTransfer* t, size_t n, Transfer* results);
 
   // False once ring creation has failed (logged once at info level) or when disabled: all
   // transfers then run through pread/pwrite.

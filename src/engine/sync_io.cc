@@ -97,7 +97,7 @@ struct SyncEngine::Impl {
   }
 
   // Runs every chunk of `job` on the caller and up to io_threads - 1 workers.
-  Result<size_t> Execute(std::shared_ptr<TransferJob> job) {
+  Result<size_t> Execute(std::shared_ptr<TransferJob> job, PathBytes* paths) {
     const size_t chunks = job->chunk_count();
     if (chunks == 0) return size_t{0};
     const size_t helpers = std::min({io_threads - 1, workers.pool().size(), chunks - 1});
@@ -115,6 +115,7 @@ struct SyncEngine::Impl {
     job->CloseAndWait();
     // Workers that did not get to join still hold the job; the mapping must not wait for them.
     job->mapped = nullptr;
+    if (paths != nullptr) *paths += job->PathsMoved();
     return job->Assemble();
   }
 
@@ -186,7 +187,7 @@ bool SyncEngine::PlanDirectOnlyRead(const IoFile& file, PlanRequest* request) co
 }
 
 Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size_t size,
-                                off_t offset, bool allow_compat) {
+                                off_t offset, bool allow_compat, PathBytes* paths) {
   if (size == 0) return size_t{0};
   const bool staged = Staged(memory);
   // Plan-time only: the default (allow_compat) plans and runs as it always did.
@@ -200,6 +201,7 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   request.staging_align = impl_->page_size;
   request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
   request.direct_allowed = options_.direct_reads && file.direct_fd >= 0;
+  request.no_direct = file.direct_fd < 0 ? Fallback::kNoDirect : Fallback::kDirectOff;
   request.dio_mem_align = file.dio_mem_align;
   request.dio_offset_align = file.dio_offset_align;
   request.page_size = impl_->page_size;
@@ -213,6 +215,7 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   // came first).
   std::shared_ptr<MappedFile> mapped;
   const bool want_cache = staged && impl_->page_cache;
+  request.page_cache_wanted = want_cache;
   if (direct_only) {
     if (!PlanDirectOnlyRead(file, &request)) return size_t{0};
   } else if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
@@ -244,11 +247,11 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   if (direct_only) job->memory_bytes = size;  // its plan may reach past it, to a block's end
   job->direct_align = std::max<size_t>(file.dio_offset_align, 1);
   job->mapped = std::move(mapped);
-  return impl_->Execute(std::move(job));
+  return impl_->Execute(std::move(job), paths);
 }
 
 Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, size_t size,
-                                 off_t offset, bool allow_compat) {
+                                 off_t offset, bool allow_compat, PathBytes* paths) {
   if (size == 0) return size_t{0};
   PlanRequest request;
   request.offset = static_cast<uint64_t>(offset);
@@ -273,6 +276,9 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
     }
   } end_direct{direct ? &pins : nullptr, file};
   request.direct_allowed = direct;
+  request.no_direct = file.direct_fd < 0        ? Fallback::kNoDirect
+                      : !options_.direct_writes ? Fallback::kDirectOff
+                                                : Fallback::kPinnedPages;
   request.residency_known = request.direct_allowed;  // written data is all "cold"
   request.dio_mem_align = file.dio_mem_align;
   request.dio_offset_align =
@@ -295,7 +301,10 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
   job->staged = request.staged;
   job->direct_only = direct_only;
   job->direct_align = request.dio_offset_align;
-  return MadeDurable(file, impl_->Execute(std::move(job)));
+  PathBytes moved;
+  Result<size_t> wrote = MadeDurable(file, impl_->Execute(std::move(job), &moved));
+  if (wrote.ok() && paths != nullptr) *paths += moved;  // a failed fdatasync: nothing counts
+  return wrote;
 }
 
 Result<size_t> SyncEngine::MadeDurable(const IoFile& file, Result<size_t> wrote) {
@@ -305,11 +314,13 @@ Result<size_t> SyncEngine::MadeDurable(const IoFile& file, Result<size_t> wrote)
   return wrote;
 }
 
-void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results) {
+void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results,
+                         PathBytes* paths) {
   // The group: small staged transfers on the device of the first of them.
-  const auto alone = [this](const IoRequest& io) {
-    return io.write ? Write(*io.file, io.memory, io.size, io.offset, io.allow_compat)
-                    : Read(*io.file, io.memory, io.size, io.offset, io.allow_compat);
+  const auto alone = [this, ios, paths](const IoRequest& io) {
+    PathBytes* mine = paths != nullptr ? &paths[&io - ios] : nullptr;
+    return io.write ? Write(*io.file, io.memory, io.size, io.offset, io.allow_compat, mine)
+                    : Read(*io.file, io.memory, io.size, io.offset, io.allow_compat, mine);
   };
   std::vector<IoRequest> group;
   std::vector<size_t> index;  // group[j] is ios[index[j]]
@@ -328,11 +339,13 @@ void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results
   }
   if (group.empty()) return;
   if (group.size() == 1) {  // nothing to share: the plain path (and its page-cache lookup)
-    results[index.front()] = alone(group.front());
+    results[index.front()] = alone(ios[index.front()]);
     return;
   }
   std::vector<Result<size_t>> grouped(group.size(), size_t{0});
-  RunGroup(impl_->context, group.data(), group.size(), grouped.data());
+  // Not a vector: GCC 12 reports a false free-nonheap-object on a vector of this enum here.
+  const auto via = std::make_unique<IoPath[]>(group.size());
+  RunGroup(impl_->context, group.data(), group.size(), grouped.data(), via.get());
   // Write-through: one fdatasync per file of the group, after all of its writes.
   std::vector<std::pair<int, Status>> synced;
   for (size_t j = 0; j < group.size(); ++j) {
@@ -343,6 +356,13 @@ void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results
           std::find_if(synced.begin(), synced.end(), [fd](const auto& s) { return s.first == fd; });
       if (it == synced.end()) it = synced.insert(synced.end(), {fd, sys_.Fdatasync(fd)});
       if (!it->second.ok()) grouped[j] = it->second;
+    }
+    if (paths != nullptr && grouped[j].ok()) {
+      if (via[j] == IoPath::kIoUring) {
+        paths[index[j]].Add(IoPath::kIoUring, *grouped[j]);
+      } else {
+        paths[index[j]].AddBuffered(Fallback::kNoRing, *grouped[j]);
+      }
     }
     results[index[j]] = std::move(grouped[j]);
   }

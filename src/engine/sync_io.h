@@ -31,6 +31,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/io_path.h"
 #include "engine/plan.h"
 #include "platform/sys.h"
 #include "runtime/gpu_runtime.h"
@@ -135,19 +136,21 @@ class SyncEngine {
   SyncEngine(const SyncEngine&) = delete;
   SyncEngine& operator=(const SyncEngine&) = delete;
 
-  // Reads up to `size` bytes at `offset` into memory.
+  // Reads up to `size` bytes at `offset` into memory. With `paths`, adds the bytes the result
+  // counts by the path each took (engine/io_path.h).
   Result<size_t> Read(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
-                      bool allow_compat = true);
-  // Writes `size` bytes at `offset` from memory.
+                      bool allow_compat = true, PathBytes* paths = nullptr);
+  // Writes `size` bytes at `offset` from memory; `paths` as for Read.
   Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
-                       bool allow_compat = true);
+                       bool allow_compat = true, PathBytes* paths = nullptr);
 
   // Runs n transfers at once, writing results[i] for ios[i] as Read / Write would. Small staged
   // ones (at most kMaxGroupedBytes) of one device move as a group (engine/grouped_io.h): one
   // staging buffer, one lane, one wait for all their copies; their reads and writes are buffered
   // whatever direct_writes says, so a request that does not allow_compat is never grouped. The
   // others run one after another.
-  void RunMany(const IoRequest* ios, size_t n, Result<size_t>* results);
+  // With `paths`, paths[i] gets transfer i's bytes by path, as Read / Write give them.
+  void RunMany(const IoRequest* ios, size_t n, Result<size_t>* results, PathBytes* paths = nullptr);
   static constexpr size_t kMaxGroupedBytes = 256u << 10;
 
   // Forgets the file's mapping and retires its pinned windows (handle deregistration). No GPU

@@ -31,8 +31,12 @@ bool TransferJob::Take(size_t* k) {
 }
 
 void TransferJob::Record(size_t k, size_t bytes, Status status) {
-  outcomes_[k] = Outcome{bytes, status, true};
-  if (status.ok() && bytes == chunks_[k].size) return;
+  Outcome& o = outcomes_[k];
+  o.bytes = bytes;
+  o.status = std::move(status);
+  o.done = true;
+  const Status& s = o.status;
+  if (s.ok() && bytes == chunks_[k].size) return;
   size_t stop = stop_.load(std::memory_order_relaxed);
   while (k < stop && !stop_.compare_exchange_weak(stop, k, std::memory_order_relaxed)) {
   }
@@ -63,25 +67,46 @@ void TransferJob::CloseAndWait() {
   while (active_ != 0) idle_.Wait(mu_);
 }
 
-Result<size_t> TransferJob::Assemble() const {
-  size_t total = 0;
-  Status error;
+template <typename F>
+void TransferJob::ForCounted(F f) const {
   for (size_t k = 0; k < outcomes_.size(); ++k) {
     const Outcome& o = outcomes_[k];
     if (!o.done) break;
-    total += o.bytes;
-    if (!o.status.ok()) {
-      error = o.status;
-      break;
-    }
-    if (o.bytes < chunks_[k].size) break;  // end of file
+    f(k, o.bytes);
+    if (!o.status.ok() || o.bytes < chunks_[k].size) break;  // an error, or end of file
   }
+}
+
+Result<size_t> TransferJob::Assemble() const {
+  size_t total = 0;
+  Status error;
+  ForCounted([&](size_t k, size_t bytes) {
+    total += bytes;
+    if (!outcomes_[k].status.ok()) error = outcomes_[k].status;
+  });
   if (error.ok()) {
     MutexLock lock(mu_);  // uncontended: no participant is left (CloseAndWait)
     error = failed_;
   }
   if (total > 0 || error.ok()) return total;
   return error;
+}
+
+PathBytes TransferJob::PathsMoved() const {
+  PathBytes paths;
+  const bool host = !staged && !memory_.staging;
+  ForCounted([&](size_t k, size_t bytes) {
+    const Outcome& o = outcomes_[k];
+    if (host) return paths.Add(IoPath::kHost, bytes);
+    if (o.pinned) return paths.Add(IoPath::kPageCache, bytes);
+    const size_t direct = std::min(o.direct, bytes);
+    paths.Add(IoPath::kDirect, direct);
+    if (bytes == direct) return;
+    Fallback why = o.fell != Fallback::kNone ? o.fell : chunks_[k].why;
+    if (why == Fallback::kNone) why = Fallback::kDirectRefused;  // planned direct, went buffered
+    paths.AddBuffered(why, bytes - direct);
+  });
+  return paths;
 }
 
 Resources::~Resources() {
@@ -133,12 +158,13 @@ Status DirectRefused(const char* op, off_t offset) {
 // refusing the request (EINVAL: the file system or this range does not take it after all) falls
 // back to the buffered descriptor for the rest of the piece, and stops direct I/O for the rest of
 // the request; a direct-only job fails instead.
-Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, size_t pos,
+Transfer ReadChunk(EngineContext& cx, TransferJob& job, size_t k, const PlannedChunk& c, size_t pos,
                    size_t size, char* dst) {
   const off_t offset = static_cast<off_t>(c.offset + pos);
   Transfer t;
   if (c.method == ChunkMethod::kDirect && job.direct_ok.load(std::memory_order_relaxed)) {
     t = PreadDirect(cx.sys, job.file().direct_fd, dst, size, offset, job.direct_align);
+    job.NoteDirect(k, t.bytes);
     if (t.status.ok() || !t.status.IsErrno(EINVAL)) return t;
     if (job.direct_only) {
       return Transfer{t.bytes, DirectRefused("read", offset + static_cast<off_t>(t.bytes))};
@@ -148,6 +174,7 @@ Transfer ReadChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, s
     job.direct_ok.store(false, std::memory_order_relaxed);
     t.status = Status::Ok();
   }
+  if (c.method == ChunkMethod::kDirect) job.NoteFallback(k, Fallback::kDirectRefused);
   const Transfer rest = PreadFull(cx.sys, job.file().buffered_fd, dst + t.bytes, size - t.bytes,
                                   offset + static_cast<off_t>(t.bytes));
   return Transfer{t.bytes + rest.bytes, rest.status};
@@ -160,11 +187,13 @@ Transfer Limited(const TransferJob& job, const PlannedChunk& c, size_t pos, Tran
   return t;
 }
 
-Transfer WriteChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, const char* src) {
+Transfer WriteChunk(EngineContext& cx, TransferJob& job, size_t k, const PlannedChunk& c,
+                    const char* src) {
   const off_t offset = static_cast<off_t>(c.offset);
   Transfer t;
   if (c.method == ChunkMethod::kDirect && job.direct_ok.load(std::memory_order_relaxed)) {
     t = PwriteFull(cx.sys, job.file().direct_fd, src, c.size, offset);
+    job.NoteDirect(k, t.bytes);
     if (t.status.ok() || !t.status.IsErrno(EINVAL)) return t;
     if (job.direct_only) {
       return Transfer{t.bytes, DirectRefused("write", offset + static_cast<off_t>(t.bytes))};
@@ -174,6 +203,7 @@ Transfer WriteChunk(EngineContext& cx, TransferJob& job, const PlannedChunk& c, 
     job.direct_ok.store(false, std::memory_order_relaxed);
     t.status = Status::Ok();
   }
+  if (c.method == ChunkMethod::kDirect) job.NoteFallback(k, Fallback::kDirectRefused);
   const Transfer rest = PwriteFull(cx.sys, job.file().buffered_fd, src + t.bytes, c.size - t.bytes,
                                    offset + static_cast<off_t>(t.bytes));
   return Transfer{t.bytes + rest.bytes, rest.status};
@@ -210,6 +240,7 @@ class StagedReader {
     PlannedChunk c = job_.chunk(k);
     if (c.method == ChunkMethod::kPageCache && job_.mapped != nullptr) {
       if (auto window = cx_.pins->Pin(job_.mapped, c.offset)) {
+        job_.NotePinned(k);
         Pending next;
         next.chunk = k;
         next.bytes = c.size;
@@ -234,6 +265,7 @@ class StagedReader {
       }
       c.method = ChunkMethod::kDirect;
     }
+    if (c.method == ChunkMethod::kPageCache) job_.NoteFallback(k, Fallback::kNotPinned);
     const Status leased = res_.EnsureLease();
     if (!leased.ok()) return job_.Record(k, 0, leased);
     const size_t piece_max = cx_.staging.buffer_bytes();
@@ -249,7 +281,7 @@ class StagedReader {
       if (failed_ == k) return;  // a copy of an earlier piece failed, and was recorded
       const size_t want = std::min(piece_max, c.size - pos);
       const Transfer t =
-          Limited(job_, c, pos, ReadChunk(cx_, job_, c, pos, want, res_.buffer(next.buffer)));
+          Limited(job_, c, pos, ReadChunk(cx_, job_, k, c, pos, want, res_.buffer(next.buffer)));
       if (t.bytes == 0) {
         WaitPending();
         if (failed_ != k) job_.Record(k, pos, t.status);
@@ -352,7 +384,7 @@ class StagedWriter {
     const Status copied = CopyNow(cx_, res_, job_.memory().device, res_.buffer(0), src, c.size,
                                   hipMemcpyDeviceToHost);
     if (!copied.ok()) return job_.Record(k, 0, copied);
-    const Transfer t = WriteChunk(cx_, job_, c, res_.buffer(0));
+    const Transfer t = WriteChunk(cx_, job_, k, c, res_.buffer(0));
     job_.Record(k, t.bytes, t.status);
   }
 
@@ -387,7 +419,7 @@ class StagedWriter {
       return;
     }
     const PlannedChunk& c = job_.chunk(staged_chunk_);
-    const Transfer t = WriteChunk(cx_, job_, c, res_.buffer(staged_));
+    const Transfer t = WriteChunk(cx_, job_, staged_chunk_, c, res_.buffer(staged_));
     job_.Record(staged_chunk_, t.bytes, t.status);
     staged_ = kNoBuffer;
   }
@@ -406,8 +438,8 @@ void RunUnstaged(EngineContext& cx, TransferJob& job) {
     const PlannedChunk& c = job.chunk(k);
     char* mem = static_cast<char*>(job.memory().ptr) + c.memory_offset;
     const Transfer t = job.direction() == TransferJob::Direction::kRead
-                           ? Limited(job, c, 0, ReadChunk(cx, job, c, 0, c.size, mem))
-                           : WriteChunk(cx, job, c, mem);
+                           ? Limited(job, c, 0, ReadChunk(cx, job, k, c, 0, c.size, mem))
+                           : WriteChunk(cx, job, k, c, mem);
     job.Record(k, t.bytes, t.status);
   }
 }

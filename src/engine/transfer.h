@@ -16,6 +16,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/io_path.h"
 #include "engine/page_cache_pins.h"
 #include "engine/plan.h"
 #include "engine/ring_io.h"
@@ -96,6 +97,12 @@ class TransferJob {
   bool Stopped(size_t k) const { return k > stop_.load(std::memory_order_relaxed); }
   // A chunk's outcome: `bytes` moved from its start, then `status`. Once per taken chunk.
   void Record(size_t k, size_t bytes, Status status);
+  // How chunk k's bytes moved, for the statistics (PathsMoved); by its taker, before Record:
+  // `n` more of its first bytes went by O_DIRECT; it was copied from a pinned page-cache window;
+  // it went buffered other than planned, and why.
+  void NoteDirect(size_t k, size_t n) { outcomes_[k].direct += n; }
+  void NotePinned(size_t k) { outcomes_[k].pinned = true; }
+  void NoteFallback(size_t k, Fallback why) { outcomes_[k].fell = why; }
   // A participant threw (out of memory) with a chunk in hand: no chunk is taken from now on, and
   // the result is `status` unless bytes before the failed chunk moved (then that count, as for
   // any error). The first failure is kept.
@@ -119,13 +126,21 @@ class TransferJob {
 
   // The POSIX result, once CloseAndWait returned.
   Result<size_t> Assemble() const;
+  // The bytes that result counts, by path, once CloseAndWait returned.
+  PathBytes PathsMoved() const;
 
  private:
   struct Outcome {
     size_t bytes = 0;
     Status status;
     bool done = false;
+    size_t direct = 0;
+    bool pinned = false;
+    Fallback fell = Fallback::kNone;
   };
+  // The bytes of each chunk the result counts, in order, until it stops: f(k, bytes).
+  template <typename F>
+  void ForCounted(F f) const;
 
   const Direction direction_;
   const IoFile file_;

@@ -64,7 +64,10 @@ class StatsL3Test : public CoreTest {};
 TEST_F(StatsL3Test, PerGpuSlotsAreIndexedByDevice) {
   Stats stats;
   stats.RecordBufRegister(true, 0, 8192);
-  stats.RecordIo(IoDirection::kRead, 0, true, 4096, 10, true);
+  engine::PathBytes buffered;
+  buffered.AddBuffered(engine::Fallback::kSmall, 4096);
+  stats.RecordIo(IoDirection::kRead, 0, true, 4096, 10, true, &buffered);
+  stats.RecordIo(IoDirection::kRead, 0, true, 512, 1, false);  // no report: host memory
   stats.RecordIo(IoDirection::kWrite, 0, false, 0, 0, false);
   stats.RecordIo(IoDirection::kWrite, 2, true, 100, 1, false);
   hipFileStatsLevel3_t l3;
@@ -74,9 +77,10 @@ TEST_F(StatsL3Test, PerGpuSlotsAreIndexedByDevice) {
   char uuid[16];
   ASSERT_EQ(gpu_.GetDeviceUuid(0, uuid), hipSuccess);
   EXPECT_EQ(std::memcmp(g0.uuid, uuid, sizeof uuid), 0);
-  EXPECT_EQ(g0.read_bytes, 4096u);
-  EXPECT_EQ(g0.n_total_reads, 1u);
-  EXPECT_EQ(g0.n_posix_reads, 1u);
+  EXPECT_EQ(g0.read_bytes, 4608u);
+  EXPECT_EQ(g0.n_total_reads, 2u);
+  EXPECT_EQ(g0.n_posix_reads, 1u);  // the buffered one: the compatibility path
+  EXPECT_EQ(g0.n_nvfs_reads, 1u);
   EXPECT_EQ(g0.n_unaligned_reads, 1u);
   EXPECT_EQ(g0.n_writes_err, 1u);
   EXPECT_EQ(g0.reg_bytes, 8192u);
@@ -86,6 +90,61 @@ TEST_F(StatsL3Test, PerGpuSlotsAreIndexedByDevice) {
   stats.RecordBufDeregister(true, 0, 8192);
   stats.FillL3(&l3, gpu_);
   EXPECT_EQ(l3.per_gpu_stats[0].reg_bytes, 0u);
+}
+
+// Bytes by path add up to the totals, transfers are counted under the path that moved most of
+// their bytes, and buffered bytes under why.
+TEST_F(StatsL3Test, PathBytesAddUpToTheTotals) {
+  Stats stats;
+  engine::PathBytes mixed;  // an unaligned head, an O_DIRECT body
+  mixed.AddBuffered(engine::Fallback::kUnaligned, 1000);
+  mixed.Add(engine::IoPath::kDirect, 1 << 20);
+  engine::PathBytes cached;
+  cached.Add(engine::IoPath::kPageCache, 4 << 20);
+  engine::PathBytes ring;
+  ring.Add(engine::IoPath::kIoUring, 4096);
+  stats.RecordIo(IoDirection::kRead, 0, true, mixed.total(), 5, true, &mixed);
+  stats.RecordIo(IoDirection::kRead, 0, true, cached.total(), 5, false, &cached);
+  stats.RecordIo(IoDirection::kWrite, 1, true, ring.total(), 5, false, &ring);
+  stats.RecordIo(IoDirection::kWrite, 1, false, 0, 5, false, nullptr);  // failed: no path
+  IoTally tally(stats);
+  tally.Record(IoDirection::kRead, 0, true, ring.total(), 1, false, &ring);
+  tally.Flush();
+
+  hipFileExtPathStats_t p;
+  stats.FillPaths(&p);
+  hipFileStatsLevel1_t l1;
+  stats.FillL1(&l1);
+  uint64_t read_bytes = 0, write_bytes = 0, read_ops = 0, write_ops = 0;
+  for (int i = 0; i < HIPFILE_EXT_MAX_PATHS; ++i) {
+    read_bytes += p.read_bytes[i];
+    write_bytes += p.write_bytes[i];
+    read_ops += p.read_ops[i];
+    write_ops += p.write_ops[i];
+  }
+  EXPECT_EQ(read_bytes, l1.read_bytes);
+  EXPECT_EQ(write_bytes, l1.write_bytes);
+  EXPECT_EQ(read_ops, l1.read_ops.ok);
+  EXPECT_EQ(write_ops, l1.write_ops.ok);
+  EXPECT_EQ(p.read_bytes[hipFileExtPathDirect], 1u << 20);
+  EXPECT_EQ(p.read_bytes[hipFileExtPathBuffered], 1000u);
+  EXPECT_EQ(p.read_bytes[hipFileExtPathPageCache], 4u << 20);
+  EXPECT_EQ(p.read_bytes[hipFileExtPathIoUring], 4096u);
+  EXPECT_EQ(p.write_bytes[hipFileExtPathIoUring], 4096u);
+  EXPECT_EQ(p.read_ops[hipFileExtPathDirect], 1u);  // most of the mixed read's bytes
+  EXPECT_EQ(p.read_ops[hipFileExtPathBuffered], 0u);
+  EXPECT_EQ(p.read_fallback_bytes[hipFileExtFallbackUnaligned], 1000u);
+  hipFileStatsLevel3_t l3;
+  stats.FillL3(&l3, gpu_);
+  EXPECT_EQ(l3.per_gpu_stats[0].n_posix_reads, 2u);  // the mixed read and the grouped one
+  EXPECT_EQ(l3.per_gpu_stats[0].n_nvfs_reads, 1u);
+  EXPECT_EQ(l3.per_gpu_stats[1].n_posix_writes, 1u);
+
+  stats.set_level(0);  // nothing recorded at level 0
+  stats.RecordIo(IoDirection::kRead, 0, true, cached.total(), 5, false, &cached);
+  hipFileExtPathStats_t again;
+  stats.FillPaths(&again);
+  EXPECT_EQ(std::memcmp(&again, &p, sizeof p), 0);
 }
 
 // A tally adds up to what the same records made one by one add, including past its limit of

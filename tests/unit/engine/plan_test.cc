@@ -303,6 +303,52 @@ TEST(PlanTest, ShortResidentSpansAreBuffered) {
   EXPECT_EQ(Bytes(plan, ChunkMethod::kBuffered), 2 * kPage);
 }
 
+// Every buffered chunk says why it is not O_DIRECT or the page cache (the statistics' reasons).
+Fallback WhyAt(const std::vector<PlannedChunk>& plan, uint64_t byte) {
+  for (const PlannedChunk& c : plan) {
+    if (byte >= c.offset && byte < c.offset + c.size) {
+      return c.method == ChunkMethod::kBuffered ? c.why : Fallback::kNone;
+    }
+  }
+  return Fallback::kNone;
+}
+
+TEST(PlanTest, BufferedChunksSayWhy) {
+  // An unaligned head and tail around an O_DIRECT body.
+  PlanRequest r = ColdDirect(100, 2 * kChunk, 4096);
+  std::vector<PlannedChunk> plan = PlanTransfer(r);
+  EXPECT_EQ(WhyAt(plan, 100), Fallback::kUnaligned);
+  EXPECT_EQ(WhyAt(plan, 4096), Fallback::kNone);
+  EXPECT_EQ(WhyAt(plan, 100 + 2 * kChunk - 1), Fallback::kUnaligned);
+  // A body shorter than the O_DIRECT minimum.
+  r = ColdDirect(0, 3 * 4096, 4096);
+  r.direct_min_bytes = 8 * 4096;
+  EXPECT_EQ(WhyAt(PlanTransfer(r), 0), Fallback::kSmall);
+  // Residency not looked up: small for it, or no O_DIRECT at all, and why.
+  r = ColdDirect(0, 4096, 4096);
+  r.residency_known = false;
+  EXPECT_EQ(WhyAt(PlanTransfer(r), 0), Fallback::kSmall);
+  for (Fallback why : {Fallback::kNoDirect, Fallback::kDirectOff, Fallback::kPinnedPages}) {
+    r.direct_allowed = false;
+    r.no_direct = why;
+    EXPECT_EQ(WhyAt(PlanTransfer(r), 0), why);
+    r.residency_known = true;
+    EXPECT_EQ(WhyAt(PlanTransfer(r), 0), why);
+    r.residency_known = false;
+  }
+  r.page_cache_wanted = true;  // a GPU's small read: not looked up for being small
+  EXPECT_EQ(WhyAt(PlanTransfer(r), 0), Fallback::kSmall);
+  // Resident data: warm without the page-cache path, short with it.
+  r = ColdDirect(0, 6 * kChunk, 4096);
+  r.resident = {{kChunk, 3 * kChunk}};
+  EXPECT_EQ(WhyAt(PlanTransfer(r), kChunk), Fallback::kWarm);
+  r.staged = true;
+  r.page_cache_allowed = true;
+  r.page_size = kPage;
+  r.page_cache_min_bytes = 4 * kChunk;
+  EXPECT_EQ(WhyAt(PlanTransfer(r), kChunk), Fallback::kSmall);
+}
+
 TEST(PlanTest, PinnedHostMemoryNeverUsesThePageCache) {
   PlanRequest r = ColdDirect(0, 4 * kChunk, 4096);
   r.staged = false;
