@@ -4,7 +4,7 @@
 # types it (EXPECT is tools/expect-exit.sh): it says what it creates and how big, writes the
 # marker next to the file, writes nothing when the data set is there, notes when a write without
 # -V replaced the pattern and writes it again before a -V read, writes only the missing part of a
-# larger data set, says what a write run creates, takes -D DIR, names the runtime in --json, and
+# larger data set, says what a write run creates, takes -D DIR, names the runtime and the paths the bytes took (text and --json), and
 # shows progress on a terminal (where script(1) gives one).
 set -eu
 expect=$1
@@ -21,7 +21,7 @@ marker() {
   fi
 }
 sh "$expect" 0 "^hipfile-bench: creating the data set own.dat: 4 MiB of its pattern \(marker own.dat.hipfile-bench\)$" \
-  "^IoType: READ .* Runtime: cpu$" -- "$bench" -f own.dat -s 4M
+  "^IoType: READ .* Runtime: cpu Paths: host 100.0%$" -- "$bench" -f own.dat -s 4M
 marker own.dat 4194304 4194304
 sh "$expect" 0 "!^hipfile-bench: (creating|writing)" "^IoType: READ" -- "$bench" -f own.dat -s 4M -V
 sh "$expect" 0 "^IoType: WRITE" -- "$bench" -f own.dat -s 4M -I 1
@@ -35,7 +35,8 @@ marker own.dat 6291456 6291456
 sh "$expect" 0 "^hipfile-bench: creating new.dat for the write run \(up to 2 MiB; marker new.dat.hipfile-bench\)$" \
   -- "$bench" -f new.dat -s 2M -I 1 -V -w 2
 marker new.dat 2097152 2097152
-sh "$expect" 0 '"verified": true, "runtime": "cpu", "ok": true' -- "$bench" -f new.dat -s 2M -V --json
+sh "$expect" 0 '"verified": true, "runtime": "cpu", "paths": \{"page_cache": 0, "direct": 0, "buffered": 0, "io_uring": 0, "host": [1-9][0-9]*\}, "fallbacks": \{\}, "ok": true' \
+  -- "$bench" -f new.dat -s 2M -V --json
 mkdir d
 sh "$expect" 0 "^hipfile-bench: creating the data set d/hipfile-bench.dat: 1 MiB of its pattern" -- "$bench" -D d -s 1M
 marker d/hipfile-bench.dat 1048576 1048576

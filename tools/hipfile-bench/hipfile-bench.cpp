@@ -39,6 +39,7 @@
 
 #include "data_set.h"
 #include "options.h"
+#include "path_shares.h"
 
 namespace hipfile_bench {
 namespace {
@@ -615,6 +616,8 @@ int Run(int argc, char** argv) {
 
   std::vector<ThreadResult> results(static_cast<size_t>(o.threads));
   std::vector<std::thread> threads;
+  hipFileExtPathStats_t paths_before = {};
+  if (uses_hipfile) (void)hipFileExtGetPathStats(&paths_before);
   const double cpu_start = CpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   s.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -631,7 +634,12 @@ int Run(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double cpu_cores = secs > 0 ? (CpuSeconds() - cpu_start) / secs : 0;
 
+  // The run's bytes by the path the library took (hipfile_ext.h), both directions together.
+  PathShares paths;
   if (uses_hipfile) {
+    hipFileExtPathStats_t after = {};
+    (void)hipFileExtGetPathStats(&after);
+    paths = PathShares::Between(paths_before, after);
     hipFileHandleDeregister(s.fh);
     (void)hipFileDriverClose();
   }
@@ -669,7 +677,7 @@ int Run(int argc, char** argv) {
   const double p99 = Percentile(lat, 0.99);
   const bool queued = IsQueued(o);
   // The GPU runtime the library chose (the run's first HIP call chose it): "cuda", "cpu" or
-  // "cpu-staged". Which data path each operation took the library does not report yet.
+  // "cpu-staged".
   const char* runtime = hipFileExtRuntimeName();
   if (o.json) {
     std::printf(
@@ -678,19 +686,23 @@ int Run(int argc, char** argv) {
         ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
         "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
         ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"cpu_cores\": %.2f, "
-        "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"ok\": %s}\n",
+        "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"paths\": %s, "
+        "\"fallbacks\": %s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0,
         queued ? o.queue_depth : 1, cpu_cores, gib_s > 0 ? cpu_cores / gib_s : 0,
-        o.verify ? "true" : "false", runtime, failed ? "false" : "true");
+        o.verify ? "true" : "false", runtime, paths.Json().c_str(), paths.FallbackJson().c_str(),
+        failed ? "false" : "true");
   } else {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);
     if (queued) std::printf("IoDepth: %d ", o.queue_depth);
     std::printf("DataSetSize: %" PRIu64 "/%" PRIu64 "KiB IOSize: %" PRIu64
                 "KiB Throughput: %.6f GiB/sec, Avg_Latency: %.6f usecs "
-                "ops: %" PRIu64 " total_time %.6f secs Runtime: %s\n",
+                "ops: %" PRIu64 " total_time %.6f secs Runtime: %s",
                 bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs, runtime);
+    if (uses_hipfile) std::printf(" Paths: %s", paths.Text().c_str());
+    std::printf("\n");
   }
   return failed ? 1 : 0;
 }
