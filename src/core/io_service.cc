@@ -125,7 +125,8 @@ Result<size_t> IoService::Execute(const PreparedIo& io, size_t size, off_t file_
   return moved;
 }
 
-void IoService::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results) {
+void IoService::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results,
+                            engine::PathBytes* out_paths) {
   const auto start = std::chrono::steady_clock::now();
   IoTally tally(stats_);  // one update of the shared counters for the whole group
   // The calls that passed the rules, by engine (a batch may hold entries from before a driver
@@ -164,6 +165,7 @@ void IoService::ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* resul
     for (size_t j = 0; j < requests.size(); ++j) {
       results[index[j]] = std::move(moved[j]);
       Record(*calls[index[j]].io, &requests[j], results[index[j]], start, &tally, end, &paths[j]);
+      if (out_paths != nullptr) out_paths[index[j]] = paths[j];
     }
   }
 }

@@ -76,7 +76,9 @@ class IoService {
     off_t file_offset = 0;
     off_t buffer_offset = 0;
   };
-  void ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results);
+  // With `paths`, paths[i] gets how calls[i]'s bytes went.
+  void ExecuteMany(const IoCall* calls, size_t n, Result<size_t>* results,
+                   engine::PathBytes* paths = nullptr);
 
   // The statistics of one transfer: request null when it failed its rules (no time recorded
   // then). Into `tally` when given (added to the statistics when the tally is flushed), else at

@@ -169,8 +169,8 @@ void Stats::FillL1(hipFileStatsLevel1_t* out) const {
   out->write_lat_avg_us = Ratio(out->write_lat_sum_us, out->write_ops.ok);
   out->read_bw_bytes_per_sec = BytesPerSecond(out->read_bytes, out->read_lat_sum_us);
   out->write_bw_bytes_per_sec = BytesPerSecond(out->write_bytes, out->write_lat_sum_us);
-  // ops_per_sec and the batch counters stay 0 (as in hipFile): there is no batch API yet and no
-  // wall-clock window to divide by.
+  // ops_per_sec stay 0: there is no wall-clock window to divide by.
+  batch_.FillL1(out);
 }
 
 void Stats::FillL2(hipFileStatsLevel2_t* out) const {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/batch_stats.h"
 #include "engine/io_path.h"
 #include "runtime/gpu_runtime.h"
 
@@ -69,6 +70,9 @@ class Stats {
   // 0 records nothing; 1 and above record everything.
   void set_level(unsigned level) { level_.store(level, std::memory_order_relaxed); }
   unsigned level() const { return level_.load(std::memory_order_relaxed); }
+  bool enabled() const { return Enabled(); }
+  // The batch fields: the batch API records there when enabled().
+  BatchStats& batch() { return batch_; }
 
   void RecordHandleRegister(bool ok) { Count(ok ? hdl_register_ok_ : hdl_register_err_); }
   void RecordHandleDeregister(bool ok) { Count(ok ? hdl_deregister_ok_ : hdl_deregister_err_); }
@@ -121,6 +125,7 @@ class Stats {
   Counter buf_register_ok_{0}, buf_register_err_{0};
   Counter buf_deregister_ok_{0}, buf_deregister_err_{0};
   Direction read_, write_;  // all GPUs, and failures with no GPU known
+  BatchStats batch_;
   PerGpu gpus_[HIPFILE_MAX_GPUS];
 };
 

@@ -116,6 +116,23 @@ TEST_F(PathStatsTest, EveryByteHasOnePathOnEveryApi) {
   EXPECT_EQ((ga.n_posix_writes - gb.n_posix_writes) + (ga.n_nvfs_writes - gb.n_nvfs_writes),
             ga.n_total_writes - gb.n_total_writes);
 
+  // The batch fields of L1: one set-up, one submission of eight 4 KiB reads, all processed.
+  EXPECT_EQ(a.batch_setup_ops.ok - b.batch_setup_ops.ok, 1u);
+  EXPECT_EQ(a.batch_submit_ops.ok - b.batch_submit_ops.ok, 1u);
+  EXPECT_EQ(a.batch_total_submit_ops.ok - b.batch_total_submit_ops.ok, 1u);
+  EXPECT_EQ(a.batch_enqueued_ops.ok - b.batch_enqueued_ops.ok, 8u);
+  EXPECT_EQ(a.batch_processed_ops.ok - b.batch_processed_ops.ok, 8u);
+  EXPECT_EQ(a.batch_complete_ops.ok - b.batch_complete_ops.ok, 8u);
+  EXPECT_EQ(a.batch_processed_ops.err - b.batch_processed_ops.err, 0u);
+  EXPECT_EQ(a.batch_destroy_ops.ok - b.batch_destroy_ops.ok, 1u);
+  EXPECT_EQ(a.batch_read_bytes - b.batch_read_bytes, 8u * 4096);
+  EXPECT_EQ(a.batch_write_bytes - b.batch_write_bytes, 0u);
+  EXPECT_EQ(a.last_batch_read_bytes, 8u * 4096);
+  EXPECT_LE(a.batch_iouring_submit_ops.ok - b.batch_iouring_submit_ops.ok,
+            a.batch_posix_processed_ops.ok - b.batch_posix_processed_ops.ok);
+  EXPECT_EQ(a.batch_posix_processed_ops.ok - b.batch_posix_processed_ops.ok, Staged() ? 8u : 0u);
+  EXPECT_GE(a.batch_completion_lat_sum_us, a.batch_completion_lat_avg_us);
+
   if (!Staged()) {
     // Host memory: the system calls moved every byte straight in or out of it.
     EXPECT_EQ(d.read_bytes[hipFileExtPathHost], read_bytes);

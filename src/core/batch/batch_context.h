@@ -40,6 +40,7 @@ struct BatchTransfer {
   size_t size = 0;
   off_t file_offset = 0;
   off_t buffer_offset = 0;
+  std::chrono::steady_clock::time_point submitted;  // statistics: completion latency
 };
 
 // When a wait ends: nullopt waits for as long as it takes; a time in the past polls.

@@ -36,6 +36,12 @@ BatchManager& BatchManager::Global() {
 }
 
 Result<hipFileBatchHandle_t> BatchManager::SetUp(unsigned max_nr) {
+  Result<hipFileBatchHandle_t> made = MakeBatch(max_nr);
+  if (driver_.stats().enabled()) driver_.stats().batch().RecordSetUp(made.ok());
+  return made;
+}
+
+Result<hipFileBatchHandle_t> BatchManager::MakeBatch(unsigned max_nr) {
   size_t limit = kMaxBatchIoCount;
   const Result<size_t> param = driver_.GetParameterSizeT(hipFileParamPropertiesIOBatchsize);
   if (param.ok()) limit = std::min(limit, *param);
@@ -54,6 +60,26 @@ Result<hipFileBatchHandle_t> BatchManager::SetUp(unsigned max_nr) {
 
 Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
                             const hipFileIOParams_t* params) {
+  const auto start = std::chrono::steady_clock::now();
+  const Status submitted = Enqueue(batch, nr, params, start);
+  Stats& stats = driver_.stats();
+  if (stats.enabled()) {
+    uint64_t read_bytes = 0, write_bytes = 0;
+    for (unsigned i = 0; submitted.ok() && i < nr; ++i) {
+      (params[i].opcode == hipFileBatchWrite ? write_bytes : read_bytes) += params[i].u.batch.size;
+    }
+    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+    stats.batch().RecordSubmit(submitted.ok(), static_cast<uint64_t>(micros), nr, read_bytes,
+                               write_bytes);
+  }
+  return submitted;
+}
+
+Status BatchManager::Enqueue(hipFileBatchHandle_t batch, unsigned nr,
+                             const hipFileIOParams_t* params,
+                             std::chrono::steady_clock::time_point now) {
   const std::shared_ptr<BatchContext> context = Find(batch);
   if (context == nullptr || nr == 0 || params == nullptr) {
     HF_LOG_LIMITED(kWarn, "hipFileBatchIOSubmit: %s",
@@ -76,6 +102,7 @@ Status BatchManager::Submit(hipFileBatchHandle_t batch, unsigned nr,
   HF_RETURN_IF_ERROR(runs_.pool().Start());
   Result<std::vector<BatchTransfer>> entries = ValidateBatchEntries(driver_, params, nr);
   if (!entries.ok()) return entries.status();
+  for (BatchTransfer& t : *entries) t.submitted = now;
   if (const Result<uint64_t> accepted = context->Accept(std::move(*entries)); !accepted.ok()) {
     if (accepted.status().IsOp(hipFileBatchFull)) {
       HF_LOG_LIMITED(kWarn,
@@ -122,7 +149,32 @@ void BatchManager::RunEntries(const std::vector<const BatchTransfer*>& transfers
     calls[i].file_offset = transfers[i]->file_offset;
     calls[i].buffer_offset = transfers[i]->buffer_offset;
   }
-  driver_.io_service().ExecuteMany(calls.data(), calls.size(), results);
+  Stats& stats = driver_.stats();
+  if (!stats.enabled()) {
+    driver_.io_service().ExecuteMany(calls.data(), calls.size(), results);
+    return;
+  }
+  std::vector<engine::PathBytes> paths(transfers.size());
+  driver_.io_service().ExecuteMany(calls.data(), calls.size(), results, paths.data());
+  const auto end = std::chrono::steady_clock::now();
+  BatchRunTally run;
+  for (size_t i = 0; i < transfers.size(); ++i) {
+    run.completion_us += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(end - transfers[i]->submitted)
+            .count());
+    if (!results[i].ok()) {
+      ++run.failed;
+      continue;
+    }
+    ++run.ok;
+    (transfers[i]->io.direction == IoDirection::kWrite ? run.write_bytes : run.read_bytes) +=
+        *results[i];
+    const engine::PathBytes& p = paths[i];
+    const uint64_t ring = p.bytes[static_cast<size_t>(engine::IoPath::kIoUring)];
+    if (ring > 0) ++run.ring;
+    if (ring > 0 || p.bytes[static_cast<size_t>(engine::IoPath::kBuffered)] > 0) ++run.compat;
+  }
+  stats.batch().RecordRun(run);
 }
 
 Status BatchManager::GetStatus(hipFileBatchHandle_t batch, unsigned min_nr, unsigned* nr,
@@ -150,9 +202,11 @@ Status BatchManager::Cancel(hipFileBatchHandle_t batch) {
   const std::shared_ptr<BatchContext> context = Find(batch);
   if (context == nullptr) {
     HF_LOG_LIMITED(kWarn, "hipFileBatchIOCancel: not a batch handle (or dropped by a close)");
+    if (driver_.stats().enabled()) driver_.stats().batch().RecordCancel(false);
     return Status::Op(hipFileInvalidValue);
   }
   context->Cancel();
+  if (driver_.stats().enabled()) driver_.stats().batch().RecordCancel(true);
   return Status::Ok();
 }
 
@@ -165,6 +219,7 @@ void BatchManager::Destroy(hipFileBatchHandle_t batch) {
       // Dropped by a close, whose hook drops it if it has not yet.
       HF_LOG(kDebug, "hipFileBatchIODestroy(%p): not a batch (or dropped by a close); ignored",
              batch);
+      if (driver_.stats().enabled()) driver_.stats().batch().RecordDestroy(false);
       return;
     }
     context = std::move(it->second.context);
@@ -172,6 +227,7 @@ void BatchManager::Destroy(hipFileBatchHandle_t batch) {
   }
   // Workers still holding Runs for it keep the context alive until those find nothing to do.
   context->Close();
+  if (driver_.stats().enabled()) driver_.stats().batch().RecordDestroy(true);
 }
 
 size_t BatchManager::BatchCount() const {

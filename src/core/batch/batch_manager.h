@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -70,6 +71,10 @@ class BatchManager {
   size_t BatchCount() const;
 
  private:
+  // SetUp and Submit without the statistics they record.
+  Result<hipFileBatchHandle_t> MakeBatch(unsigned max_nr);
+  Status Enqueue(hipFileBatchHandle_t batch, unsigned nr, const hipFileIOParams_t* params,
+                 std::chrono::steady_clock::time_point now);
   // The batch, or nullptr when it is unknown, destroyed or dropped by a close (also one whose
   // close hook has not run yet).
   std::shared_ptr<BatchContext> Find(hipFileBatchHandle_t batch) const EXCLUDES(mu_);
