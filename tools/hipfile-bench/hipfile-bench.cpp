@@ -635,11 +635,11 @@ int Run(int argc, char** argv) {
   const double cpu_cores = secs > 0 ? (CpuSeconds() - cpu_start) / secs : 0;
 
   // The run's bytes by the path the library took (hipfile_ext.h), both directions together.
-  PathShares paths;
+  hipfile_tools::PathShares paths;
   if (uses_hipfile) {
     hipFileExtPathStats_t after = {};
     (void)hipFileExtGetPathStats(&after);
-    paths = PathShares::Between(paths_before, after);
+    paths = hipfile_tools::PathShares::Between(paths_before, after);
     hipFileHandleDeregister(s.fh);
     (void)hipFileDriverClose();
   }

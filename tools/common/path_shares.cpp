@@ -4,7 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-namespace hipfile_bench {
+namespace hipfile_tools {
 namespace {
 
 std::string Percent(uint64_t part, uint64_t whole) {
@@ -17,15 +17,17 @@ std::string Percent(uint64_t part, uint64_t whole) {
 }  // namespace
 
 PathShares PathShares::Between(const hipFileExtPathStats_t& before,
-                               const hipFileExtPathStats_t& after) {
+                               const hipFileExtPathStats_t& after, Directions directions) {
+  const uint64_t r = (directions & kReads) != 0 ? 1 : 0;
+  const uint64_t w = (directions & kWrites) != 0 ? 1 : 0;
   PathShares s;
   for (int i = 0; i < HIPFILE_EXT_PATH_COUNT; ++i) {
-    s.bytes[i] = (after.read_bytes[i] - before.read_bytes[i]) +
-                 (after.write_bytes[i] - before.write_bytes[i]);
+    s.bytes[i] = r * (after.read_bytes[i] - before.read_bytes[i]) +
+                 w * (after.write_bytes[i] - before.write_bytes[i]);
   }
   for (int i = 0; i < HIPFILE_EXT_FALLBACK_COUNT; ++i) {
-    s.fallback[i] = (after.read_fallback_bytes[i] - before.read_fallback_bytes[i]) +
-                    (after.write_fallback_bytes[i] - before.write_fallback_bytes[i]);
+    s.fallback[i] = r * (after.read_fallback_bytes[i] - before.read_fallback_bytes[i]) +
+                    w * (after.write_fallback_bytes[i] - before.write_fallback_bytes[i]);
   }
   return s;
 }
@@ -79,4 +81,4 @@ std::string PathShares::FallbackJson() const {
   return out + "}";
 }
 
-}  // namespace hipfile_bench
+}  // namespace hipfile_tools

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The bytes of a run by the path the library took (hipFileExtGetPathStats between two moments),
-// as hipfile-bench prints them: "Paths: page_cache 97.3%, buffered 2.7% (small)" and JSON.
+// as the tools print them: "Paths: page_cache 97.3%, buffered 2.7% (small)" and JSON.
 #pragma once
 
 #include <hipfile_ext.h>
@@ -8,14 +8,15 @@
 #include <cstdint>
 #include <string>
 
-namespace hipfile_bench {
+namespace hipfile_tools {
 
 struct PathShares {
   uint64_t bytes[HIPFILE_EXT_PATH_COUNT] = {};         // read and write together
   uint64_t fallback[HIPFILE_EXT_FALLBACK_COUNT] = {};  // buffered bytes by why
 
-  static PathShares Between(const hipFileExtPathStats_t& before,
-                            const hipFileExtPathStats_t& after);
+  enum Directions { kReads = 1, kWrites = 2, kBoth = 3 };
+  static PathShares Between(const hipFileExtPathStats_t& before, const hipFileExtPathStats_t& after,
+                            Directions directions = kBoth);
   uint64_t total() const;
   // "page_cache 97.3%, buffered 2.7% (small 2.7%)"; "none" when nothing moved.
   std::string Text() const;
@@ -25,4 +26,4 @@ struct PathShares {
   std::string FallbackJson() const;
 };
 
-}  // namespace hipfile_bench
+}  // namespace hipfile_tools
