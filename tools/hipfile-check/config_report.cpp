@@ -166,47 +166,42 @@ Config ReadConfig() {
   std::sort(c.environment.begin(), c.environment.end(),
             [](const EnvVar& a, const EnvVar& b) { return a.name < b.name; });
 
-  for (const auto& info : kSizeParams) {
+  // One parameter: its value as the API reads it, else the error, and where it came from.
+  const auto add = [&](const auto& info, const char* type, const auto& read) {
     Parameter p;
     p.name = info.name;
-    p.type = "size_t";
-    size_t value = 0;
-    const hipFileError_t e = hipFileGetParameterSizeT(info.param, &value);
-    if (e.err == hipFileSuccess) {
-      p.value = std::to_string(value);
-    } else {
+    p.type = type;
+    const hipFileError_t e = read(info.param, &p.value);
+    if (e.err != hipFileSuccess) {
+      p.value.clear();
       p.error = ErrorText(e);
     }
     AttributeSource(info.source, &p);
     c.parameters.push_back(std::move(p));
+  };
+  for (const auto& info : kSizeParams) {
+    add(info, "size_t", [](hipFileSizeTConfigParameter_t param, std::string* out) {
+      size_t value = 0;
+      const hipFileError_t e = hipFileGetParameterSizeT(param, &value);
+      *out = std::to_string(value);
+      return e;
+    });
   }
   for (const auto& info : kBoolParams) {
-    Parameter p;
-    p.name = info.name;
-    p.type = "bool";
-    bool value = false;
-    const hipFileError_t e = hipFileGetParameterBool(info.param, &value);
-    if (e.err == hipFileSuccess) {
-      p.value = value ? "true" : "false";
-    } else {
-      p.error = ErrorText(e);
-    }
-    AttributeSource(info.source, &p);
-    c.parameters.push_back(std::move(p));
+    add(info, "bool", [](hipFileBoolConfigParameter_t param, std::string* out) {
+      bool value = false;
+      const hipFileError_t e = hipFileGetParameterBool(param, &value);
+      *out = value ? "true" : "false";
+      return e;
+    });
   }
   for (const auto& info : kStringParams) {
-    Parameter p;
-    p.name = info.name;
-    p.type = "string";
-    char value[4096] = {0};  // the longest a string parameter is: 4095 bytes and a NUL
-    const hipFileError_t e = hipFileGetParameterString(info.param, value, sizeof value);
-    if (e.err == hipFileSuccess) {
-      p.value = value;
-    } else {
-      p.error = ErrorText(e);
-    }
-    AttributeSource(info.source, &p);
-    c.parameters.push_back(std::move(p));
+    add(info, "string", [](hipFileStringConfigParameter_t param, std::string* out) {
+      char value[4096] = {0};  // the longest a string parameter is: 4095 bytes and a NUL
+      const hipFileError_t e = hipFileGetParameterString(param, value, sizeof value);
+      *out = value;
+      return e;
+    });
   }
   return c;
 }
