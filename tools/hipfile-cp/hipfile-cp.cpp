@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// hipfile-cp: copies a file through GPU memory with the hipFile API (AMD's aiscp, improved): a
-// progress bar on a terminal, a summary with the throughput and the paths the bytes took,
+// hipfile-cp: copies a file through GPU memory with the hipFile API (AMD's aiscp, improved): two
+// GPU buffers, so one block is read while the one before is written; a progress bar on a terminal,
+// a summary with the throughput and the paths the bytes took,
 // --verify, and nothing half-written under the destination's name - the copy goes to a temporary
 // file beside it, renamed over it only once complete (and verified).
 //
@@ -16,12 +17,16 @@
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
+#include <condition_variable>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "path_shares.h"
@@ -134,9 +139,10 @@ class Copy {
  public:
   explicit Copy(const Options& o) : o_(o) {}
   ~Copy() {
-    if (buf_ != nullptr) {
-      (void)hipFileBufDeregister(buf_);
-      (void)hipFree(buf_);
+    for (void* buf : buf_) {
+      if (buf == nullptr) continue;
+      (void)hipFileBufDeregister(buf);
+      (void)hipFree(buf);
     }
     if (src_fh_ != nullptr) hipFileHandleDeregister(src_fh_);
     if (tmp_fh_ != nullptr) hipFileHandleDeregister(tmp_fh_);
@@ -186,39 +192,38 @@ class Copy {
     driver_open_ = true;
     if (!Register(src_fd_, &src_fh_, o_.src) || !Register(tmp_fd_, &tmp_fh_, tmp_)) return 1;
     const uint64_t block = std::max<uint64_t>(1, std::min(o_.block, size_));
-    if (const hipError_t h = hipMalloc(&buf_, block); h != hipSuccess) {
-      buf_ = nullptr;
-      return Fail("cannot allocate " + std::to_string(block) + " bytes on GPU " +
-                  std::to_string(o_.gpu) + ": " + hipGetErrorName(h));
-    }
-    if (hipFileError_t e = hipFileBufRegister(buf_, block, 0); e.err != hipFileSuccess) {
-      return Fail("hipFileBufRegister: " + HipFileError(e));
+    // Two buffers when there is more than one block: block k+1 is read while block k is written.
+    for (size_t i = 0; i < (size_ > block ? 2u : 1u); ++i) {
+      if (const hipError_t h = hipMalloc(&buf_[i], block); h != hipSuccess) {
+        buf_[i] = nullptr;
+        return Fail("cannot allocate " + std::to_string(block) + " bytes on GPU " +
+                    std::to_string(o_.gpu) + ": " + hipGetErrorName(h));
+      }
+      if (hipFileError_t e = hipFileBufRegister(buf_[i], block, 0); e.err != hipFileSuccess) {
+        (void)hipFree(buf_[i]);
+        buf_[i] = nullptr;
+        return Fail("hipFileBufRegister: " + HipFileError(e));
+      }
     }
 
     hipFileExtPathStats_t before = {}, after = {};
     (void)hipFileExtGetPathStats(&before);
     const auto start = std::chrono::steady_clock::now();
     Progress progress(stderr, size_);
-    for (uint64_t off = 0; off < size_;) {
-      if (g_signal != 0) return Stopped(progress);
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(block, size_ - off));
-      const ssize_t r = hipFileRead(src_fh_, buf_, n, static_cast<hoff_t>(off), 0);
-      if (r != static_cast<ssize_t>(n)) {
-        progress.Finish();
-        return Fail(r >= 0 ? o_.src + " ended at " + std::to_string(off + r) + " bytes, not " +
-                                 std::to_string(size_) + " (it changed during the copy)"
-                           : "reading " + o_.src + " at offset " + std::to_string(off) + ": " +
-                                 IoError(r, errno));
-      }
-      const ssize_t w = hipFileWrite(tmp_fh_, buf_, n, static_cast<hoff_t>(off), 0);
-      if (w != static_cast<ssize_t>(n)) {
-        progress.Finish();
-        return Fail("writing " + tmp_ + " at offset " + std::to_string(off) + ": " +
-                    (w >= 0 ? "short write" : IoError(w, errno)));
-      }
-      off += n;
-      progress.Update(off);
+    const uint64_t blocks = (size_ + block - 1) / block;
+    std::thread reader;
+    try {
+      reader = std::thread([&] { ReadBlocks(block, blocks); });
+    } catch (const std::system_error& e) {
+      return Fail(std::string("cannot start the reading thread: ") + e.what());
     }
+    WriteBlocks(block, blocks, &progress);
+    reader.join();
+    if (!error_.empty()) {
+      progress.Finish();
+      return Fail(error_);
+    }
+    if (g_signal != 0) return Stopped(progress);
     progress.Finish();
     if (::fsync(tmp_fd_) != 0) return Fail("fsync " + tmp_ + ": " + std::strerror(errno));
     const double secs =
@@ -240,6 +245,70 @@ class Copy {
   }
 
  private:
+  // Stops both sides with `error` (the first one kept).
+  void Stop(const std::string& error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.empty()) error_ = error;
+    stop_ = true;
+    moved_.notify_all();
+  }
+
+  // Waits (a tenth of a second at a time, so a signal is seen) until `ready`, or a stop; false
+  // for a stop.
+  template <typename Ready>
+  bool WaitFor(Ready ready) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_ && !ready()) {
+      if (g_signal != 0) {
+        stop_ = true;
+        moved_.notify_all();
+        break;
+      }
+      moved_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+    return !stop_;
+  }
+
+  // The reader's thread: block k into buffer k % 2 once block k - 2 was written from it.
+  void ReadBlocks(uint64_t block, uint64_t blocks) {
+    (void)hipSetDevice(o_.gpu);  // the current device is per thread
+    for (uint64_t k = 0; k < blocks; ++k) {
+      if (!WaitFor([&] { return k - written_ < 2; })) return;
+      const uint64_t off = k * block;
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(block, size_ - off));
+      const ssize_t r = hipFileRead(src_fh_, buf_[k % 2], n, static_cast<hoff_t>(off), 0);
+      if (r != static_cast<ssize_t>(n)) {
+        return Stop(r >= 0 ? o_.src + " ended at " + std::to_string(off + r) + " bytes, not " +
+                                 std::to_string(size_) + " (it changed during the copy)"
+                           : "reading " + o_.src + " at offset " + std::to_string(off) + ": " +
+                                 IoError(r, errno));
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      ++read_;
+      moved_.notify_all();
+    }
+  }
+
+  // The calling thread: block k from buffer k % 2 once it was read.
+  void WriteBlocks(uint64_t block, uint64_t blocks, Progress* progress) {
+    for (uint64_t k = 0; k < blocks; ++k) {
+      if (!WaitFor([&] { return read_ > k; })) return;
+      const uint64_t off = k * block;
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(block, size_ - off));
+      const ssize_t w = hipFileWrite(tmp_fh_, buf_[k % 2], n, static_cast<hoff_t>(off), 0);
+      if (w != static_cast<ssize_t>(n)) {
+        return Stop("writing " + tmp_ + " at offset " + std::to_string(off) + ": " +
+                    (w >= 0 ? "short write" : IoError(w, errno)));
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++written_;
+        moved_.notify_all();
+      }
+      progress->Update(off + n);
+    }
+  }
+
   bool Register(int fd, hipFileHandle_t* fh, const std::string& path) {
     hipFileDescr_t descr = {};
     descr.type = hipFileHandleTypeOpaqueFD;
@@ -305,7 +374,13 @@ class Copy {
   uint64_t size_ = 0;
   bool driver_open_ = false;
   hipFileHandle_t src_fh_ = nullptr, tmp_fh_ = nullptr;
-  void* buf_ = nullptr;
+  void* buf_[2] = {nullptr, nullptr};
+  // The pipeline: blocks read and written so far, and the first error (which stops both sides).
+  std::mutex mu_;
+  std::condition_variable moved_;
+  uint64_t read_ = 0, written_ = 0;
+  bool stop_ = false;
+  std::string error_;
 };
 
 }  // namespace
