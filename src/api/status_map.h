@@ -9,6 +9,7 @@
 
 #include "util/exception_status.h"
 #include "util/status.h"
+#include "util/trace.h"
 
 namespace hipfile::api {
 
@@ -27,8 +28,10 @@ ssize_t ToSsize(const Result<size_t>& result);
 // The exception boundary of the C entry points: each runs its body through one of these, so no
 // C++ exception unwinds into a C caller (util/exception_status.h says what each becomes). `name`
 // is the entry point's, for the log line.
+// Each is also the call's NVTX range (util/trace.h), named for the entry point.
 template <class Fn>
 hipFileError_t GuardError(const char* name, Fn&& fn) noexcept {
+  const TraceRange range(name);
   try {
     return fn();
   } catch (...) {
@@ -37,6 +40,7 @@ hipFileError_t GuardError(const char* name, Fn&& fn) noexcept {
 }
 template <class Fn>
 ssize_t GuardSsize(const char* name, Fn&& fn) noexcept {
+  const TraceRange range(name);
   try {
     return fn();
   } catch (...) {
@@ -47,6 +51,7 @@ ssize_t GuardSsize(const char* name, Fn&& fn) noexcept {
 // what it did before throwing.
 template <class Fn>
 void GuardVoid(const char* name, Fn&& fn) noexcept {
+  const TraceRange range(name);
   try {
     fn();
   } catch (...) {

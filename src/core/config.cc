@@ -86,6 +86,7 @@ Config ParseConfig(platform::Sys& sys) {
   }
   ReadBool(sys, kEnvAllowCompatMode, &config.allow_compat_mode, &config);
   ReadBool(sys, kEnvForceCompatMode, &config.force_compat_mode, &config);
+  ReadBool(sys, kEnvProfileNvtx, &config.profile_nvtx, &config);
   ReadBool(sys, kEnvUnsupportedFileSystems, &config.unsupported_file_systems, &config);
   ReadBool(sys, kEnvIoUring, &config.io_uring, &config);
   ReadBool(sys, kEnvCopyKernel, &config.copy_kernel, &config);

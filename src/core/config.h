@@ -17,6 +17,9 @@ namespace hipfile::core {
 inline constexpr char kEnvAllowCompatMode[] = "HIPFILE_ALLOW_COMPAT_MODE";
 // Disables the GPU-direct path.
 inline constexpr char kEnvForceCompatMode[] = "HIPFILE_FORCE_COMPAT_MODE";
+// NVTX ranges around API calls and engine stages (util/trace.h); default of
+// hipFileParamProfileNvtx.
+inline constexpr char kEnvProfileNvtx[] = "HIPFILE_PROFILE_NVTX";
 // Lifts the ext4(data=ordered)/xfs restriction of the GPU-direct path.
 inline constexpr char kEnvUnsupportedFileSystems[] = "HIPFILE_UNSUPPORTED_FILE_SYSTEMS";
 // 0 = no statistics, 1 = basic, 2 = detailed (same as 1); larger values are clamped to 2.
@@ -70,6 +73,7 @@ size_t AutoIoThreads();
 struct Config {
   bool allow_compat_mode = true;
   bool force_compat_mode = false;
+  bool profile_nvtx = false;
   bool unsupported_file_systems = false;
   unsigned stats_level = 1;
   LogLevel log_level = LogLevel::kWarn;

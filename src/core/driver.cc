@@ -13,6 +13,7 @@
 #include "core/stream_transfer.h"
 #include "util/errors.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 namespace hipfile::core {
 namespace {
@@ -76,6 +77,7 @@ Status Driver::InitializeLocked() {
   in_use_.ResolveForOpen();
   stats_.set_level(in_use_.stats_level());
   SetLogLevel(in_use_.log_level());
+  SetTracing(in_use_.profile_nvtx());
   io_pool_.Resize(in_use_.io_threads());
   async_pool_.Resize(in_use_.io_threads());
   const engine::EngineOptions options = EngineOptionsForOpenLocked();

@@ -70,6 +70,7 @@ ParamSet::ParamSet(const Config& config)
 
   bools_[hipFileParamPropertiesAllowCompatMode] = config.allow_compat_mode;
   bools_[hipFileParamForceCompatMode] = config.force_compat_mode;
+  bools_[hipFileParamProfileNvtx] = config.profile_nvtx;
   bools_[hipFileParamExecutionParallelIO] = true;
 
   strings_[hipFileParamLoggingLevel] = LogLevelName(config.log_level);

@@ -47,6 +47,7 @@ class ParamSet {
   size_t size_t_value(hipFileSizeTConfigParameter_t p) const { return sizes_[p]; }
   bool bool_value(hipFileBoolConfigParameter_t p) const { return bools_[p]; }
   bool allow_compat_mode() const { return bools_[hipFileParamPropertiesAllowCompatMode]; }
+  bool profile_nvtx() const { return bools_[hipFileParamProfileNvtx]; }
   unsigned stats_level() const;
   LogLevel log_level() const;
 

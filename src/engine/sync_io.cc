@@ -17,6 +17,7 @@
 #include "engine/worker_pool.h"
 #include "util/align.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 namespace hipfile::engine {
 namespace {
@@ -189,6 +190,7 @@ bool SyncEngine::PlanDirectOnlyRead(const IoFile& file, PlanRequest* request) co
 Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size_t size,
                                 off_t offset, bool allow_compat, PathBytes* paths) {
   if (size == 0) return size_t{0};
+  const TraceRange range("hipFile engine read");
   const bool staged = Staged(memory);
   // Plan-time only: the default (allow_compat) plans and runs as it always did.
   const bool direct_only = !allow_compat && (staged || memory.staging);
@@ -253,6 +255,7 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
 Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, size_t size,
                                  off_t offset, bool allow_compat, PathBytes* paths) {
   if (size == 0) return size_t{0};
+  const TraceRange range("hipFile engine write");
   PlanRequest request;
   request.offset = static_cast<uint64_t>(offset);
   request.size = size;
@@ -342,6 +345,7 @@ void SyncEngine::RunMany(const IoRequest* ios, size_t n, Result<size_t>* results
     results[index.front()] = alone(ios[index.front()]);
     return;
   }
+  const TraceRange range("hipFile engine batch group");
   std::vector<Result<size_t>> grouped(group.size(), size_t{0});
   // Not a vector: GCC 12 reports a false free-nonheap-object on a vector of this enum here.
   const auto via = std::make_unique<IoPath[]>(group.size());
