@@ -11,9 +11,11 @@ cd "$(dirname "$0")/.."
 # libclang_rt.fuzzer-x86_64.a; clang only recommends it, and recommends are not installed here.
 # liburing-dev: io_uring for batched reads and writes (linked statically; the build works without
 # it, on pread/pwrite only). fio: the fio engine (tools/fio, docs/fio.md) is built for it and tested
-# with it; scripts/fio-source.sh fetches the headers it is built against.
+# with it; scripts/fio-source.sh fetches the headers it is built against. nlohmann-json3-dev: the
+# JSON parser (header only) of the configuration file HIPFILE_CONFIG names (docs/config.md); the
+# build works without it, reading no configuration file.
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev liburing-dev clang
-  libclang-rt-dev fio)
+  libclang-rt-dev fio nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
