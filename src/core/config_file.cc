@@ -14,6 +14,8 @@
 
 namespace hipfile::core {
 namespace {
+
+// One error line naming the file, also kept in config->problems (so the log file gets it too).
 void Problem(Config* config, const std::string& path, const std::string& what) {
   std::string line = std::string(kEnvConfig) + " " + path + ": " + what;
   HF_LOG(kError, "%s", line.c_str());
@@ -149,7 +151,8 @@ using Json = nlohmann::json;
 
 // The value as the file writes it, cut for a log line.
 std::string Shown(const Json& value) {
-  std::string text = value.dump();
+  // Strings the parser took are valid UTF-8; replace, rather than throw, all the same.
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (text.size() > 64) text = text.substr(0, 61) + "...";
   return text;
 }
