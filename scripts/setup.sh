@@ -10,11 +10,12 @@ cd "$(dirname "$0")/.."
 # scripts/fuzz.sh. On Debian 12 they bring clang-14 and libclang-rt-14-dev, the package that holds
 # libclang_rt.fuzzer-x86_64.a; clang only recommends it, and recommends are not installed here.
 # liburing-dev: io_uring for batched reads and writes (linked statically; the build works without
-# it, on pread/pwrite only). nlohmann-json3-dev: tools/hipfile-check writes --json with it
-# (header-only, found by find_package(nlohmann_json)). fio: the fio engine (tools/fio, docs/fio.md)
-# is built for it and tested with it; scripts/fio-source.sh fetches the headers it is built against.
+# it, on pread/pwrite only). fio: the fio engine (tools/fio, docs/fio.md) is built for it and tested
+# with it; scripts/fio-source.sh fetches the headers it is built against. nlohmann-json3-dev:
+# JSON, header only - the parser of the configuration file HIPFILE_CONFIG names (docs/config.md;
+# the library builds without it, reading no configuration file) and hipfile-check's --json.
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev liburing-dev clang
-  libclang-rt-dev nlohmann-json3-dev fio)
+  libclang-rt-dev fio nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,10 +2,13 @@
 #include "core/config.h"
 
 #include <strings.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <thread>
 
+#include "core/config_file.h"
+#include "core/log_file.h"
 #include "platform/env.h"
 
 namespace hipfile::core {
@@ -77,6 +80,15 @@ size_t IoThreadsOf(const Config& config) {
 
 Config ParseConfig(platform::Sys& sys) {
   Config config;
+  // The configuration file first: every variable set below wins over its key.
+  if (const char* value = sys.Getenv(kEnvConfig)) {
+    config.config_path = value;
+    if (config.config_path.empty()) {
+      Problem(&config, kEnvConfig, value, "a path", "no configuration file");
+    } else {
+      ApplyConfigFile(sys, config.config_path, &config);
+    }
+  }
   // The log level first, so that problems with the other variables are reported at it.
   if (const char* value = sys.Getenv(kEnvLogLevel)) {
     if (!ParseLogLevel(value, &config.log_level)) {
@@ -126,6 +138,13 @@ Config ParseConfig(platform::Sys& sys) {
              "a number of threads from 1 to 1024", "automatic", &config.io_threads, &config);
   ReadNumber(sys, kEnvBatchWorkers, 1, 128, "a number of threads from 1 to 128", "automatic",
              &config.batch_workers, &config);
+  if (const char* value = sys.Getenv(kEnvLogfilePath)) {
+    if (*value == '\0') {
+      Problem(&config, kEnvLogfilePath, value, "a path", "stderr");
+    } else {
+      config.log_file_path = value;
+    }
+  }
   if (config.batch_workers != 0 && config.io_threads == 0) {
     HF_LOG(kInfo, "%s=%u: the I/O threads, which batch shares now (%s sets them)", kEnvBatchWorkers,
            config.batch_workers, kEnvIoThreads);
@@ -150,6 +169,17 @@ const Config& ProcessConfig() {
     if (value != nullptr && ParseLogLevel(value, &level)) SetLogLevel(level);
     auto* c = new Config(ParseConfig(platform::RealSys()));
     SetLogLevel(c->log_level);
+    // The log file before anything else is said, so that it holds the runtime's choice and the
+    // configuration's problems (said on stderr while it was parsed) too.
+    const std::string log_file = LogFilePathFor(c->log_file_path, c->log_dir, ::getpid());
+    if (!log_file.empty() && UseLogFile(platform::RealSys(), log_file)) {
+      for (const std::string& problem : c->problems) Log(LogLevel::kError, "%s", problem.c_str());
+    }
+    if (!c->config_path.empty()) {
+      HF_LOG(kInfo, "configuration file %s read; %zu problem(s) with the configuration",
+             c->config_path.c_str(), c->problems.size());
+    }
+    for (const std::string& note : c->notes) HF_LOG(kInfo, "%s", note.c_str());
     return c;
   }();
   return *config;

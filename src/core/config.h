@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Config: the environment, read once. Every variable is documented in docs/environment.md.
+// Config: the environment and the configuration file it names (HIPFILE_CONFIG), read once.
+// Every variable is documented in docs/environment.md, the file in docs/config.md.
+//
+// Precedence, lowest first: the defaults, the configuration file, the environment, then the
+// parameter API (hipFileSetParameter*, applied at the next driver open; core/params.h).
 #pragma once
 
+#include <hipfile.h>
+
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/sync_io.h"
@@ -60,6 +68,12 @@ inline constexpr char kEnvIoThreads[] = "HIPFILE_IO_THREADS";
 inline constexpr char kEnvBatchWorkers[] = "HIPFILE_BATCH_WORKERS";
 // off|error|warn|info|debug or 0..4.
 inline constexpr char kEnvLogLevel[] = "HIPFILE_LOG_LEVEL";
+// A path: log lines go to this file (appended to; created 0600) instead of stderr. The default
+// of hipFileParamEnvLogfilePath; wins over the configuration file's logging.dir.
+inline constexpr char kEnvLogfilePath[] = "HIPFILE_LOGFILE_PATH";
+// A path: a JSON configuration file (cuFile's cufile.json keys, docs/config.md), read once, under
+// the environment: a variable set wins over the file's key for the same setting.
+inline constexpr char kEnvConfig[] = "HIPFILE_CONFIG";
 
 inline constexpr unsigned kMaxStatsLevel = 2;
 // The most I/O threads a process gets, whatever is asked.
@@ -89,8 +103,18 @@ struct Config {
   bool async_staged = true;
   unsigned io_threads = 0;     // 0: automatic
   unsigned batch_workers = 0;  // 0: unset
-  // One line per variable whose value could not be parsed (its default was used instead).
+  std::string log_file_path;   // HIPFILE_LOGFILE_PATH; "" = none
+  std::string log_dir;         // the configuration file's logging.dir; "" = none
+  std::string config_path;     // HIPFILE_CONFIG; "" = none
+  // Parameters the configuration file sets that no variable has (ParamSet applies them over its
+  // defaults), each already checked against the parameter's range.
+  std::vector<std::pair<hipFileSizeTConfigParameter_t, size_t>> file_sizes;
+  std::vector<std::pair<hipFileBoolConfigParameter_t, bool>> file_bools;
+  // One line per variable whose value could not be parsed (its default was used instead), and per
+  // problem with the configuration file (unreadable, not JSON, an unknown key, a bad value).
   std::vector<std::string> problems;
+  // One line per key of the configuration file that is accepted but has no effect here.
+  std::vector<std::string> notes;
 };
 
 // Reads the variables through sys.Getenv. Each unparsable value is logged at error level and

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/log_file.h"
 #include "core/process_runtime.h"
 #include "core/stream_transfer.h"
 #include "util/errors.h"
@@ -78,6 +79,8 @@ Status Driver::InitializeLocked() {
   stats_.set_level(in_use_.stats_level());
   SetLogLevel(in_use_.log_level());
   SetTracing(in_use_.profile_nvtx());
+  // hipFileParamEnvLogfilePath / LogDir; a file that cannot be opened is said and changes nothing.
+  (void)UseLogFile(sys_, in_use_.log_file());
   io_pool_.Resize(in_use_.io_threads());
   async_pool_.Resize(in_use_.io_threads());
   const engine::EngineOptions options = EngineOptionsForOpenLocked();
@@ -201,7 +204,34 @@ Result<void*> Driver::RegisterHandle(int fd) {
     return handle;
   }
   HF_LOG(kDebug, "fd %d registered as %p (O_DIRECT fd %d)", fd, *handle, direct_fd);
+  // After the open, which may set the level (hipFileParamLoggingLevel).
+  if (LogEnabled(LogLevel::kInfo)) LogRegistration(*handle);
   return handle;
+}
+
+void Driver::LogRegistration(const void* handle) {
+  IoPathChoice choice;
+  FileInfo info;  // a copy: no reference to the File is held past the lock
+  {
+    MutexLock lock(mu_);
+    const std::shared_ptr<File> found = files_.Find(handle);
+    if (engine_ == nullptr || found == nullptr) return;  // closed or deregistered meanwhile
+    info = found->info();
+    const engine::EngineOptions& options = engine_->options();
+    choice.device_memory_staged = !gpu_.DeviceMemoryIsHostMemory();
+    choice.page_cache = engine_->page_cache_enabled();
+    choice.pin_after = std::max(options.page_cache_pin_after_uses, 1u);
+    choice.residency_min_bytes = options.residency_min_bytes;
+    choice.direct_reads = options.direct_reads;
+    choice.direct_writes = options.direct_writes;
+    choice.write_through = options.write_through;
+    choice.allow_compat = in_use_.allow_compat_mode();
+  }
+  // The caller's descriptor's path, as the kernel has it now (a deleted file says so).
+  const std::string link = "/proc/self/fd/" + std::to_string(info.client_fd);
+  Result<std::string> path = sys_.ReadLink(link.c_str());
+  const std::string shown = path.ok() ? *path : "(path unknown: " + path.status().ToString() + ")";
+  HF_LOG(kInfo, "%s", DescribeRegistration(info, shown, choice).c_str());
 }
 
 void Driver::DeregisterHandle(const void* handle) {

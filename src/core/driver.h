@@ -172,6 +172,9 @@ class Driver {
   // pinned staging limit (engine::SplitStagingBudget); the streams' share goes to the executor.
   engine::EngineOptions EngineOptionsForOpenLocked() REQUIRES(mu_) EXCLUDES(async_mu_);
   Status EnsureOpenLocked() REQUIRES(mu_);
+  // The info line of a registration (core/file.h, DescribeRegistration): the file, its path and
+  // what its reads and writes will take. Reads the path through sys_ outside the lock.
+  void LogRegistration(const void* handle) EXCLUDES(mu_);
   Result<size_t> Transfer(IoDirection direction, const void* handle, const void* buffer_base,
                           size_t size, off_t file_offset, off_t buffer_offset);
   Result<AsyncExecutor*> Async() EXCLUDES(async_mu_);

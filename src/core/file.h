@@ -38,6 +38,24 @@ struct FileInfo {
   FileSystemInfo fs;
 };
 
+// How the engine will move a registered file's bytes, for the line that says so at registration.
+struct IoPathChoice {
+  bool device_memory_staged =
+      true;                 // GPU memory passes through pinned staging (not the CPU runtime)
+  bool page_cache = false;  // the page-cache path is on (engine::SyncEngine)
+  unsigned pin_after = 2;   // a window is pinned at its n-th read
+  size_t residency_min_bytes = 1u << 20;  // smaller reads are read buffered
+  bool direct_reads = true;
+  bool direct_writes = true;
+  bool write_through = false;
+  bool allow_compat = true;  // buffered I/O through staging allowed (HIPFILE_ALLOW_COMPAT_MODE)
+};
+
+// The info line of a registration: the file (descriptor, path, file system, O_DIRECT and its
+// alignments) and what its reads and writes will take, and why (engine/sync_io.h, engine/plan.h).
+std::string DescribeRegistration(const FileInfo& info, const std::string& path,
+                                 const IoPathChoice& choice);
+
 // Shared by the registry and by each operation in flight on it, so that deregistration or a
 // driver close never closes a descriptor under a running operation.
 class File {

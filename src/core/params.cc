@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "core/params.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+
+#include "core/log_file.h"
 
 namespace hipfile::core {
 namespace {
@@ -74,6 +78,12 @@ ParamSet::ParamSet(const Config& config)
   bools_[hipFileParamExecutionParallelIO] = true;
 
   strings_[hipFileParamLoggingLevel] = LogLevelName(config.log_level);
+  strings_[hipFileParamEnvLogfilePath] = config.log_file_path;
+  strings_[hipFileParamLogDir] = config.log_dir;
+
+  // The configuration file's parameters that no variable has: checked when the file was read.
+  for (const auto& [param, value] : config.file_sizes) sizes_[param] = value;
+  for (const auto& [param, value] : config.file_bools) bools_[param] = value;
 }
 
 Status ParamSet::SetSizeT(int param, size_t value) {
@@ -145,6 +155,11 @@ Result<std::string> ParamSet::GetString(int param) const {
 
 unsigned ParamSet::stats_level() const {
   return static_cast<unsigned>(sizes_[hipFileParamProfileStats]);
+}
+
+std::string ParamSet::log_file() const {
+  return LogFilePathFor(strings_[hipFileParamEnvLogfilePath], strings_[hipFileParamLogDir],
+                        static_cast<int>(::getpid()));
 }
 
 LogLevel ParamSet::log_level() const {

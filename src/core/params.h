@@ -50,6 +50,9 @@ class ParamSet {
   bool profile_nvtx() const { return bools_[hipFileParamProfileNvtx]; }
   unsigned stats_level() const;
   LogLevel log_level() const;
+  // Where log lines go from the next open: EnvLogfilePath, else LogDir's hipfile_<pid>.log, else
+  // "" (stderr); core/log_file.h.
+  std::string log_file() const;
 
   // What an open makes of these values: FORCE=true with ALLOW=false keeps the compatibility path
   // enabled (warning printed), as the environment does.

@@ -74,6 +74,9 @@ Chosen Choose() {
 const Chosen& Get() {
   // Leaked on purpose: see the header.
   static const Chosen* chosen = [] {
+    // The configuration first: its log level and log file apply to the line below, also in a
+    // program whose first call is a HIP one (hipMalloc) rather than a hipFile one.
+    (void)core::ProcessConfig();
     auto* c = new Chosen(Choose());
     HF_LOG(kInfo, "GPU runtime %s", c->reason.c_str());
     return c;

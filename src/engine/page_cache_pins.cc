@@ -123,7 +123,16 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
     if (direct_writers_.count(Key{file->identity_.dev, file->identity_.ino}) != 0) return nullptr;
     if (++slot.uses < options_.pin_after_uses) return nullptr;
     length = static_cast<size_t>(std::min<uint64_t>(options_.window_bytes, file->length_ - begin));
-    if (counters_.pinned_bytes + length > options_.max_pinned_bytes) return nullptr;
+    if (counters_.pinned_bytes + length > options_.max_pinned_bytes) {
+      // A fallback that costs speed: resident data is copied through staging from here on.
+      HF_LOG_ONCE(kWarn,
+                  "page-cache pin limit reached (%llu bytes pinned, limit %llu: "
+                  "HIPFILE_PAGE_CACHE_MAX_PINNED_MB); resident data past it is read through "
+                  "staging (said once)",
+                  static_cast<unsigned long long>(counters_.pinned_bytes),
+                  static_cast<unsigned long long>(options_.max_pinned_bytes));
+      return nullptr;
+    }
     counters_.pinned_bytes += length;
     slot.state = MappedFile::Slot::State::kPinning;
   }
@@ -147,7 +156,7 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
     }
     if (resident && !refused_) {
       refused_ = true;
-      HF_LOG(kInfo,
+      HF_LOG(kWarn,
              "pinning a page-cache window failed (%s); resident data is read through staging",
              GpuErrorName(pinned));
     }

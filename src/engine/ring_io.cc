@@ -214,12 +214,13 @@ std::unique_ptr<IoRing> RingIo::Lease() {
   if (rings_created_ == 0) {
     // No ring ever worked: io_uring is refused here (ENOSYS, EPERM...). Stop trying.
     if (available_.exchange(false)) {
-      HF_LOG(kInfo, "io_uring is not available (%s); reads and writes run one at a time",
+      // A fallback that costs speed (a batch's small transfers go one system call each): warn.
+      HF_LOG(kWarn, "io_uring is not available (%s); reads and writes run one at a time",
              ring.status().ToString().c_str());
     }
   } else if (max_rings_ > rings_) {
     // Rings work but no more can be made (ENOMEM, locked-memory limit): keep those there are.
-    HF_LOG(kInfo, "io_uring ring %u could not be created (%s); using %u", rings_ + 1,
+    HF_LOG(kWarn, "io_uring ring %u could not be created (%s); using %u", rings_ + 1,
            ring.status().ToString().c_str(), rings_);
     max_rings_ = rings_;
   }

@@ -169,8 +169,11 @@ Transfer ReadChunk(EngineContext& cx, TransferJob& job, size_t k, const PlannedC
     if (job.direct_only) {
       return Transfer{t.bytes, DirectRefused("read", offset + static_cast<off_t>(t.bytes))};
     }
-    HF_LOG(kDebug, "O_DIRECT read refused at offset %llu; buffered for the rest of the request",
-           static_cast<unsigned long long>(offset + t.bytes));
+    // A fallback that costs speed: said once per process (the request after it tries again).
+    HF_LOG_ONCE(kWarn,
+                "O_DIRECT read refused (EINVAL) at offset %llu of descriptor %d; that request "
+                "reads the rest buffered through staging (said once)",
+                static_cast<unsigned long long>(offset + t.bytes), job.file().direct_fd);
     job.direct_ok.store(false, std::memory_order_relaxed);
     t.status = Status::Ok();
   }
@@ -198,8 +201,10 @@ Transfer WriteChunk(EngineContext& cx, TransferJob& job, size_t k, const Planned
     if (job.direct_only) {
       return Transfer{t.bytes, DirectRefused("write", offset + static_cast<off_t>(t.bytes))};
     }
-    HF_LOG(kDebug, "O_DIRECT write refused at offset %llu; buffered for the rest of the request",
-           static_cast<unsigned long long>(c.offset + t.bytes));
+    HF_LOG_ONCE(kWarn,
+                "O_DIRECT write refused (EINVAL) at offset %llu of descriptor %d; that request "
+                "writes the rest buffered through staging (said once)",
+                static_cast<unsigned long long>(c.offset + t.bytes), job.file().direct_fd);
     job.direct_ok.store(false, std::memory_order_relaxed);
     t.status = Status::Ok();
   }

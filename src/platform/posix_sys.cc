@@ -85,6 +85,12 @@ class PosixSys final : public Sys {
     ::close(fd);
     return text;
   }
+  Result<std::string> ReadLink(const char* path) override {
+    char target[4096];
+    const ssize_t n = ::readlink(path, target, sizeof target);
+    if (n < 0) return Status::Errno(errno);
+    return std::string(target, static_cast<size_t>(n));  // cut at 4096 bytes, as PATH_MAX
+  }
   const char* Getenv(const char* name) override { return std::getenv(name); }
   long PageSize() override { return ::sysconf(_SC_PAGESIZE); }
   uint64_t PhysicalMemoryBytes() override {

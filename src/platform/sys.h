@@ -46,6 +46,8 @@ class Sys {
   virtual Status Mincore(void* addr, size_t length, unsigned char* vec) = 0;
   // Whole contents of a small text file such as /proc/self/mountinfo.
   virtual Result<std::string> ReadTextFile(const char* path) = 0;
+  // readlink(path): where a symbolic link points (/proc/self/fd/N: the descriptor's path).
+  virtual Result<std::string> ReadLink(const char* path) = 0;
   // nullptr when unset.
   virtual const char* Getenv(const char* name) = 0;
   virtual long PageSize() = 0;

@@ -115,6 +115,11 @@ Status FaultSys::Mincore(void* addr, size_t length, unsigned char* vec) {
   return base_.Mincore(addr, length, vec);
 }
 
+Result<std::string> FaultSys::ReadLink(const char* path) {
+  if (const int e = plan_.OnCall(Index(SysOp::kReadLink))) return Status::Errno(e);
+  return base_.ReadLink(path);
+}
+
 Result<std::string> FaultSys::ReadTextFile(const char* path) {
   if (const int e = plan_.OnCall(Index(SysOp::kReadTextFile))) return Status::Errno(e);
   return base_.ReadTextFile(path);

@@ -52,6 +52,7 @@ enum class SysOp : size_t {
   kRingRead,    // each read op of a Submit: its completion is -errno, or capped
   kRingWrite,   // each write op of a Submit
   kStartThread,
+  kReadLink,
   kCount,
 };
 
@@ -84,6 +85,7 @@ class FaultSys : public platform::Sys {
   Status Munmap(void* addr, size_t length) override;
   Status Mincore(void* addr, size_t length, unsigned char* vec) override;
   Result<std::string> ReadTextFile(const char* path) override;
+  Result<std::string> ReadLink(const char* path) override;
   const char* Getenv(const char* name) override { return base_.Getenv(name); }
   long PageSize() override { return base_.PageSize(); }
   uint64_t PhysicalMemoryBytes() override { return base_.PhysicalMemoryBytes(); }

@@ -18,6 +18,7 @@
 
 #include "engine/sync_io.h"
 #include "engine_test_util.h"
+#include "util/log.h"
 
 namespace hipfile::engine {
 namespace {
@@ -137,11 +138,20 @@ TEST_F(DirectIoTest, EinvalFromODirectFallsBackToBufferedForTheRequest) {
   SyncEngine engine(csys_, gpu_, SmallOptions(8, 1));
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
   csys_.refuse = true;
+  const LogLevel level = GetLogLevel();
+  SetLogLevel(LogLevel::kWarn);
+  ::testing::internal::CaptureStderr();
   Result<size_t> n = engine.Read(File(), mem.At(0), kFileSize, 0);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  SetLogLevel(level);
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, kFileSize);
   EXPECT_EQ(mem.Download(), content_);
   EXPECT_EQ(csys_.watched_calls.load(), 1);
+  // A fallback that costs speed is said at warn level (once per process).
+  EXPECT_NE(log.find("hipfile[warn]: O_DIRECT read refused (EINVAL) at offset 0"),
+            std::string::npos)
+      << log;
 }
 
 TEST_F(DirectIoTest, ODirectReadCutShortByATruncationCountsToTheNewEnd) {

@@ -12,11 +12,13 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/sync_io.h"
 #include "engine_test_util.h"
 #include "util/align.h"
+#include "util/log.h"
 
 namespace hipfile::engine {
 namespace {
@@ -168,9 +170,18 @@ TEST_F(PageCacheTest, PinnedBytesStayUnderTheCap) {
   options.page_cache_max_pinned_bytes = 2 * kWindow;
   SyncEngine engine(sys_, gpu_, options);
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  const LogLevel level = GetLogLevel();
+  SetLogLevel(LogLevel::kWarn);
+  ::testing::internal::CaptureStderr();
   for (int i = 0; i < 3; ++i) ReadAllAndCheck(engine, fd, mem, content_);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  SetLogLevel(level);
   EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 2u);
   EXPECT_EQ(engine.pinned_page_cache_bytes(), 2 * kWindow);
+  // A fallback that costs speed: said at warn, once.
+  const size_t at = log.find("hipfile[warn]: page-cache pin limit reached");
+  EXPECT_NE(at, std::string::npos) << log;
+  EXPECT_EQ(log.find("pin limit reached", log.find('\n', at)), std::string::npos) << log;
 }
 
 TEST_F(PageCacheTest, ReadPastAShrunkenFileStopsAtItsNewEnd) {
@@ -193,10 +204,19 @@ TEST_F(PageCacheTest, RefusedPinningFallsBackToStagingAndIsNotRetried) {
   SyncEngine engine(sys_, gpu_, CacheOptions(1, 1));
   GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
   gpu_.FailAlways(GpuOp::kHostRegister, hipErrorNotSupported);
+  const LogLevel level = GetLogLevel();
+  SetLogLevel(LogLevel::kWarn);
+  ::testing::internal::CaptureStderr();
   ReadAllAndCheck(engine, fd, mem, content_);
   ReadAllAndCheck(engine, fd, mem, content_);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  SetLogLevel(level);
   EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 1u);
   EXPECT_EQ(engine.pinned_page_cache_bytes(), 0u);
+  const size_t at =
+      log.find("hipfile[warn]: pinning a page-cache window failed (hipErrorNotSupported");
+  EXPECT_NE(at, std::string::npos) << log;
+  EXPECT_EQ(log.find("window failed", log.find('\n', at)), std::string::npos) << log;
 }
 
 TEST_F(PageCacheTest, FailedResidencyLookupFallsBackToBufferedReads) {
