@@ -2,6 +2,7 @@
 #include "core/driver.h"
 
 #include <errno.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/process_runtime.h"
+#include "core/stats_region.h"
 #include "core/stream_transfer.h"
 #include "util/errors.h"
 #include "util/log.h"
@@ -47,6 +49,15 @@ Driver& Driver::Global() {
     const Config& config = ProcessConfig();  // first, so its log level applies to what follows
     auto* made = new Driver(platform::RealSys(), ProcessRuntime(), config);
     made->runtime_reason_ = ProcessRuntimeReason();
+    // Statistics go to the published region from the start (before any thread counts), where
+    // hipfile-stats reads them; at level 0 nothing is counted and nothing is published.
+    if (config.stats_level > 0) {
+      if (StatsRegion* region = PublishProcessStats(made->sys())) {
+        made->stats().MoveCountersTo(region->mutable_counters());
+        // A child forked without exec counts for itself, not into its parent's region.
+        pthread_atfork(nullptr, nullptr, [] { Driver::Global().stats().MoveCountersHome(); });
+      }
+    }
     return made;
   }();
   return *driver;
