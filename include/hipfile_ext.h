@@ -98,14 +98,14 @@ typedef struct hipFileExtProcessStats {
     uint64_t published_unix_ns;  /* when it started publishing, CLOCK_REALTIME */
     hipFileStatsLevel3_t stats;  /* as hipFileGetStatsL3 in that process, per-GPU uuids zero */
     hipFileExtPathStats_t paths; /* as hipFileExtGetPathStats in that process */
-    /* Latency sums and unaligned transfers by the transfer's primary path (hipFileExtPath_t). */
-    uint64_t read_path_us[HIPFILE_EXT_MAX_PATHS];
-    uint64_t write_path_us[HIPFILE_EXT_MAX_PATHS];
-    uint64_t read_path_unaligned[HIPFILE_EXT_MAX_PATHS];
-    uint64_t write_path_unaligned[HIPFILE_EXT_MAX_PATHS];
-    /* Transfers that took the compatibility path (buffered or io_uring) for some bytes. */
+    /* Transfers that took the compatibility path (buffered or io_uring) for some bytes, the sum
+     * of their latencies and how many did not meet the file's O_DIRECT alignment. */
     uint64_t read_compat_ops;
     uint64_t write_compat_ops;
+    uint64_t read_compat_us;
+    uint64_t write_compat_us;
+    uint64_t read_compat_unaligned;
+    uint64_t write_compat_unaligned;
     uint64_t reserved[16];
 } hipFileExtProcessStats_t;
 

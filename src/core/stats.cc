@@ -94,13 +94,13 @@ void IoTally::Part::Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bo
   const engine::PathBytes& p =
       by_path != nullptr && by_path->total() == bytes_moved ? *by_path : host;
   paths += p;
-  const auto primary = static_cast<size_t>(p.primary());
-  ++path_ops[primary];
-  path_micros[primary] += took_us;
-  if (is_unaligned) ++path_unaligned[primary];
+  ++path_ops[static_cast<size_t>(p.primary())];
+
   if (p.bytes[static_cast<size_t>(engine::IoPath::kBuffered)] > 0 ||
       p.bytes[static_cast<size_t>(engine::IoPath::kIoUring)] > 0) {
     ++compat_ops;
+    compat_micros += took_us;
+    if (is_unaligned) ++compat_unaligned;
   }
 }
 
@@ -139,11 +139,11 @@ void Stats::AddPart(const IoTally::Part& part) {
     add(d.micros, part.micros);
     for (size_t b = 0; b < kSizeHistogramBuckets; ++b) add(d.hist[b], part.hist[b]);
     add(d.compat_ops, part.compat_ops);
+    add(d.compat_micros, part.compat_micros);
+    add(d.compat_unaligned, part.compat_unaligned);
     for (size_t i = 0; i < engine::kIoPathCount; ++i) {
       add(d.path_bytes[i], part.paths.bytes[i]);
       add(d.path_ops[i], part.path_ops[i]);
-      add(d.path_micros[i], part.path_micros[i]);
-      add(d.path_unaligned[i], part.path_unaligned[i]);
     }
     for (size_t i = 0; i < engine::kFallbackCount; ++i) {
       add(d.fallback_bytes[i], part.paths.fallback[i]);

@@ -105,14 +105,12 @@ void FillL3(const StatsCounters& c, hipFileStatsLevel3_t* out) {
 }
 
 void FillProcessExtras(const StatsCounters& c, hipFileExtProcessStats_t* out) {
-  for (size_t i = 0; i < engine::kIoPathCount; ++i) {
-    out->read_path_us[i] = Load(c.read.path_micros[i]);
-    out->write_path_us[i] = Load(c.write.path_micros[i]);
-    out->read_path_unaligned[i] = Load(c.read.path_unaligned[i]);
-    out->write_path_unaligned[i] = Load(c.write.path_unaligned[i]);
-  }
   out->read_compat_ops = Load(c.read.compat_ops);
   out->write_compat_ops = Load(c.write.compat_ops);
+  out->read_compat_us = Load(c.read.compat_micros);
+  out->write_compat_us = Load(c.write.compat_micros);
+  out->read_compat_unaligned = Load(c.read.compat_unaligned);
+  out->write_compat_unaligned = Load(c.write.compat_unaligned);
 }
 
 }  // namespace hipfile::core

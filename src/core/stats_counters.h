@@ -31,12 +31,12 @@ struct StatsCounters {
     Counter ok, err, bytes, micros;
     Counter hist[kSizeHistogramBuckets];
     Counter compat_ops;  // transfers that took the compatibility path for some bytes
+    // Their latency and unaligned count: the report's Fallback lines. Only the compatibility
+    // path adds to them, so the fast path pays nothing for them.
+    Counter compat_micros, compat_unaligned;
     Counter path_bytes[engine::kIoPathCount];
     Counter path_ops[engine::kIoPathCount];  // by the transfer's primary path
     Counter fallback_bytes[engine::kFallbackCount];
-    // Latency sums and unaligned transfers by primary path: the report's per-backend lines.
-    Counter path_micros[engine::kIoPathCount];
-    Counter path_unaligned[engine::kIoPathCount];
   };
   struct PerGpu {
     std::atomic<uint64_t> in_use;  // 0 or 1; a word, so that the layout has no padding
@@ -67,8 +67,8 @@ void FillL1(const StatsCounters& c, hipFileStatsLevel1_t* out);
 void FillL2(const StatsCounters& c, hipFileStatsLevel2_t* out);
 // Everything but each GPU's uuid (left zero: only the process that runs the GPU can ask).
 void FillL3(const StatsCounters& c, hipFileStatsLevel3_t* out);
-// What hipFileExtProcessStats_t adds to the two above: latency and unaligned transfers by path,
-// transfers that took the compatibility path.
+// What hipFileExtProcessStats_t adds to the two above: the transfers that took the compatibility
+// path, their latency and how many were unaligned, per direction.
 void FillProcessExtras(const StatsCounters& c, hipFileExtProcessStats_t* out);
 
 }  // namespace hipfile::core
