@@ -98,10 +98,13 @@ typedef struct hipFileExtProcessStats {
     uint64_t published_unix_ns;  /* when it started publishing, CLOCK_REALTIME */
     hipFileStatsLevel3_t stats;  /* as hipFileGetStatsL3 in that process, per-GPU uuids zero */
     hipFileExtPathStats_t paths; /* as hipFileExtGetPathStats in that process */
-    /* Transfers that took the compatibility path (buffered or io_uring) for some bytes, the sum
-     * of their latencies and how many did not meet the file's O_DIRECT alignment. */
+    /* Transfers that took the compatibility path (buffered or io_uring) for some bytes: how many,
+     * their bytes (by every path), the sum of their latencies and how many did not meet the
+     * file's O_DIRECT alignment. */
     uint64_t read_compat_ops;
     uint64_t write_compat_ops;
+    uint64_t read_compat_bytes;
+    uint64_t write_compat_bytes;
     uint64_t read_compat_us;
     uint64_t write_compat_us;
     uint64_t read_compat_unaligned;

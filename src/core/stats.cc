@@ -99,6 +99,7 @@ void IoTally::Part::Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bo
   if (p.bytes[static_cast<size_t>(engine::IoPath::kBuffered)] > 0 ||
       p.bytes[static_cast<size_t>(engine::IoPath::kIoUring)] > 0) {
     ++compat_ops;
+    compat_bytes += bytes_moved;
     compat_micros += took_us;
     if (is_unaligned) ++compat_unaligned;
   }
@@ -139,6 +140,7 @@ void Stats::AddPart(const IoTally::Part& part) {
     add(d.micros, part.micros);
     for (size_t b = 0; b < kSizeHistogramBuckets; ++b) add(d.hist[b], part.hist[b]);
     add(d.compat_ops, part.compat_ops);
+    add(d.compat_bytes, part.compat_bytes);
     add(d.compat_micros, part.compat_micros);
     add(d.compat_unaligned, part.compat_unaligned);
     for (size_t i = 0; i < engine::kIoPathCount; ++i) {

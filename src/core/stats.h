@@ -50,7 +50,8 @@ class IoTally {
     int device = -1;
     uint64_t ok = 0, err = 0, bytes = 0, micros = 0, unaligned = 0;
     uint64_t compat_ops = 0;  // transfers that took the compatibility path for some bytes
-    uint64_t compat_micros = 0, compat_unaligned = 0;  // their latency, and how many unaligned
+    uint64_t compat_bytes = 0, compat_micros = 0, compat_unaligned = 0;  // their bytes, latency,
+                                                                         // and how many unaligned
     uint64_t hist[kSizeHistogramBuckets] = {};
     engine::PathBytes paths;                       // bytes by path, buffered bytes by why
     uint64_t path_ops[engine::kIoPathCount] = {};  // transfers by their primary path

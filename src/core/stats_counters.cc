@@ -107,6 +107,8 @@ void FillL3(const StatsCounters& c, hipFileStatsLevel3_t* out) {
 void FillProcessExtras(const StatsCounters& c, hipFileExtProcessStats_t* out) {
   out->read_compat_ops = Load(c.read.compat_ops);
   out->write_compat_ops = Load(c.write.compat_ops);
+  out->read_compat_bytes = Load(c.read.compat_bytes);
+  out->write_compat_bytes = Load(c.write.compat_bytes);
   out->read_compat_us = Load(c.read.compat_micros);
   out->write_compat_us = Load(c.write.compat_micros);
   out->read_compat_unaligned = Load(c.read.compat_unaligned);

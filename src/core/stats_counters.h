@@ -31,9 +31,9 @@ struct StatsCounters {
     Counter ok, err, bytes, micros;
     Counter hist[kSizeHistogramBuckets];
     Counter compat_ops;  // transfers that took the compatibility path for some bytes
-    // Their latency and unaligned count: the report's Fallback lines. Only the compatibility
-    // path adds to them, so the fast path pays nothing for them.
-    Counter compat_micros, compat_unaligned;
+    // Their bytes (by every path), latency and unaligned count: the report's Fallback lines. Only
+    // the compatibility path adds to them, so the fast path pays nothing for them.
+    Counter compat_bytes, compat_micros, compat_unaligned;
     Counter path_bytes[engine::kIoPathCount];
     Counter path_ops[engine::kIoPathCount];  // by the transfer's primary path
     Counter fallback_bytes[engine::kFallbackCount];

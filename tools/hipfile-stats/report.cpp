@@ -10,14 +10,10 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// ais-stats' two backends: hipFile's fast path (here page-cache pinning, O_DIRECT and host
-// memory, as hipFileGetStatsL3's n_nvfs_*) and its compatibility path (buffered and io_uring, as
-// n_posix_*). Sizes are bytes by the path that moved them; transfers, latency and unaligned
-// counts go by transfer: one that took the compatibility path for some bytes is a Fallback one.
-bool IsFallback(int path) {
-  return path == hipFileExtPathBuffered || path == hipFileExtPathIoUring;
-}
-
+// ais-stats' two backends, by transfer: one that took the compatibility path (buffered or
+// io_uring) for some of its bytes is a Fallback one, as hipFileGetStatsL3 counts it in n_posix_*;
+// the rest (page-cache windows, O_DIRECT, host memory) are Fastpath ones. The Paths section has
+// the bytes by the path that moved them.
 struct Backend {
   uint64_t bytes = 0, ops = 0, micros = 0, unaligned = 0, errors = 0;
 };
@@ -27,24 +23,25 @@ uint64_t Minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 Backend Sum(const hipFileExtProcessStats_t& s, bool read, bool fallback) {
   const hipFileStatsLevel1_t& l1 = s.stats.detailed.basic;
   Backend b;
-  for (int p = 0; p < HIPFILE_EXT_PATH_COUNT; ++p) {
-    if (IsFallback(p) == fallback) b.bytes += read ? s.paths.read_bytes[p] : s.paths.write_bytes[p];
-  }
   uint64_t unaligned = 0;
   for (const hipFilePerGpuStats_t& g : s.stats.per_gpu_stats) {
     unaligned += read ? g.n_unaligned_reads : g.n_unaligned_writes;
   }
   const uint64_t ok = read ? l1.read_ops.ok : l1.write_ops.ok;
   const uint64_t micros = read ? l1.read_lat_sum_us : l1.write_lat_sum_us;
+  const uint64_t bytes = read ? l1.read_bytes : l1.write_bytes;
   const uint64_t compat_ops = read ? s.read_compat_ops : s.write_compat_ops;
+  const uint64_t compat_bytes = read ? s.read_compat_bytes : s.write_compat_bytes;
   const uint64_t compat_us = read ? s.read_compat_us : s.write_compat_us;
   const uint64_t compat_unaligned = read ? s.read_compat_unaligned : s.write_compat_unaligned;
   if (fallback) {
     b.ops = compat_ops;
+    b.bytes = compat_bytes;
     b.micros = compat_us;
     b.unaligned = compat_unaligned;
   } else {
     b.ops = Minus(ok, compat_ops);
+    b.bytes = Minus(bytes, compat_bytes);
     b.micros = Minus(micros, compat_us);
     b.unaligned = Minus(unaligned, compat_unaligned);
     // A failed transfer moved no bytes by any path: its error is counted where hipFile counts a
