@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <hipfile.h>
 #include <hipfile_ext.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -61,6 +62,37 @@ TEST(StatsRegionApiTest, TheProcessPublishesWhatItsOwnCallsReport) {
   hipFileExtPathStats_t paths;
   ASSERT_EQ(hipFileExtGetPathStats(&paths).err, hipFileSuccess);
   EXPECT_EQ(std::memcmp(&paths, &s.paths, sizeof paths), 0);
+  hipFileExtStatsClose(region);
+}
+
+// A child forked without exec counts for itself from the fork on: its parent's published
+// counters do not move, and the child still reports its own.
+TEST(StatsRegionApiTest, AForkedChildDoesNotCountIntoItsParentsRegion) {
+  hipFileStatsLevel1_t before;
+  ASSERT_EQ(hipFileGetStatsL1(&before).err, hipFileSuccess);
+  hipFileExtStatsRegion_t* region = nullptr;
+  ASSERT_EQ(hipFileExtStatsOpen(getpid(), -1, &region).err, hipFileSuccess);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // A registration of no descriptor fails, and is counted as a failed registration.
+    hipFileDescr_t descr = {};
+    descr.type = hipFileHandleTypeOpaqueFD;
+    descr.handle.fd = -1;
+    hipFileHandle_t fh = nullptr;
+    (void)hipFileHandleRegister(&fh, &descr);
+    hipFileStatsLevel1_t own;
+    const bool counted = hipFileGetStatsL1(&own).err == hipFileSuccess &&
+                         own.hdl_register_ops.err == before.hdl_register_ops.err + 1;
+    _exit(counted ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child did not count its own registration";
+  hipFileExtProcessStats_t s;
+  ASSERT_EQ(hipFileExtStatsRead(region, &s).err, hipFileSuccess);
+  EXPECT_EQ(s.stats.detailed.basic.hdl_register_ops.err, before.hdl_register_ops.err);
   hipFileExtStatsClose(region);
 }
 
