@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // hipfile-stats: the statistics of a program using hipFile, as AMD's ais-stats reports them.
 //
-//   hipfile-stats [--json] [--watch SECONDS] PROGRAM [ARGS...]   run it, report when it exits
-//   hipfile-stats [--json] [--watch SECONDS] -p PID [-i]         attach; -i: report now
+//   hipfile-stats [--json] [--watch SECONDS] [-o FILE] PROGRAM [ARGS...]   run, report at exit
+//   hipfile-stats [--json] [--watch SECONDS] [-o FILE] -p PID [-i]         attach; -i: now
 //
 // Every process of the library publishes its counters in a memory file (docs/stats.md, "Reading
 // another process"); this tool maps it with hipFileExtStatsOpen. A program it runs inherits a
@@ -32,26 +32,30 @@ constexpr int kUsageError = 2;
 constexpr int kCannotRun = 127;
 
 const char kUsage[] =
-    "usage: hipfile-stats [--json] [--watch SECONDS] PROGRAM [ARGS...]\n"
-    "       hipfile-stats [--json] [--watch SECONDS] -p PID [-i]\n"
+    "usage: hipfile-stats [--json] [--watch SECONDS] [-o FILE] PROGRAM [ARGS...]\n"
+    "       hipfile-stats [--json] [--watch SECONDS] [-o FILE] -p PID [-i]\n"
     "Reports the hipFile statistics of a program: ais-stats' V1 report, then bytes by path.\n"
     "  PROGRAM [ARGS...]  run it (environment passed) and report when it exits\n"
     "  -p PID             attach to a running process and report when it exits\n"
     "  -i                 with -p: report now and exit\n"
+    "  -o FILE            write the report to FILE (created or truncated) instead of stdout, so\n"
+    "                     that it stays apart from what the program prints\n"
     "  --json             one JSON object: pid, read_bytes, write_bytes, read_ops, write_ops,\n"
     "                     errors, paths {NAME: {read_bytes, write_bytes, ops}}\n"
     "  --watch SECONDS    every SECONDS while it runs, a line of rates (GiB/s, IOPS, per path);\n"
     "                     on stderr with --json\n"
     "  -h, --help         this text\n"
     "Exit status: PROGRAM's (128+N for signal N); 127 when PROGRAM cannot be run; with -p 0, or 1\n"
-    "when the process publishes no statistics; 2 for a usage error.\n";
+    "when the process publishes no statistics; 1 when -o FILE cannot be opened (nothing is run);\n"
+    "2 for a usage error.\n";
 
 struct Options {
   bool json = false;
   bool now = false;
   double watch = 0;  // seconds; 0: no rates
   int pid = 0;
-  char** program = nullptr;  // argv from PROGRAM on
+  const char* output = nullptr;  // -o FILE; null: stdout
+  char** program = nullptr;      // argv from PROGRAM on
 };
 
 [[noreturn]] void UsageError(const std::string& line) {
@@ -95,10 +99,13 @@ Options Parse(int argc, char** argv) {
       o.json = true;
     } else if (arg == "-i") {
       o.now = true;
-    } else if (arg == "-p" || arg == "--watch") {
+    } else if (arg == "-p" || arg == "--watch" || arg == "-o") {
       if (i + 1 >= argc) UsageError(arg + " needs a value");
       if (arg == "-p") {
         o.pid = ParsePid(argv[++i]);
+      } else if (arg == "-o") {
+        o.output = argv[++i];
+        if (*o.output == '\0') UsageError("-o '': not a file name");
       } else {
         o.watch = ParseSeconds(argv[++i]);
       }
@@ -120,13 +127,22 @@ bool Read(const hipFileExtStatsRegion_t* region, hipFileExtProcessStats_t* out) 
   return hipFileExtStatsRead(region, out).err == hipFileSuccess;
 }
 
-void Report(const Options& o, const hipFileExtProcessStats_t& s) {
+// Where the report goes: stdout, or -o FILE, opened before anything runs.
+std::FILE* report_out = stdout;
+
+// The report; false (and a line on stderr) when it could not be written.
+bool Report(const Options& o, const hipFileExtProcessStats_t& s) {
   if (o.json) {
-    hipfile_stats::PrintJson(stdout, s);
+    hipfile_stats::PrintJson(report_out, s);
   } else {
-    hipfile_stats::PrintText(stdout, s);
+    hipfile_stats::PrintText(report_out, s);
   }
-  std::fflush(stdout);
+  const bool ok = std::fflush(report_out) == 0 && !std::ferror(report_out);
+  if (!ok) {
+    std::fprintf(stderr, "hipfile-stats: cannot write the report to %s: %s\n",
+                 o.output == nullptr ? "stdout" : o.output, std::strerror(errno));
+  }
+  return ok;
 }
 
 // Waits until `done` says the process ended, printing rates every o.watch seconds.
@@ -217,7 +233,7 @@ int RunProgram(const Options& o) {
                  o.program[0]);
     s.pid = child;
   }
-  Report(o, s);
+  (void)Report(o, s);  // the exit status stays the program's
   hipFileExtStatsClose(region);
   close(region_fd);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -268,13 +284,20 @@ int Attach(const Options& o) {
   hipFileExtStatsClose(region);
   if (pidfd >= 0) close(pidfd);
   if (!ok) return 1;
-  Report(o, s);
-  return 0;
+  return Report(o, s) ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = Parse(argc, argv);
+  if (o.output != nullptr) {
+    // close-on-exec: the program does not inherit it.
+    report_out = std::fopen(o.output, "we");
+    if (report_out == nullptr) {
+      std::fprintf(stderr, "hipfile-stats: -o '%s': %s\n", o.output, std::strerror(errno));
+      return 1;
+    }
+  }
   return o.pid != 0 ? Attach(o) : RunProgram(o);
 }
