@@ -52,7 +52,9 @@ Driver& Driver::Global() {
     // Statistics go to the published region from the start (before any thread counts), where
     // hipfile-stats reads them; at level 0 nothing is counted and nothing is published.
     if (config.stats_level > 0) {
-      if (StatsRegion* region = PublishProcessStats(made->sys())) {
+      // Never freed, and held here so that it stays reachable (leak checkers).
+      static StatsRegion* const region = PublishProcessStats(made->sys());
+      if (region != nullptr) {
         made->stats().MoveCountersTo(region->mutable_counters());
         // A child forked without exec counts for itself, not into its parent's region.
         pthread_atfork(nullptr, nullptr, [] { Driver::Global().stats().MoveCountersHome(); });
