@@ -84,6 +84,53 @@ HIPFILE_API const char *hipFileExtPathName(int path);
  * "direct_refused", "no_ring"; "unknown" for another value. Static. */
 HIPFILE_API const char *hipFileExtFallbackName(int why);
 
+/* ---- another process's statistics (hipfile-stats) ------------------------------------------ */
+
+/* Every process with statistics on (HIPFILE_STATS_LEVEL >= 1) publishes its counters in a memory
+ * file that the same user can map through /proc/PID/fd (docs/stats.md, "Reading another
+ * process"). These functions read it; they need no open driver and publish nothing themselves. */
+
+/* A snapshot of a process's statistics. */
+typedef struct hipFileExtProcessStats {
+    int64_t pid;                 /* the process that published them; 0: none yet (a region from
+                                    hipFileExtStatsRegionCreate no process claimed) */
+    uint64_t level;              /* its statistics level */
+    uint64_t published_unix_ns;  /* when it started publishing, CLOCK_REALTIME */
+    hipFileStatsLevel3_t stats;  /* as hipFileGetStatsL3 in that process, per-GPU uuids zero */
+    hipFileExtPathStats_t paths; /* as hipFileExtGetPathStats in that process */
+    /* Transfers that took the compatibility path (buffered or io_uring) for some bytes: how many,
+     * their bytes (by every path), the sum of their latencies and how many did not meet the
+     * file's O_DIRECT alignment. */
+    uint64_t read_compat_ops;
+    uint64_t write_compat_ops;
+    uint64_t read_compat_bytes;
+    uint64_t write_compat_bytes;
+    uint64_t read_compat_us;
+    uint64_t write_compat_us;
+    uint64_t read_compat_unaligned;
+    uint64_t write_compat_unaligned;
+    uint64_t reserved[16];
+} hipFileExtProcessStats_t;
+
+/* A mapping of a process's statistics; it stays readable after that process exits. */
+typedef struct hipFileExtStatsRegion hipFileExtStatsRegion_t;
+
+/* A new region for a program to publish into: *fd, close-on-exec, is handed to the program with
+ * close-on-exec cleared and HIPFILE_STATS_FD=<fd> in its environment; the first process of the
+ * library that sees it publishes there. Open it with hipFileExtStatsOpen(0, fd, ...). */
+HIPFILE_API hipFileError_t hipFileExtStatsRegionCreate(int *fd);
+
+/* Maps the statistics of process `pid` (fd < 0) or of the region `fd` (pid 0; the descriptor
+ * stays the caller's). hipFileInternalError with errno ESRCH: no such process; EACCES: another
+ * user's; ENOENT: it publishes none (not started yet, HIPFILE_STATS_LEVEL=0, or no library);
+ * EINVAL: fd is no region. hipFileInvalidValue for a NULL region or both or neither source. */
+HIPFILE_API hipFileError_t hipFileExtStatsOpen(int pid, int fd, hipFileExtStatsRegion_t **region);
+/* Fills *out from the live counters. hipFileInvalidValue for NULL. */
+HIPFILE_API hipFileError_t hipFileExtStatsRead(const hipFileExtStatsRegion_t *region,
+                                               hipFileExtProcessStats_t *out);
+/* Unmaps it; NULL is ignored. */
+HIPFILE_API void hipFileExtStatsClose(hipFileExtStatsRegion_t *region);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

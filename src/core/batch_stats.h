@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// BatchStats: hipFileStatsLevel1_t's batch fields, filled by the batch API (core/batch/).
-// Relaxed atomics, as Stats; Stats owns one and gates it by its level.
+// BatchStats: hipFileStatsLevel1_t's batch fields, recorded by the batch API (core/batch/) into
+// BatchCounters, which live inside StatsCounters (so in the region hipfile-stats reads, too).
+// Relaxed atomics, as the rest; Stats gates them by its level (Stats::enabled).
 //
 // What each field counts here (docs/stats.md, "Batch fields"):
 //   batch_setup/cancel/destroy_ops     calls, ok or refused
@@ -34,30 +35,36 @@ struct BatchRunTally {
   uint64_t completion_us = 0;     // sum over the entries
 };
 
+// Plain lock-free atomics, like the rest of StatsCounters: a zero-filled region is all zeros.
+struct BatchCounters {
+  using Counter = std::atomic<uint64_t>;
+  Counter setup_ok, setup_err, cancel_ok, cancel_err;
+  Counter destroy_ok, destroy_err, submit_ok, submit_err;
+  Counter enqueued, processed_ok, processed_err, compat, ring;
+  Counter read_bytes, write_bytes, submit_us, completion_us;
+  Counter last_read_bytes, last_write_bytes;
+};
+
+// A view that records into one BatchCounters.
 class BatchStats {
  public:
-  void RecordSetUp(bool ok) { Add(ok ? setup_ok_ : setup_err_, 1); }
-  void RecordCancel(bool ok) { Add(ok ? cancel_ok_ : cancel_err_, 1); }
-  void RecordDestroy(bool ok) { Add(ok ? destroy_ok_ : destroy_err_, 1); }
+  explicit BatchStats(BatchCounters& c) : c_(c) {}
+  void RecordSetUp(bool ok) { Add(ok ? c_.setup_ok : c_.setup_err, 1); }
+  void RecordCancel(bool ok) { Add(ok ? c_.cancel_ok : c_.cancel_err, 1); }
+  void RecordDestroy(bool ok) { Add(ok ? c_.destroy_ok : c_.destroy_err, 1); }
   // A submission of `entries` asking for read_bytes and write_bytes; refused when !ok.
   void RecordSubmit(bool ok, uint64_t micros, uint64_t entries, uint64_t read_bytes,
                     uint64_t write_bytes);
   void RecordRun(const BatchRunTally& run);
 
-  void FillL1(hipFileStatsLevel1_t* out) const;
-
  private:
-  using Counter = std::atomic<uint64_t>;
-  static void Add(Counter& c, uint64_t n) {
+  static void Add(BatchCounters::Counter& c, uint64_t n) {
     if (n != 0) c.fetch_add(n, std::memory_order_relaxed);
   }
-  static uint64_t Load(const Counter& c) { return c.load(std::memory_order_relaxed); }
-
-  Counter setup_ok_{0}, setup_err_{0}, cancel_ok_{0}, cancel_err_{0};
-  Counter destroy_ok_{0}, destroy_err_{0}, submit_ok_{0}, submit_err_{0};
-  Counter enqueued_{0}, processed_ok_{0}, processed_err_{0}, compat_{0}, ring_{0};
-  Counter read_bytes_{0}, write_bytes_{0}, submit_us_{0}, completion_us_{0};
-  Counter last_read_bytes_{0}, last_write_bytes_{0};
+  BatchCounters& c_;
 };
+
+// The batch fields of *out from the counters (the rest of *out is left as it is).
+void FillBatchL1(const BatchCounters& c, hipFileStatsLevel1_t* out);
 
 }  // namespace hipfile::core

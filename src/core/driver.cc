@@ -2,6 +2,7 @@
 #include "core/driver.h"
 
 #include <errno.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +12,7 @@
 
 #include "core/log_file.h"
 #include "core/process_runtime.h"
+#include "core/stats_region.h"
 #include "core/stream_transfer.h"
 #include "util/errors.h"
 #include "util/log.h"
@@ -49,6 +51,17 @@ Driver& Driver::Global() {
     const Config& config = ProcessConfig();  // first, so its log level applies to what follows
     auto* made = new Driver(platform::RealSys(), ProcessRuntime(), config);
     made->runtime_reason_ = ProcessRuntimeReason();
+    // Statistics go to the published region from the start (before any thread counts), where
+    // hipfile-stats reads them; at level 0 nothing is counted and nothing is published.
+    if (config.stats_level > 0) {
+      // Never freed, and held here so that it stays reachable (leak checkers).
+      static StatsRegion* const region = PublishProcessStats(made->sys());
+      if (region != nullptr) {
+        made->stats().MoveCountersTo(region->mutable_counters());
+        // A child forked without exec counts for itself, not into its parent's region.
+        pthread_atfork(nullptr, nullptr, [] { Driver::Global().stats().MoveCountersHome(); });
+      }
+    }
     return made;
   }();
   return *driver;

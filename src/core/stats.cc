@@ -5,16 +5,6 @@
 #include <cstring>
 
 namespace hipfile::core {
-namespace {
-
-uint64_t Ratio(uint64_t num, uint64_t den) { return den == 0 ? 0 : num / den; }
-
-uint64_t BytesPerSecond(uint64_t bytes, uint64_t micros) {
-  if (micros == 0) return 0;
-  return static_cast<uint64_t>(static_cast<long double>(bytes) * 1e6L / micros);
-}
-
-}  // namespace
 
 size_t SizeHistogramBucket(uint64_t bytes) {
   uint64_t kib = bytes >> 10;
@@ -26,20 +16,47 @@ size_t SizeHistogramBucket(uint64_t bytes) {
   return bucket;
 }
 
+Stats::Stats() {
+  ZeroCounters(own_);
+  own_.level.store(1, std::memory_order_relaxed);
+}
+
+void Stats::MoveCountersTo(StatsCounters* shared) {
+  if (shared == c_) return;
+  // Word by word: both are arrays of lock-free 64-bit atomics (stats_counters.h).
+  constexpr size_t kWords = sizeof(StatsCounters) / sizeof(uint64_t);
+  static_assert(sizeof(StatsCounters) % sizeof(uint64_t) == 0, "StatsCounters is all words");
+  auto* from = reinterpret_cast<const std::atomic<uint64_t>*>(c_);
+  auto* to = reinterpret_cast<std::atomic<uint64_t>*>(shared);
+  for (size_t i = 0; i < kWords; ++i) {
+    to[i].store(from[i].load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
+  c_ = shared;
+}
+
+void Stats::RecordHandleRegister(bool ok) {
+  Count(ok ? c_->hdl_register_ok : c_->hdl_register_err);
+}
+
+void Stats::RecordHandleDeregister(bool ok) {
+  Count(ok ? c_->hdl_deregister_ok : c_->hdl_deregister_err);
+}
+
 void Stats::RecordBufRegister(bool ok, int device, size_t bytes) {
-  Count(ok ? buf_register_ok_ : buf_register_err_);
+  Count(ok ? c_->buf_register_ok : c_->buf_register_err);
   if (ok && Enabled() && device >= 0 && device < HIPFILE_MAX_GPUS) {
-    gpus_[device].reg_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    c_->gpus[device].reg_bytes.fetch_add(bytes, std::memory_order_relaxed);
   }
 }
 
 void Stats::RecordBufDeregister(bool ok, int device, size_t bytes) {
-  Count(ok ? buf_deregister_ok_ : buf_deregister_err_);
+  Count(ok ? c_->buf_deregister_ok : c_->buf_deregister_err);
   if (ok && Enabled() && device >= 0 && device < HIPFILE_MAX_GPUS) {
     // Never below zero: registrations made while the level was 0 were not added.
-    uint64_t current = gpus_[device].reg_bytes.load(std::memory_order_relaxed);
-    while (!gpus_[device].reg_bytes.compare_exchange_weak(
-        current, current >= bytes ? current - bytes : 0, std::memory_order_relaxed)) {
+    Counter& reg = c_->gpus[device].reg_bytes;
+    uint64_t current = reg.load(std::memory_order_relaxed);
+    while (!reg.compare_exchange_weak(current, current >= bytes ? current - bytes : 0,
+                                      std::memory_order_relaxed)) {
     }
   }
 }
@@ -78,9 +95,13 @@ void IoTally::Part::Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bo
       by_path != nullptr && by_path->total() == bytes_moved ? *by_path : host;
   paths += p;
   ++path_ops[static_cast<size_t>(p.primary())];
+
   if (p.bytes[static_cast<size_t>(engine::IoPath::kBuffered)] > 0 ||
       p.bytes[static_cast<size_t>(engine::IoPath::kIoUring)] > 0) {
     ++compat_ops;
+    compat_bytes += bytes_moved;
+    compat_micros += took_us;
+    if (is_unaligned) ++compat_unaligned;
   }
 }
 
@@ -112,13 +133,16 @@ void Stats::AddPart(const IoTally::Part& part) {
     if (n != 0) counter.fetch_add(n, std::memory_order_relaxed);
   };
   const bool is_read = part.direction == IoDirection::kRead;
-  const auto record = [&](Direction& d) {
+  const auto record = [&](StatsCounters::Direction& d) {
     add(d.ok, part.ok);
     add(d.err, part.err);
     add(d.bytes, part.bytes);
     add(d.micros, part.micros);
     for (size_t b = 0; b < kSizeHistogramBuckets; ++b) add(d.hist[b], part.hist[b]);
     add(d.compat_ops, part.compat_ops);
+    add(d.compat_bytes, part.compat_bytes);
+    add(d.compat_micros, part.compat_micros);
+    add(d.compat_unaligned, part.compat_unaligned);
     for (size_t i = 0; i < engine::kIoPathCount; ++i) {
       add(d.path_bytes[i], part.paths.bytes[i]);
       add(d.path_ops[i], part.path_ops[i]);
@@ -127,94 +151,22 @@ void Stats::AddPart(const IoTally::Part& part) {
       add(d.fallback_bytes[i], part.paths.fallback[i]);
     }
   };
-  record(is_read ? read_ : write_);
+  record(is_read ? c_->read : c_->write);
   if (part.device < 0 || part.device >= HIPFILE_MAX_GPUS) return;
-  PerGpu& gpu = gpus_[part.device];
+  StatsCounters::PerGpu& gpu = c_->gpus[part.device];
   // Written once: a store on every update would take the line from every other core.
-  if (!gpu.in_use.load(std::memory_order_relaxed))
-    gpu.in_use.store(true, std::memory_order_relaxed);
+  if (gpu.in_use.load(std::memory_order_relaxed) == 0)
+    gpu.in_use.store(1, std::memory_order_relaxed);
   record(is_read ? gpu.read : gpu.write);
   add(is_read ? gpu.unaligned_reads : gpu.unaligned_writes, part.unaligned);
 }
 
-void Stats::FillPaths(hipFileExtPathStats_t* out) const {
-  std::memset(out, 0, sizeof *out);
-  static_assert(engine::kIoPathCount <= HIPFILE_EXT_MAX_PATHS, "hipfile_ext.h's path arrays");
-  static_assert(engine::kFallbackCount <= HIPFILE_EXT_MAX_FALLBACKS, "hipfile_ext.h's reasons");
-  for (size_t i = 0; i < engine::kIoPathCount; ++i) {
-    out->read_bytes[i] = Load(read_.path_bytes[i]);
-    out->write_bytes[i] = Load(write_.path_bytes[i]);
-    out->read_ops[i] = Load(read_.path_ops[i]);
-    out->write_ops[i] = Load(write_.path_ops[i]);
-  }
-  for (size_t i = 0; i < engine::kFallbackCount; ++i) {
-    out->read_fallback_bytes[i] = Load(read_.fallback_bytes[i]);
-    out->write_fallback_bytes[i] = Load(write_.fallback_bytes[i]);
-  }
-}
-
-void Stats::FillL1(hipFileStatsLevel1_t* out) const {
-  std::memset(out, 0, sizeof *out);
-  out->read_ops = {Load(read_.ok), Load(read_.err)};
-  out->write_ops = {Load(write_.ok), Load(write_.err)};
-  out->hdl_register_ops = {Load(hdl_register_ok_), Load(hdl_register_err_)};
-  out->hdl_deregister_ops = {Load(hdl_deregister_ok_), Load(hdl_deregister_err_)};
-  out->buf_register_ops = {Load(buf_register_ok_), Load(buf_register_err_)};
-  out->buf_deregister_ops = {Load(buf_deregister_ok_), Load(buf_deregister_err_)};
-  out->read_bytes = Load(read_.bytes);
-  out->write_bytes = Load(write_.bytes);
-  out->read_lat_sum_us = Load(read_.micros);
-  out->write_lat_sum_us = Load(write_.micros);
-  out->read_lat_avg_us = Ratio(out->read_lat_sum_us, out->read_ops.ok);
-  out->write_lat_avg_us = Ratio(out->write_lat_sum_us, out->write_ops.ok);
-  out->read_bw_bytes_per_sec = BytesPerSecond(out->read_bytes, out->read_lat_sum_us);
-  out->write_bw_bytes_per_sec = BytesPerSecond(out->write_bytes, out->write_lat_sum_us);
-  // ops_per_sec stay 0: there is no wall-clock window to divide by.
-  batch_.FillL1(out);
-}
-
-void Stats::FillL2(hipFileStatsLevel2_t* out) const {
-  std::memset(out, 0, sizeof *out);
-  FillL1(&out->basic);
-  for (size_t i = 0; i < kSizeHistogramBuckets; ++i) {
-    out->read_size_kb_hist[i] = Load(read_.hist[i]);
-    out->write_size_kb_hist[i] = Load(write_.hist[i]);
-  }
-}
-
 void Stats::FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const {
-  std::memset(out, 0, sizeof *out);
-  FillL2(&out->detailed);
-  const uint64_t registrations = Load(buf_register_ok_);
+  core::FillL3(*c_, out);
   for (int device = 0; device < HIPFILE_MAX_GPUS; ++device) {
-    const PerGpu& g = gpus_[device];
-    if (!g.in_use.load(std::memory_order_relaxed)) continue;
-    ++out->num_gpus;
-    hipFilePerGpuStats_t& s = out->per_gpu_stats[device];  // indexed by device id, not compacted
+    if (c_->gpus[device].in_use.load(std::memory_order_relaxed) == 0) continue;
+    hipFilePerGpuStats_t& s = out->per_gpu_stats[device];
     if (gpu.GetDeviceUuid(device, s.uuid) != hipSuccess) std::memset(s.uuid, 0, sizeof s.uuid);
-    s.read_bytes = Load(g.read.bytes);
-    s.read_duration_us = Load(g.read.micros);
-    s.read_bw_bytes_per_sec = BytesPerSecond(s.read_bytes, s.read_duration_us);
-    s.n_total_reads = Load(g.read.ok);
-    // hipFile's split: nvfs = its fast path, posix = its compatibility path. Here the
-    // compatibility path is buffered I/O through staging (docs/environment.md); a transfer that
-    // took it for any byte counts as posix, the rest (page-cache pinning, O_DIRECT, host memory)
-    // as nvfs.
-    s.n_posix_reads = Load(g.read.compat_ops);
-    s.n_nvfs_reads = s.n_total_reads - std::min(s.n_total_reads, s.n_posix_reads);
-    s.n_unaligned_reads = Load(g.unaligned_reads);
-    s.n_reads_err = Load(g.read.err);
-    s.write_bytes = Load(g.write.bytes);
-    s.write_duration_us = Load(g.write.micros);
-    s.write_bw_bytes_per_sec = BytesPerSecond(s.write_bytes, s.write_duration_us);
-    s.n_total_writes = Load(g.write.ok);
-    s.n_posix_writes = Load(g.write.compat_ops);
-    s.n_nvfs_writes = s.n_total_writes - std::min(s.n_total_writes, s.n_posix_writes);
-    s.n_unaligned_writes = Load(g.unaligned_writes);
-    s.n_writes_err = Load(g.write.err);
-    s.n_mmap = registrations;  // hipFile reports the process's buffer registrations here
-    s.n_mmap_ok = registrations;
-    s.reg_bytes = Load(g.reg_bytes);
   }
 }
 

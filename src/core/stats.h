@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Stats: in-process counters behind hipFileGetStatsL1/L2/L3. Lock-free (relaxed atomics); a
-// snapshot taken while I/O runs may mix counts from before and after an operation.
+// Stats: the counters behind hipFileGetStatsL1/L2/L3 and hipFileExtGetPathStats, in process memory
+// or in the region the process publishes for tools (core/stats_region.h). Lock-free (relaxed
+// atomics); a snapshot taken while I/O runs may mix counts from before and after an operation.
 #pragma once
 
 #include <hipfile.h>
@@ -10,15 +11,13 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/batch_stats.h"
+#include "core/stats_counters.h"
 #include "engine/io_path.h"
 #include "runtime/gpu_runtime.h"
 
 namespace hipfile::core {
 
 enum class IoDirection { kRead, kWrite };
-
-inline constexpr size_t kSizeHistogramBuckets = 32;
 
 // read_size_kb_hist / write_size_kb_hist bucket of a transfer of `bytes`: bucket 0 holds
 // transfers below 2 KiB, bucket i (1..30) those in [2^i KiB, 2^(i+1) KiB), bucket 31 the rest.
@@ -51,6 +50,8 @@ class IoTally {
     int device = -1;
     uint64_t ok = 0, err = 0, bytes = 0, micros = 0, unaligned = 0;
     uint64_t compat_ops = 0;  // transfers that took the compatibility path for some bytes
+    uint64_t compat_bytes = 0, compat_micros = 0, compat_unaligned = 0;  // their bytes, latency,
+                                                                         // and how many unaligned
     uint64_t hist[kSizeHistogramBuckets] = {};
     engine::PathBytes paths;                       // bytes by path, buffered bytes by why
     uint64_t path_ops[engine::kIoPathCount] = {};  // transfers by their primary path
@@ -67,15 +68,29 @@ class IoTally {
 
 class Stats {
  public:
-  // 0 records nothing; 1 and above record everything.
-  void set_level(unsigned level) { level_.store(level, std::memory_order_relaxed); }
-  unsigned level() const { return level_.load(std::memory_order_relaxed); }
-  bool enabled() const { return Enabled(); }
-  // The batch fields: the batch API records there when enabled().
-  BatchStats& batch() { return batch_; }
+  Stats();
+  Stats(const Stats&) = delete;
+  Stats& operator=(const Stats&) = delete;
 
-  void RecordHandleRegister(bool ok) { Count(ok ? hdl_register_ok_ : hdl_register_err_); }
-  void RecordHandleDeregister(bool ok) { Count(ok ? hdl_deregister_ok_ : hdl_deregister_err_); }
+  // 0 records nothing; 1 and above record everything.
+  void set_level(unsigned level) { c_->level.store(level, std::memory_order_relaxed); }
+  unsigned level() const {
+    return static_cast<unsigned>(c_->level.load(std::memory_order_relaxed));
+  }
+  bool enabled() const { return Enabled(); }
+  // L1's batch fields: the batch API records there when enabled().
+  BatchStats batch() { return BatchStats(c_->batch); }
+
+  // From now on the counters live in `shared` (a published region, which must outlive this
+  // Stats), starting from the values counted so far. Call it before the Stats is shared between
+  // threads: the switch itself is not synchronized.
+  void MoveCountersTo(StatsCounters* shared);
+  // Back to process memory, with the values counted so far (a forked child, single-threaded).
+  void MoveCountersHome() { MoveCountersTo(&own_); }
+  const StatsCounters& counters() const { return *c_; }
+
+  void RecordHandleRegister(bool ok);
+  void RecordHandleDeregister(bool ok);
   void RecordBufRegister(bool ok, int device, size_t bytes);
   void RecordBufDeregister(bool ok, int device, size_t bytes);
   // One hipFileRead/Write. `device` is -1 when the failure came before the buffer was known;
@@ -88,45 +103,24 @@ class Stats {
 
   // Bytes by path and direction, transfers by primary path, buffered bytes by why
   // (hipFileExtGetPathStats).
-  void FillPaths(hipFileExtPathStats_t* out) const;
+  void FillPaths(hipFileExtPathStats_t* out) const { core::FillPaths(*c_, out); }
 
-  void FillL1(hipFileStatsLevel1_t* out) const;
-  void FillL2(hipFileStatsLevel2_t* out) const;
+  void FillL1(hipFileStatsLevel1_t* out) const { core::FillL1(*c_, out); }
+  void FillL2(hipFileStatsLevel2_t* out) const { core::FillL2(*c_, out); }
   // uuid of each GPU in use from gpu.GetDeviceUuid (zeros when it fails).
   void FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const;
 
  private:
-  using Counter = std::atomic<uint64_t>;
-  struct Direction {
-    Counter ok{0}, err{0}, bytes{0}, micros{0};
-    Counter hist[kSizeHistogramBuckets] = {};
-    Counter compat_ops{0};
-    Counter path_bytes[engine::kIoPathCount] = {};
-    Counter path_ops[engine::kIoPathCount] = {};
-    Counter fallback_bytes[engine::kFallbackCount] = {};
-  };
-  struct PerGpu {
-    std::atomic<bool> in_use{false};
-    Direction read, write;
-    Counter unaligned_reads{0}, unaligned_writes{0};
-    Counter reg_bytes{0};
-  };
+  using Counter = StatsCounters::Counter;
 
   void AddPart(const IoTally::Part& part);
   bool Enabled() const { return level() > 0; }
   void Count(Counter& counter) {
     if (Enabled()) counter.fetch_add(1, std::memory_order_relaxed);
   }
-  static uint64_t Load(const Counter& c) { return c.load(std::memory_order_relaxed); }
 
-  std::atomic<unsigned> level_{1};
-  Counter hdl_register_ok_{0}, hdl_register_err_{0};
-  Counter hdl_deregister_ok_{0}, hdl_deregister_err_{0};
-  Counter buf_register_ok_{0}, buf_register_err_{0};
-  Counter buf_deregister_ok_{0}, buf_deregister_err_{0};
-  Direction read_, write_;  // all GPUs, and failures with no GPU known
-  BatchStats batch_;
-  PerGpu gpus_[HIPFILE_MAX_GPUS];
+  StatsCounters own_;
+  StatsCounters* c_ = &own_;  // own_, or the published region's
 };
 
 }  // namespace hipfile::core

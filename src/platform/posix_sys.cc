@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -78,18 +79,47 @@ class PosixSys final : public Sys {
   Status Mincore(void* addr, size_t length, unsigned char* vec) override {
     return ::mincore(addr, length, vec) == 0 ? Status::Ok() : Status::Errno(errno);
   }
+  Result<int> CreateMemoryFile(const char* name, unsigned flags) override {
+    const int fd = ::memfd_create(name, MFD_CLOEXEC | flags);
+    if (fd < 0) return Status::Errno(errno);
+    // A memory file is created 0777; the same user only may read it through /proc/PID/fd.
+    if (::fchmod(fd, 0600) != 0) {
+      const int e = errno;
+      ::close(fd);
+      return Status::Errno(e);
+    }
+    return fd;
+  }
+  Status Ftruncate(int fd, off_t length) override {
+    return ::ftruncate(fd, length) == 0 ? Status::Ok() : Status::Errno(errno);
+  }
+  Result<std::string> ReadLink(const char* path) override {
+    char target[4096];
+    const ssize_t n = ::readlink(path, target, sizeof target);
+    if (n < 0) return Status::Errno(errno);
+    return std::string(target, static_cast<size_t>(n));
+  }
+  pid_t GetPid() override { return ::getpid(); }
+  Result<std::vector<std::string>> ListDirectory(const char* path) override {
+    DIR* dir = ::opendir(path);
+    if (dir == nullptr) return Status::Errno(errno);
+    std::vector<std::string> names;
+    errno = 0;
+    while (const struct dirent* entry = ::readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    const int e = errno;
+    ::closedir(dir);
+    if (e != 0) return Status::Errno(e);
+    return names;
+  }
   Result<std::string> ReadTextFile(const char* path) override {
     const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Status::Errno(errno);
     Result<std::string> text = ReadAll(fd);
     ::close(fd);
     return text;
-  }
-  Result<std::string> ReadLink(const char* path) override {
-    char target[4096];
-    const ssize_t n = ::readlink(path, target, sizeof target);
-    if (n < 0) return Status::Errno(errno);
-    return std::string(target, static_cast<size_t>(n));  // cut at 4096 bytes, as PATH_MAX
   }
   const char* Getenv(const char* name) override { return std::getenv(name); }
   long PageSize() override { return ::sysconf(_SC_PAGESIZE); }

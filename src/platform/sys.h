@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "platform/io_ring.h"
 #include "util/status.h"
@@ -44,10 +45,17 @@ class Sys {
   virtual Status Munmap(void* addr, size_t length) = 0;
   // mincore(addr, length, vec): one byte per page of a mapping, bit 0 set when resident.
   virtual Status Mincore(void* addr, size_t length, unsigned char* vec) = 0;
+  // memfd_create(name, MFD_CLOEXEC | `flags`) made readable and writable by its owner only
+  // (fchmod 0600): a memory file, freed with its last descriptor or mapping.
+  virtual Result<int> CreateMemoryFile(const char* name, unsigned flags) = 0;
+  virtual Status Ftruncate(int fd, off_t length) = 0;
+  // The target of a symbolic link, e.g. /proc/self/fd/N.
+  virtual Result<std::string> ReadLink(const char* path) = 0;
+  virtual pid_t GetPid() = 0;
+  // The names in a directory, without "." and "..".
+  virtual Result<std::vector<std::string>> ListDirectory(const char* path) = 0;
   // Whole contents of a small text file such as /proc/self/mountinfo.
   virtual Result<std::string> ReadTextFile(const char* path) = 0;
-  // readlink(path): where a symbolic link points (/proc/self/fd/N: the descriptor's path).
-  virtual Result<std::string> ReadLink(const char* path) = 0;
   // nullptr when unset.
   virtual const char* Getenv(const char* name) = 0;
   virtual long PageSize() = 0;

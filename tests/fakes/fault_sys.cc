@@ -125,6 +125,21 @@ Result<std::string> FaultSys::ReadTextFile(const char* path) {
   return base_.ReadTextFile(path);
 }
 
+Result<int> FaultSys::CreateMemoryFile(const char* name, unsigned flags) {
+  if (const int e = plan_.OnCall(Index(SysOp::kCreateMemoryFile))) return Status::Errno(e);
+  return base_.CreateMemoryFile(name, flags);
+}
+
+Status FaultSys::Ftruncate(int fd, off_t length) {
+  if (const int e = plan_.OnCall(Index(SysOp::kFtruncate))) return Status::Errno(e);
+  return base_.Ftruncate(fd, length);
+}
+
+Result<std::vector<std::string>> FaultSys::ListDirectory(const char* path) {
+  if (const int e = plan_.OnCall(Index(SysOp::kListDirectory))) return Status::Errno(e);
+  return base_.ListDirectory(path);
+}
+
 Result<std::thread> FaultSys::StartThread(std::function<void()> body) {
   if (const int e = plan_.OnCall(Index(SysOp::kStartThread))) return Status::Errno(e);
   return base_.StartThread(std::move(body));

@@ -11,9 +11,8 @@
 // read or write op submitted, which fails (its completion carries -errno) or is capped like a
 // pread/pwrite. A ring must not outlive the FaultSys that made it.
 //
-// A failed call does not reach the base Sys. Getenv, PageSize and PhysicalMemoryBytes are forwarded
-// untouched.
-// Thread-safe.
+// A failed call does not reach the base Sys. Getenv, GetPid, PageSize and PhysicalMemoryBytes are
+// forwarded untouched. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -52,7 +51,10 @@ enum class SysOp : size_t {
   kRingRead,    // each read op of a Submit: its completion is -errno, or capped
   kRingWrite,   // each write op of a Submit
   kStartThread,
+  kCreateMemoryFile,
+  kFtruncate,
   kReadLink,
+  kListDirectory,
   kCount,
 };
 
@@ -85,7 +87,11 @@ class FaultSys : public platform::Sys {
   Status Munmap(void* addr, size_t length) override;
   Status Mincore(void* addr, size_t length, unsigned char* vec) override;
   Result<std::string> ReadTextFile(const char* path) override;
+  Result<int> CreateMemoryFile(const char* name, unsigned flags) override;
+  Status Ftruncate(int fd, off_t length) override;
   Result<std::string> ReadLink(const char* path) override;
+  pid_t GetPid() override { return base_.GetPid(); }
+  Result<std::vector<std::string>> ListDirectory(const char* path) override;
   const char* Getenv(const char* name) override { return base_.Getenv(name); }
   long PageSize() override { return base_.PageSize(); }
   uint64_t PhysicalMemoryBytes() override { return base_.PhysicalMemoryBytes(); }

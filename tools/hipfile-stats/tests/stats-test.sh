@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# stats-test.sh TOOL KNOWN_IO DIR CASE: hipfile-stats as a user types it, against known-io (I/O of
+# known sizes; it writes what they add up to). CASE:
+#   json     hipfile-stats --json PROGRAM: totals and per-path sums match what the program did
+#   wrapper  the same through sh -c: the program's library finds the region the tool handed down
+#   attach   -p PID -i while it waits (its own totals), -p PID until it exits (its final totals),
+#            the region's mode (0600), nothing left under /dev/shm after
+#   watch    --watch prints rate lines while it runs, then the report
+#   none     -p of a process without the library, and of no process: exit 1, one line
+# Prints "stats-test: ok" at the end when every check passed.
+set -u
+tool=$1 known=$2 dir=$3 case=$4
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+fail() { echo "stats-test: $case: $*" >&2; exit 1; }
+
+# key=value from the expect file (line 1: totals; line 2: after --wait)
+want() { tr ' ' '\n' < "$dir/expect" | sed -n "s/^$1=//p"; }
+# a top-level number of a --json object
+top() { sed 's/, "paths".*//' "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
+# the sum over paths of one of their numbers
+paths_sum() { sed 's/.*"paths": //' "$1" | grep -o "\"$2\": [0-9]*" | awk '{s += $2} END {print s + 0}'; }
+path() { sed "s/.*\"$2\": {\"read_bytes\": \([0-9]*\), \"write_bytes\": \([0-9]*\).*/\1 \2/" "$1"; }
+
+check_json() {  # FILE READ_BYTES WRITE_BYTES [READ_OPS WRITE_OPS]
+  json=$1
+  [ "$(wc -l < "$json")" -eq 1 ] || fail "--json printed $(wc -l < "$json") lines, not one object"
+  [ "$(top "$json" read_bytes)" = "$2" ] || fail "read_bytes $(top "$json" read_bytes), did $2"
+  [ "$(top "$json" write_bytes)" = "$3" ] || fail "write_bytes $(top "$json" write_bytes), did $3"
+  if [ $# -ge 5 ]; then
+    [ "$(top "$json" read_ops)" = "$4" ] || fail "read_ops $(top "$json" read_ops), did $4"
+    [ "$(top "$json" write_ops)" = "$5" ] || fail "write_ops $(top "$json" write_ops), did $5"
+  fi
+  [ "$(top "$json" errors)" = 0 ] || fail "errors $(top "$json" errors)"
+  [ "$(paths_sum "$json" read_bytes)" = "$(top "$json" read_bytes)" ] || fail "paths' read_bytes"
+  [ "$(paths_sum "$json" write_bytes)" = "$(top "$json" write_bytes)" ] || fail "paths' write_bytes"
+  ops=$(($(top "$json" read_ops) + $(top "$json" write_ops)))
+  [ "$(paths_sum "$json" ops)" = "$ops" ] || fail "paths' ops $(paths_sum "$json" ops), not $ops"
+  case "${HIPFILE_RUNTIME:-cpu}" in
+    cpu) [ "$(path "$json" host)" = "$2 $3" ] || fail "on cpu every byte is host's: $(cat "$json")" ;;
+    cpu-staged)  # a GPU's paths: aligned 1 MiB writes by O_DIRECT, 4 KiB reads buffered (small)
+      set -- $(path "$json" direct)
+      [ "$2" -gt 0 ] || fail "no direct write bytes on cpu-staged: $(cat "$json")"
+      set -- $(path "$json" buffered)
+      [ "$1" -gt 0 ] || fail "no buffered read bytes on cpu-staged: $(cat "$json")" ;;
+  esac
+}
+
+wait_for() {  # FILE PATTERN: up to 30 s
+  i=0
+  until grep -q "$2" "$1" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -le 300 ] || fail "no '$2' in $1 after 30 s"
+    sleep 0.1
+  done
+}
+
+case $case in
+json | wrapper)
+  if [ "$case" = json ]; then
+    "$tool" --json "$known" "$dir/io.dat" "$dir/expect" > "$dir/out.json"
+  else
+    "$tool" --json sh -c '"$@"' sh "$known" "$dir/io.dat" "$dir/expect" > "$dir/out.json"
+  fi
+  rc=$?
+  cat "$dir/out.json"
+  [ $rc -eq 0 ] || fail "exit status $rc"
+  check_json "$dir/out.json" "$(want read_bytes)" "$(want write_bytes)" "$(want read_ops)" \
+    "$(want write_ops)"
+  ;;
+attach)
+  mkfifo "$dir/go" || exit 1
+  "$known" "$dir/io.dat" "$dir/expect" --wait < "$dir/go" > "$dir/program.out" &
+  pid=$!
+  exec 3> "$dir/go"
+  wait_for "$dir/program.out" '^ready$'
+  mode=
+  for fd in /proc/$pid/fd/*; do
+    case $(readlink "$fd") in /memfd:hipfile-stats*) mode=$(stat -L -c %a "$fd") ;; esac
+  done
+  [ "$mode" = 600 ] || fail "the region's mode is '$mode', not 600"
+  "$tool" -p "$pid" -i --json > "$dir/now.json" || fail "-p $pid -i exited $?"
+  cat "$dir/now.json"
+  check_json "$dir/now.json" "$(want read_bytes)" "$(want write_bytes)" "$(want read_ops)" \
+    "$(want write_ops)"
+  "$tool" -p "$pid" --json > "$dir/final.json" &
+  tpid=$!
+  # Once the tool has the region mapped, the program may go.
+  wait_for /proc/$tpid/maps 'memfd:hipfile-stats'
+  echo go >&3
+  exec 3>&-
+  wait $pid || fail "known-io exited $?"
+  wait $tpid || fail "-p $pid exited $?"
+  cat "$dir/final.json"
+  check_json "$dir/final.json" "$(want after_wait_read_bytes)" "$(want after_wait_write_bytes)"
+  ls /dev/shm 2>/dev/null | grep -q hipfile && fail "a file is left under /dev/shm"
+  ;;
+watch)
+  mkfifo "$dir/go" || exit 1
+  "$tool" --watch 0.1 "$known" "$dir/io.dat" "$dir/expect" --wait < "$dir/go" > "$dir/out" 2>&1 &
+  tpid=$!
+  exec 3> "$dir/go"
+  wait_for "$dir/out" '^ready$'
+  sleep 0.5
+  echo go >&3
+  exec 3>&-
+  wait $tpid || fail "exit status $?"
+  cat "$dir/out"
+  grep -Eq '^[0-9]+\.[0-9] s: read [0-9.]+ GiB/s [0-9]+ IOPS, write [0-9.]+ GiB/s [0-9]+ IOPS' \
+    "$dir/out" || fail "no rate line"
+  grep -q '^AIS-STATS Version: 1$' "$dir/out" || fail "no report after the rates"
+  ;;
+none)
+  sleep 30 &
+  pid=$!
+  "$tool" -p "$pid" -i > "$dir/out" 2> "$dir/err"
+  rc=$?
+  kill $pid
+  cat "$dir/err"
+  [ $rc -eq 1 ] || fail "-p of a process without the library exited $rc"
+  grep -q "^hipfile-stats: -p $pid: no statistics: it publishes none" "$dir/err" || fail "message"
+  [ ! -s "$dir/out" ] || fail "printed a report"
+  "$tool" -p 1073741822 -i 2> "$dir/err"
+  rc=$?
+  cat "$dir/err"
+  [ $rc -eq 1 ] || fail "-p of no process exited $rc"
+  grep -q '^hipfile-stats: -p 1073741822: no such process$' "$dir/err" || fail "message"
+  ;;
+*) fail "unknown case" ;;
+esac
+echo "stats-test: ok"
