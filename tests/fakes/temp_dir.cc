@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace hipfile::testing {
 namespace {
@@ -71,6 +73,13 @@ std::vector<unsigned char> ReadFileOrDie(const std::string& path) {
   }
   ::close(fd);
   return out;
+}
+
+std::string ReadTextOrEmpty(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace hipfile::testing

@@ -27,5 +27,7 @@ std::vector<unsigned char> PatternBytes(size_t size, unsigned seed = 1);
 // Writes `data` to `path` (created or truncated), aborting the test on failure.
 void WriteFileOrDie(const std::string& path, const std::vector<unsigned char>& data);
 std::vector<unsigned char> ReadFileOrDie(const std::string& path);
+// The file's text, or "" when it cannot be read (a log file that was never made).
+std::string ReadTextOrEmpty(const std::string& path);
 
 }  // namespace hipfile::testing

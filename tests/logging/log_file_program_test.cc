@@ -24,13 +24,6 @@
 
 namespace {
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // What the child program does: open, register `data`, read 1 MiB of it into device memory, and
 // close; with hip_first, the device memory is allocated first, so the library's first call is a
 // HIP one. 0 when all of it worked, else the line that failed.
@@ -102,7 +95,7 @@ TEST_F(LogFileProgramTest, TheFileNamesTheRuntimeChoiceAndTheRegisteredFile) {
   struct stat st = {};
   ASSERT_EQ(stat(log.c_str(), &st), 0) << "no log file; stderr:\n" << run.err;
   EXPECT_EQ(st.st_mode & 0077, 0u) << "readable by others: " << std::oct << st.st_mode;
-  const std::string text = ReadAll(log);
+  const std::string text = hipfile::testing::ReadTextOrEmpty(log);
   EXPECT_NE(text.find("hipfile[info]: GPU runtime "), std::string::npos) << text;
   EXPECT_NE(text.find("hipfile[info]: driver opened on the "), std::string::npos) << text;
   EXPECT_NE(text.find("hipfile[info]: hipFileHandleRegister: fd "), std::string::npos) << text;
@@ -132,7 +125,7 @@ TEST_F(LogFileProgramTest, AConfigFilesLoggingDirGetsHipfilePidLog) {
   const ChildRun run = RunChild({{"HIPFILE_CONFIG", config}}, data_);
   ASSERT_EQ(run.status, 0) << "failed at line " << run.status << "\n" << run.err;
   const std::string log = logs + "/hipfile_" + std::to_string(run.pid) + ".log";
-  const std::string text = ReadAll(log);
+  const std::string text = hipfile::testing::ReadTextOrEmpty(log);
   ASSERT_FALSE(text.empty()) << "no " << log << "; stderr:\n" << run.err;
   EXPECT_NE(text.find("hipfile[info]: configuration file " + config + " read"), std::string::npos)
       << text;
@@ -152,7 +145,7 @@ TEST_F(LogFileProgramTest, ABadConfigFileIsReportedOnStderrAndInTheLogAndTheProg
   const std::string log = dir_.File("bad.log");
   const ChildRun run = RunChild({{"HIPFILE_CONFIG", config}, {"HIPFILE_LOGFILE_PATH", log}}, data_);
   ASSERT_EQ(run.status, 0) << "failed at line " << run.status << "\n" << run.err;
-  for (const std::string& where : {run.err, ReadAll(log)}) {
+  for (const std::string& where : {run.err, hipfile::testing::ReadTextOrEmpty(log)}) {
     EXPECT_NE(where.find("hipfile[error]: HIPFILE_CONFIG " + config +
                          ": \"properties.use_poll_mode\" is \"yes\", not true or false"),
               std::string::npos)

@@ -15,17 +15,11 @@
 
 #include "core/file.h"
 #include "core_test_util.h"
+#include "fakes/temp_dir.h"
 #include "util/log.h"
 
 namespace hipfile::core {
 namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class LogFileTest : public CoreTest {
  protected:
@@ -51,8 +45,10 @@ TEST_F(LogFileTest, TheFileIsCreated0600AndAppendedTo) {
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
   ASSERT_TRUE(UseLogFile(sys_, path));
   Log(LogLevel::kWarn, "appended");
-  EXPECT_EQ(ReadAll(path).rfind("old\n", 0), 0u) << "the file was truncated";
-  EXPECT_NE(ReadAll(path).find("hipfile[warn]: appended\n"), std::string::npos);
+  EXPECT_EQ(hipfile::testing::ReadTextOrEmpty(path).rfind("old\n", 0), 0u)
+      << "the file was truncated";
+  EXPECT_NE(hipfile::testing::ReadTextOrEmpty(path).find("hipfile[warn]: appended\n"),
+            std::string::npos);
 
   const std::string fresh = dir_.File("fresh.log");
   const mode_t old_mask = ::umask(0);
@@ -89,7 +85,7 @@ TEST_F(LogFileTest, AFileThatCannotBeOpenedIsSaidOnceOnStderrAndLoggingStays) {
   const std::string err2 = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err2.find("cannot be opened (errno 13 (Permission denied)"), std::string::npos) << err2;
   EXPECT_NE(err2.find("logging to " + good), std::string::npos) << err2;
-  EXPECT_NE(ReadAll(good).find("to the good one"), std::string::npos);
+  EXPECT_NE(hipfile::testing::ReadTextOrEmpty(good).find("to the good one"), std::string::npos);
 }
 
 TEST_F(LogFileTest, TheDriverOpensTheParametersFileAndSaysEachRegistration) {
@@ -103,7 +99,7 @@ TEST_F(LogFileTest, TheDriverOpensTheParametersFileAndSaysEachRegistration) {
   ASSERT_TRUE(handle.ok());
   driver().DeregisterHandle(*handle);
   ASSERT_TRUE(driver().Close().ok());
-  const std::string text = ReadAll(log);
+  const std::string text = hipfile::testing::ReadTextOrEmpty(log);
   EXPECT_NE(text.find("hipfile[info]: driver opened on the "), std::string::npos) << text;
   const std::string line =
       "hipfile[info]: hipFileHandleRegister: fd " + std::to_string(fd.get()) + " is " + data + " (";

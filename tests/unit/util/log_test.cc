@@ -22,13 +22,6 @@
 namespace hipfile {
 namespace {
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::stringstream in(text);
@@ -101,8 +94,8 @@ TEST_F(LogFileTest, LinesGoToTheFileWithTheThreadsNames) {
     Log(LogLevel::kInfo, "from a named thread");
   }).join();
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "") << "lines went to stderr too";
-  const std::vector<std::string> lines = Lines(ReadAll(path));
-  ASSERT_EQ(lines.size(), 2u) << ReadAll(path);
+  const std::vector<std::string> lines = Lines(hipfile::testing::ReadTextOrEmpty(path));
+  ASSERT_EQ(lines.size(), 2u) << hipfile::testing::ReadTextOrEmpty(path);
   std::smatch m;
   ASSERT_TRUE(std::regex_match(lines[0], m, kLine)) << lines[0];
   EXPECT_EQ(m[4].str(), "error");
@@ -126,8 +119,8 @@ TEST_F(LogFileTest, AnotherFileTakesOverAndStderrComesBack) {
   Log(LogLevel::kWarn, "three");
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("hipfile[warn]: three\n"), std::string::npos) << err;
-  const std::string a = ReadAll(first);
-  const std::string b = ReadAll(second);
+  const std::string a = hipfile::testing::ReadTextOrEmpty(first);
+  const std::string b = hipfile::testing::ReadTextOrEmpty(second);
   EXPECT_NE(a.find("hipfile[warn]: one\n"), std::string::npos) << a;
   EXPECT_EQ(a.find("two"), std::string::npos) << a;
   EXPECT_NE(b.find("hipfile[warn]: two\n"), std::string::npos) << b;
@@ -148,7 +141,7 @@ TEST_F(LogFileTest, LinesOfManyThreadsStayWhole) {
     });
   }
   for (std::thread& t : threads) t.join();
-  const std::vector<std::string> lines = Lines(ReadAll(path));
+  const std::vector<std::string> lines = Lines(hipfile::testing::ReadTextOrEmpty(path));
   ASSERT_EQ(lines.size(), size_t{kThreads * kEach});
   const std::regex message(R"(^t(\d) i(\d+) x{300}$)");
   for (const std::string& line : lines) {
@@ -173,7 +166,7 @@ TEST_F(LogFileTest, LongMessagesAreCutNotOverrun) {
   ASSERT_TRUE(SetLogFile(OpenLog(path)));
   const std::string huge(20000, 'y');
   Log(LogLevel::kWarn, "%s", huge.c_str());
-  const std::vector<std::string> lines = Lines(ReadAll(path));
+  const std::vector<std::string> lines = Lines(hipfile::testing::ReadTextOrEmpty(path));
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_GT(lines[0].size(), 4096u);
   EXPECT_LT(lines[0].size(), 20000u);
@@ -183,7 +176,7 @@ TEST_F(LogFileTest, OnceSaysItOncePerCallSite) {
   const std::string path = dir_.File("once.log");
   ASSERT_TRUE(SetLogFile(OpenLog(path)));
   for (int i = 0; i < 3; ++i) HF_LOG_ONCE(kWarn, "fallback %d", i);
-  const std::vector<std::string> lines = Lines(ReadAll(path));
+  const std::vector<std::string> lines = Lines(hipfile::testing::ReadTextOrEmpty(path));
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("fallback 0"), std::string::npos);
 }
