@@ -27,6 +27,21 @@ HIPFILE_API const char *hipFileExtRuntimeReason(void);
  * hipFileGetOpErrorString gives its description. */
 HIPFILE_API const char *hipFileExtOpErrorName(int err);
 
+/* ---- host memory of any kind ------------------------------------------------------------------ */
+
+/* hipFileRead / hipFileWrite for host memory that need not be pinned or registered: a NumPy
+ * array, a malloc'd or mmap'd buffer. [buffer, buffer + size) is taken as host memory at the
+ * caller's word (never looked up in the GPU runtime); the system calls move the bytes straight into
+ * or out of it - O_DIRECT where the file, the offset and the memory's alignment allow - and the
+ * statistics count them under hipFileExtPathHost. Returns as hipFileRead: the bytes moved (fewer at
+ * the end of the file), -1 with errno, or a negative hipFileOpError_t (the driver not open: -1 and
+ * EINVAL; an unregistered handle; a null buffer with size > 0: -hipFileInvalidValue). size 0 moves
+ * nothing and returns 0. Safe from several threads at once, as hipFileRead is. */
+HIPFILE_API ssize_t hipFileExtReadHost(hipFileHandle_t fh, void *buffer, size_t size,
+                                       hoff_t file_offset);
+HIPFILE_API ssize_t hipFileExtWriteHost(hipFileHandle_t fh, const void *buffer, size_t size,
+                                        hoff_t file_offset);
+
 /* ---- which path the bytes took ------------------------------------------------------------- */
 
 /* The ways bytes move between a file and memory (docs/stats.md). */

@@ -352,6 +352,33 @@ Result<size_t> Driver::Transfer(IoDirection direction, const void* handle, const
   return service_.Execute(*io, size, file_offset, buffer_offset);
 }
 
+Result<size_t> Driver::TransferHost(IoDirection direction, const void* handle, const void* buffer,
+                                    size_t size, off_t file_offset) {
+  const char* entry =
+      direction == IoDirection::kRead ? "hipFileExtReadHost" : "hipFileExtWriteHost";
+  PreparedIo io;
+  Status looked_up;
+  {
+    MutexLock lock(mu_);
+    looked_up = LookUpLocked(PrepareArgs{direction, handle, buffer, entry}, &io);
+  }
+  if (looked_up.ok() && buffer == nullptr && size > 0) {
+    HF_LOG_LIMITED(kWarn, "%s: the buffer is null", entry);
+    looked_up = Status::Op(hipFileInvalidValue);
+  }
+  if (!looked_up.ok()) {
+    service_.RecordRefused(direction);
+    return looked_up;
+  }
+  if (size == 0) {
+    if (file_offset < 0) return Status::Errno(EINVAL);
+    return size_t{0};
+  }
+  io.registered.reset();  // the caller's word, not a registration, says what the memory is
+  io.buffer = Buffer{buffer, size, 0, hipMemoryTypeHost, 0};
+  return service_.Execute(io, size, file_offset, 0);
+}
+
 Status Driver::LookUpLocked(const PrepareArgs& args, PreparedIo* io) const {
   // Rules 1-2: the driver, the handle, the buffer. References taken under the lock keep the file,
   // the registered buffer and the engine alive for the whole transfer.

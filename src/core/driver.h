@@ -92,6 +92,13 @@ class Driver {
                       off_t buffer_offset);
   Result<size_t> Write(const void* handle, const void* buffer_base, size_t size, off_t file_offset,
                        off_t buffer_offset);
+  // hipFileExtReadHost / hipFileExtWriteHost: [buffer, buffer + size) is host memory of any kind
+  // (pageable too), taken at the caller's word, never looked up in the runtime or the registry;
+  // the system calls move the bytes straight into or out of it. Otherwise Read's rules: the count,
+  // the handle, a negative offset; a null buffer with size > 0 is hipFileInvalidValue; size 0
+  // moves nothing.
+  Result<size_t> TransferHost(IoDirection direction, const void* handle, const void* buffer,
+                              size_t size, off_t file_offset);
 
   // The parameter API: setters only while the count is 0 (else hipFileDriverAlreadyOpen), taking
   // effect at the next open; getters give the values in use while open, else the next open's.

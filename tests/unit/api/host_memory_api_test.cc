@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
+#include <hipfile_ext.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -143,6 +146,52 @@ TEST_F(HostMemoryApiTest, PageableMemoryIsRefusedOnEveryPath) {
   EXPECT_TRUE(IsOp(hipFileBatchIOSubmit(batch, 1, &entry, 0), hipFileHipMemoryTypeInvalid));
   hipFileBatchIODestroy(batch);
   EXPECT_TRUE(IsOp(hipFileBufRegister(pageable.data(), kSize, 0), hipFileHipMemoryTypeInvalid));
+}
+
+// hipFileExtReadHost / WriteHost take the memory the C API refuses: plain pageable memory, at any
+// alignment, counted as host-path bytes.
+TEST_F(HostMemoryApiTest, ExtHostEntryPointsMovePageableMemory) {
+  hipFileExtPathStats_t before = {};
+  ASSERT_TRUE(IsSuccess(hipFileExtGetPathStats(&before)));
+  std::vector<char> pageable(kSize + 1);
+  char* odd = pageable.data() + 1;  // off every O_DIRECT alignment
+  ASSERT_EQ(hipFileExtReadHost(in_, odd, kSize, 0), static_cast<ssize_t>(kSize));
+  EXPECT_TRUE(HoldsPattern(odd, kSize, 0));
+  std::vector<char> aligned_storage(kSize + 4096);
+  char* aligned = aligned_storage.data() +
+                  (4096 - reinterpret_cast<uintptr_t>(aligned_storage.data()) % 4096) % 4096;
+  ASSERT_EQ(hipFileExtReadHost(in_, aligned, 8192, 4096), 8192);
+  EXPECT_TRUE(HoldsPattern(aligned, 8192, 4096));
+  // Past the end of the file: what there is.
+  EXPECT_EQ(hipFileExtReadHost(in_, aligned, 8192, kSize - 100), 100);
+  EXPECT_EQ(hipFileExtReadHost(in_, aligned, 8192, kSize), 0);
+  // Written out from unaligned pageable memory, read back as the file.
+  ASSERT_EQ(hipFileExtWriteHost(out_, odd, kSize, 0), static_cast<ssize_t>(kSize));
+  EXPECT_EQ(testing::ReadFileOrDie(dir_.File("out")), testing::PatternBytes(kSize));
+  hipFileExtPathStats_t after = {};
+  ASSERT_TRUE(IsSuccess(hipFileExtGetPathStats(&after)));
+  EXPECT_EQ(after.read_bytes[hipFileExtPathHost] - before.read_bytes[hipFileExtPathHost],
+            kSize + 8192 + 100);
+  EXPECT_EQ(after.write_bytes[hipFileExtPathHost] - before.write_bytes[hipFileExtPathHost], kSize);
+}
+
+TEST_F(HostMemoryApiTest, ExtHostEntryPointsKeepReadsRules) {
+  std::vector<char> pageable(4096);
+  EXPECT_EQ(hipFileExtReadHost(in_, nullptr, 4096, 0), Neg(hipFileInvalidValue));
+  EXPECT_EQ(hipFileExtWriteHost(out_, nullptr, 4096, 0), Neg(hipFileInvalidValue));
+  EXPECT_EQ(hipFileExtReadHost(in_, nullptr, 0, 0), 0) << "size 0 moves nothing";
+  errno = 0;
+  EXPECT_EQ(hipFileExtReadHost(in_, pageable.data(), 4096, -1), -1);
+  EXPECT_EQ(errno, EINVAL);
+  errno = 0;
+  EXPECT_EQ(hipFileExtReadHost(in_, pageable.data(), 0, -1), -1) << "checked at size 0 too";
+  EXPECT_EQ(errno, EINVAL);
+  int stray = 0;
+  EXPECT_EQ(hipFileExtReadHost(reinterpret_cast<hipFileHandle_t>(&stray), pageable.data(), 4096, 0),
+            Neg(hipFileHandleNotRegistered));
+  errno = 0;
+  EXPECT_EQ(hipFileExtWriteHost(in_, pageable.data(), 4096, 0), -1) << "opened O_RDONLY";
+  EXPECT_EQ(errno, EBADF);
 }
 
 }  // namespace
