@@ -27,7 +27,7 @@ HIPFILE_API const char *hipFileExtRuntimeReason(void);
  * hipFileGetOpErrorString gives its description. */
 HIPFILE_API const char *hipFileExtOpErrorName(int err);
 
-/* ---- host memory of any kind ------------------------------------------------------------------ */
+/* ---- host memory of any kind ----------------------------------------------------------------- */
 
 /* hipFileRead / hipFileWrite for host memory that need not be pinned or registered: a NumPy
  * array, a malloc'd or mmap'd buffer. [buffer, buffer + size) is taken as host memory at the
