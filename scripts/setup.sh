@@ -14,8 +14,10 @@ cd "$(dirname "$0")/.."
 # with it; scripts/fio-source.sh fetches the headers it is built against. nlohmann-json3-dev:
 # JSON, header only - the parser of the configuration file HIPFILE_CONFIG names (docs/config.md;
 # the library builds without it, reading no configuration file) and hipfile-check's --json.
+# python3-dev, python3-venv: the Python package (docs/python.md) builds its extension against
+# Python's headers, and its tests install it into fresh virtual environments.
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev liburing-dev clang
-  libclang-rt-dev fio nlohmann-json3-dev)
+  libclang-rt-dev fio nlohmann-json3-dev python3-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
