@@ -99,11 +99,67 @@ HIPFILE_API const char *hipFileExtPathName(int path);
  * "direct_refused", "no_ring"; "unknown" for another value. Static. */
 HIPFILE_API const char *hipFileExtFallbackName(int why);
 
+/* ---- latency, and ais-stats' per-GPU tables ------------------------------------------------ */
+
+/* Successful transfers by how long they took (from the call to its end; for stream-ordered and
+ * batch I/O, from the engine taking the transfer to its end): bucket 0 holds those under 1 us,
+ * bucket i (1..30) those in [2^(i-1), 2^i) us, bucket 31 those of 2^30 us and more. Each
+ * direction's buckets add up to hipFileGetStatsL1's read_ops.ok / write_ops.ok. */
+#define HIPFILE_EXT_LATENCY_BUCKETS 32
+typedef struct hipFileExtLatencyStats {
+    uint64_t read_us_hist[HIPFILE_EXT_LATENCY_BUCKETS];
+    uint64_t write_us_hist[HIPFILE_EXT_LATENCY_BUCKETS];
+} hipFileExtLatencyStats_t;
+
+/* Fills *stats; hipFileInvalidValue for NULL. Needs no open driver. */
+HIPFILE_API hipFileError_t hipFileExtGetLatencyStats(hipFileExtLatencyStats_t *stats);
+
+/* hipFile's two backends, counted by transfer as hipFileGetStatsL3 counts n_nvfs_* / n_posix_*:
+ * a transfer that took the compatibility path (buffered or io_uring) for any byte is a Fallback
+ * one; the others (page-cache windows, O_DIRECT, host memory) are Fastpath ones. A failure is
+ * counted under Fastpath. */
+typedef enum hipFileExtBackend {
+    hipFileExtBackendFastpath = 0,
+    hipFileExtBackendFallback = 1
+} hipFileExtBackend_t;
+#define HIPFILE_EXT_BACKEND_COUNT 2
+
+/* ais-stats' size buckets: bucket 0 holds transfers under 4 KiB, bucket k (1..14)
+ * [2^(k+11), 2^(k+12)) bytes, bucket 15 64 MiB and more. */
+#define HIPFILE_EXT_SIZE_BUCKETS 16
+/* One backend's transfers of one direction, by size bucket (hipFile's PerGpuStatsV1). */
+typedef struct hipFileExtSizeHistogram {
+    uint64_t bytes[HIPFILE_EXT_SIZE_BUCKETS];   /* bytes moved by successful transfers */
+    uint64_t count[HIPFILE_EXT_SIZE_BUCKETS];   /* successful transfers */
+    uint64_t time_us[HIPFILE_EXT_SIZE_BUCKETS]; /* the sum of their latencies */
+    uint64_t errors[HIPFILE_EXT_SIZE_BUCKETS];  /* failed transfers, by the size asked for */
+} hipFileExtSizeHistogram_t;
+
+/* One GPU's transfers (those whose buffer the GPU runtime places on that device; pinned host
+ * memory it places on none counts under device 0), as ais-stats prints them. Summed over GPUs and
+ * backends, count adds up to hipFileGetStatsL1's read_ops.ok / write_ops.ok and bytes to read_bytes
+ * / write_bytes; errors count the failures of transfers whose buffer was known (read_ops.err also
+ * counts calls refused before). */
+typedef struct hipFileExtGpuStats {
+    uint64_t in_use;                 /* 1 when this GPU did any transfer, else 0 */
+    char uuid[HIPFILE_GPU_UUID_LEN]; /* published when the driver opened; zero before */
+    hipFileExtSizeHistogram_t read[HIPFILE_EXT_BACKEND_COUNT]; /* by hipFileExtBackend_t */
+    hipFileExtSizeHistogram_t write[HIPFILE_EXT_BACKEND_COUNT];
+    uint64_t read_unaligned[HIPFILE_EXT_BACKEND_COUNT]; /* successful transfers off the file's
+                                                           O_DIRECT alignment */
+    uint64_t write_unaligned[HIPFILE_EXT_BACKEND_COUNT];
+} hipFileExtGpuStats_t;
+
+/* Fills *stats for GPU `device` (0 <= device < HIPFILE_MAX_GPUS); hipFileInvalidValue for NULL or
+ * another device. Needs no open driver. */
+HIPFILE_API hipFileError_t hipFileExtGetGpuStats(int device, hipFileExtGpuStats_t *stats);
+
 /* ---- another process's statistics (hipfile-stats) ------------------------------------------ */
 
-/* Every process with statistics on (HIPFILE_STATS_LEVEL >= 1) publishes its counters in a memory
- * file that the same user can map through /proc/PID/fd (docs/stats.md, "Reading another
- * process"). These functions read it; they need no open driver and publish nothing themselves. */
+/* Every process of the library publishes its counters in a memory file that the same user can
+ * map through /proc/PID/fd, at HIPFILE_STATS_LEVEL=0 too (its level, and zeros) (docs/stats.md,
+ * "Reading another process"). These functions read it; they need no open driver and publish
+ * nothing themselves. */
 
 /* A snapshot of a process's statistics. */
 typedef struct hipFileExtProcessStats {
@@ -111,7 +167,7 @@ typedef struct hipFileExtProcessStats {
                                     hipFileExtStatsRegionCreate no process claimed) */
     uint64_t level;              /* its statistics level */
     uint64_t published_unix_ns;  /* when it started publishing, CLOCK_REALTIME */
-    hipFileStatsLevel3_t stats;  /* as hipFileGetStatsL3 in that process, per-GPU uuids zero */
+    hipFileStatsLevel3_t stats;  /* as hipFileGetStatsL3 in that process */
     hipFileExtPathStats_t paths; /* as hipFileExtGetPathStats in that process */
     /* Transfers that took the compatibility path (buffered or io_uring) for some bytes: how many,
      * their bytes (by every path), the sum of their latencies and how many did not meet the
@@ -137,12 +193,19 @@ HIPFILE_API hipFileError_t hipFileExtStatsRegionCreate(int *fd);
 
 /* Maps the statistics of process `pid` (fd < 0) or of the region `fd` (pid 0; the descriptor
  * stays the caller's). hipFileInternalError with errno ESRCH: no such process; EACCES: another
- * user's; ENOENT: it publishes none (not started yet, HIPFILE_STATS_LEVEL=0, or no library);
- * EINVAL: fd is no region. hipFileInvalidValue for a NULL region or both or neither source. */
+ * user's; ENOENT: it publishes none (no hipFile call yet, or no library); EPROTO: its region has
+ * another layout (another version of the library); EINVAL: fd is no region. hipFileInvalidValue for
+ * a NULL region or both or neither source. */
 HIPFILE_API hipFileError_t hipFileExtStatsOpen(int pid, int fd, hipFileExtStatsRegion_t **region);
 /* Fills *out from the live counters. hipFileInvalidValue for NULL. */
 HIPFILE_API hipFileError_t hipFileExtStatsRead(const hipFileExtStatsRegion_t *region,
                                                hipFileExtProcessStats_t *out);
+/* As hipFileExtGetLatencyStats and hipFileExtGetGpuStats in that process. hipFileInvalidValue
+ * for NULL, or a device outside 0..HIPFILE_MAX_GPUS-1. */
+HIPFILE_API hipFileError_t hipFileExtStatsReadLatency(const hipFileExtStatsRegion_t *region,
+                                                      hipFileExtLatencyStats_t *out);
+HIPFILE_API hipFileError_t hipFileExtStatsReadGpu(const hipFileExtStatsRegion_t *region, int device,
+                                                  hipFileExtGpuStats_t *out);
 /* Unmaps it; NULL is ignored. */
 HIPFILE_API void hipFileExtStatsClose(hipFileExtStatsRegion_t *region);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// hipfile_ext.h's path statistics: hipFileExtGetPathStats and the names of paths and reasons.
-// Like the hipFileGetStats functions, they do not open the driver.
+// hipfile_ext.h's path statistics: hipFileExtGetPathStats and the names of paths and reasons;
+// the latency buckets and ais-stats' per-GPU tables (hipFileExtGetLatencyStats,
+// hipFileExtGetGpuStats). Like the hipFileGetStats functions, they do not open the driver.
 #include <hipfile.h>
 #include <hipfile_ext.h>
 
@@ -42,6 +43,24 @@ HIPFILE_API hipFileError_t hipFileExtGetPathStats(hipFileExtPathStats_t* stats) 
   return hipfile::api::GuardError("hipFileExtGetPathStats", [&] {
     if (stats == nullptr) return OpError(hipFileInvalidValue);
     Driver::Global().stats().FillPaths(stats);
+    return Success();
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileExtGetLatencyStats(hipFileExtLatencyStats_t* stats) {
+  return hipfile::api::GuardError("hipFileExtGetLatencyStats", [&] {
+    if (stats == nullptr) return OpError(hipFileInvalidValue);
+    Driver::Global().stats().FillLatency(stats);
+    return Success();
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileExtGetGpuStats(int device, hipFileExtGpuStats_t* stats) {
+  return hipfile::api::GuardError("hipFileExtGetGpuStats", [&] {
+    if (stats == nullptr || device < 0 || device >= HIPFILE_MAX_GPUS) {
+      return OpError(hipFileInvalidValue);
+    }
+    Driver::Global().stats().FillGpu(device, stats);
     return Success();
   });
 }

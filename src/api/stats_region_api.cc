@@ -66,6 +66,26 @@ HIPFILE_API hipFileError_t hipFileExtStatsRead(const hipFileExtStatsRegion_t* re
   });
 }
 
+HIPFILE_API hipFileError_t hipFileExtStatsReadLatency(const hipFileExtStatsRegion_t* region,
+                                                      hipFileExtLatencyStats_t* out) {
+  return hipfile::api::GuardError("hipFileExtStatsReadLatency", [&] {
+    if (region == nullptr || out == nullptr) return OpError(hipFileInvalidValue);
+    hipfile::core::FillLatency(region->region->counters(), out);
+    return Success();
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileExtStatsReadGpu(const hipFileExtStatsRegion_t* region, int device,
+                                                  hipFileExtGpuStats_t* out) {
+  return hipfile::api::GuardError("hipFileExtStatsReadGpu", [&] {
+    if (region == nullptr || out == nullptr || device < 0 || device >= HIPFILE_MAX_GPUS) {
+      return OpError(hipFileInvalidValue);
+    }
+    hipfile::core::FillGpu(region->region->counters(), device, out);
+    return Success();
+  });
+}
+
 HIPFILE_API void hipFileExtStatsClose(hipFileExtStatsRegion_t* region) { delete region; }
 
 }  // extern "C"

@@ -52,15 +52,15 @@ Driver& Driver::Global() {
     auto* made = new Driver(platform::RealSys(), ProcessRuntime(), config);
     made->runtime_reason_ = ProcessRuntimeReason();
     // Statistics go to the published region from the start (before any thread counts), where
-    // hipfile-stats reads them; at level 0 nothing is counted and nothing is published.
-    if (config.stats_level > 0) {
-      // Never freed, and held here so that it stays reachable (leak checkers).
-      static StatsRegion* const region = PublishProcessStats(made->sys());
-      if (region != nullptr) {
-        made->stats().MoveCountersTo(region->mutable_counters());
-        // A child forked without exec counts for itself, not into its parent's region.
-        pthread_atfork(nullptr, nullptr, [] { Driver::Global().stats().MoveCountersHome(); });
-      }
+    // hipfile-stats reads them. At level 0 too, as AMD's do: a tool then reports level 0 and
+    // zeros rather than no statistics, and the I/O path pays what it pays at level 0 anyway (one
+    // relaxed load of the level per transfer).
+    // Never freed, and held here so that it stays reachable (leak checkers).
+    static StatsRegion* const region = PublishProcessStats(made->sys(), config.stats_level);
+    if (region != nullptr) {
+      made->stats().MoveCountersTo(region->mutable_counters());
+      // A child forked without exec counts for itself, not into its parent's region.
+      pthread_atfork(nullptr, nullptr, [] { Driver::Global().stats().MoveCountersHome(); });
     }
     return made;
   }();
@@ -90,6 +90,12 @@ Status Driver::InitializeLocked() {
   in_use_ = next_;
   in_use_.ResolveForOpen();
   stats_.set_level(in_use_.stats_level());
+  // Each device's uuid, for tools reading the statistics from outside (hipfile-stats), which
+  // cannot ask the GPU runtime of this process: asked here, on the caller's thread, once per open.
+  for (int d = 0; d < std::min(devices, HIPFILE_MAX_GPUS); ++d) {
+    char uuid[HIPFILE_GPU_UUID_LEN] = {};
+    if (gpu_.GetDeviceUuid(d, uuid) == hipSuccess) stats_.PublishUuid(d, uuid);
+  }
   SetLogLevel(in_use_.log_level());
   SetTracing(in_use_.profile_nvtx());
   // hipFileParamEnvLogfilePath / LogDir; a file that cannot be opened is said and changes nothing.

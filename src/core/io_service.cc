@@ -97,7 +97,8 @@ void IoService::Record(const PreparedIo& io, const engine::IoRequest* request,
   const bool unaligned =
       request != nullptr &&
       !MeetsDioAlignment(*request->file, request->memory.ptr, request->size, request->offset);
-  const uint64_t bytes = moved.ok() ? *moved : 0;
+  // A failure's size is the size asked for (its ais-stats size bucket).
+  const uint64_t bytes = moved.ok() ? *moved : request != nullptr ? request->size : 0;
   const uint64_t us = request == nullptr ? 0 : static_cast<uint64_t>(micros);
   if (tally != nullptr) {
     tally->Record(io.direction, io.buffer.device, moved.ok(), bytes, us, unaligned, paths);

@@ -16,6 +16,64 @@ size_t SizeHistogramBucket(uint64_t bytes) {
   return bucket;
 }
 
+size_t AisSizeBucket(uint64_t bytes) {
+  uint64_t pages = bytes >> 12;
+  size_t bucket = 0;
+  while (pages != 0 && bucket < kAisSizeBuckets - 1) {
+    pages >>= 1;
+    ++bucket;
+  }
+  return bucket;
+}
+
+size_t LatencyBucket(uint64_t micros) {
+  size_t bucket = 0;
+  while (micros != 0 && bucket < kLatencyBuckets - 1) {
+    micros >>= 1;
+    ++bucket;
+  }
+  return bucket;
+}
+
+namespace {
+
+using Counter = StatsCounters::Counter;
+
+void Bump(Counter& counter, uint64_t n) {
+  if (n != 0) counter.fetch_add(n, std::memory_order_relaxed);
+}
+
+// Written once: a store on every update would take the line from every other core.
+void MarkInUse(StatsCounters::PerGpu& gpu) {
+  if (gpu.in_use.load(std::memory_order_relaxed) == 0)
+    gpu.in_use.store(1, std::memory_order_relaxed);
+}
+
+StatsCounters::PerGpu* GpuOf(StatsCounters& c, int device) {
+  return device >= 0 && device < HIPFILE_MAX_GPUS ? &c.gpus[device] : nullptr;
+}
+
+// How a transfer's `moved` bytes went: `reported` when it accounts for all of them, else host
+// memory moved by the system calls (the only transfers without a report are the engine's tests'
+// and those that moved nothing).
+const engine::PathBytes& PathsOf(const engine::PathBytes* reported, uint64_t moved,
+                                 engine::PathBytes& host) {
+  if (reported != nullptr && reported->total() == moved) return *reported;
+  host.Add(engine::IoPath::kHost, moved);
+  return host;
+}
+
+// StatsBackend::kFallback when the compatibility path moved any of the bytes.
+size_t BackendOf(const engine::PathBytes& p) {
+  const bool compat = p.bytes[static_cast<size_t>(engine::IoPath::kBuffered)] > 0 ||
+                      p.bytes[static_cast<size_t>(engine::IoPath::kIoUring)] > 0;
+  return static_cast<size_t>(compat ? StatsBackend::kFallback : StatsBackend::kFastpath);
+}
+
+constexpr size_t kFastpath = static_cast<size_t>(StatsBackend::kFastpath);
+
+}  // namespace
+
 Stats::Stats() {
   ZeroCounters(own_);
   own_.level.store(1, std::memory_order_relaxed);
@@ -61,8 +119,18 @@ void Stats::RecordBufDeregister(bool ok, int device, size_t bytes) {
   }
 }
 
+void Stats::PublishUuid(int device, const char (&uuid)[16]) {
+  StatsCounters::PerGpu* gpu = GpuOf(*c_, device);
+  if (gpu == nullptr) return;
+  uint64_t words[2];
+  std::memcpy(words, uuid, sizeof words);
+  gpu->uuid[0].store(words[0], std::memory_order_relaxed);
+  gpu->uuid[1].store(words[1], std::memory_order_relaxed);
+}
+
 void IoTally::Record(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
                      bool unaligned, const engine::PathBytes* paths) {
+  if (!stats_.enabled()) return;
   Part* part = nullptr;
   for (size_t i = 0; i < used_ && part == nullptr; ++i) {
     if (parts_[i].direction == direction && parts_[i].device == device) part = &parts_[i];
@@ -76,33 +144,31 @@ void IoTally::Record(IoDirection direction, int device, bool ok, uint64_t bytes,
   part->Count(ok, bytes, micros, unaligned, paths);
 }
 
-void IoTally::Part::Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bool is_unaligned,
+void IoTally::Part::Count(bool moved, uint64_t n, uint64_t took_us, bool is_unaligned,
                           const engine::PathBytes* by_path) {
   if (!moved) {
     ++err;
+    const size_t b = AisSizeBucket(n);
+    ++size_errors[kFastpath][b];
+    sized |= 1u << (kFastpath * kAisSizeBuckets + b);
     return;
   }
   ++ok;
-  bytes += bytes_moved;
+  bytes += n;
   micros += took_us;
-  ++hist[SizeHistogramBucket(bytes_moved)];
-  if (is_unaligned) ++unaligned;
-  // A path the engine did not report: host memory, moved by the system calls (the only transfers
-  // without a report are the engine's tests' and those that moved nothing).
+  ++hist[SizeHistogramBucket(n)];
+  ++latency[LatencyBucket(took_us)];
   engine::PathBytes host;
-  host.Add(engine::IoPath::kHost, bytes_moved);
-  const engine::PathBytes& p =
-      by_path != nullptr && by_path->total() == bytes_moved ? *by_path : host;
+  const engine::PathBytes& p = PathsOf(by_path, n, host);
   paths += p;
   ++path_ops[static_cast<size_t>(p.primary())];
-
-  if (p.bytes[static_cast<size_t>(engine::IoPath::kBuffered)] > 0 ||
-      p.bytes[static_cast<size_t>(engine::IoPath::kIoUring)] > 0) {
-    ++compat_ops;
-    compat_bytes += bytes_moved;
-    compat_micros += took_us;
-    if (is_unaligned) ++compat_unaligned;
-  }
+  const size_t backend = BackendOf(p);
+  const size_t b = AisSizeBucket(n);
+  size_bytes[backend][b] += n;
+  ++size_count[backend][b];
+  size_micros[backend][b] += took_us;
+  sized |= 1u << (backend * kAisSizeBuckets + b);
+  if (is_unaligned) ++unaligned[backend];
 }
 
 void IoTally::Flush() {
@@ -115,12 +181,38 @@ void IoTally::Flush() {
 void Stats::RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
                      bool unaligned, const engine::PathBytes* paths) {
   if (!Enabled()) return;
-  // One part, not a whole tally: this is every synchronous transfer's path.
-  IoTally::Part part;
-  part.direction = direction;
-  part.device = device;
-  part.Count(ok, bytes, micros, unaligned, paths);
-  AddPart(part);
+  // Straight to the counters, as IoTally::Part::Count and AddPart would for one transfer: this
+  // is every synchronous transfer's path, and a Part is large.
+  const size_t dir = direction == IoDirection::kRead ? 0 : 1;
+  StatsCounters::Direction& d = dir == 0 ? c_->read : c_->write;
+  StatsCounters::PerGpu* gpu = GpuOf(*c_, device);
+  if (!ok) {
+    Bump(d.err, 1);
+    if (gpu != nullptr) {
+      MarkInUse(*gpu);
+      Bump(gpu->sizes[kFastpath][dir].errors[AisSizeBucket(bytes)], 1);
+    }
+    return;
+  }
+  Bump(d.ok, 1);
+  Bump(d.bytes, bytes);
+  Bump(d.micros, micros);
+  Bump(d.hist[SizeHistogramBucket(bytes)], 1);
+  Bump(d.latency[LatencyBucket(micros)], 1);
+  engine::PathBytes host;
+  const engine::PathBytes& p = PathsOf(paths, bytes, host);
+  for (size_t i = 0; i < engine::kIoPathCount; ++i) Bump(d.path_bytes[i], p.bytes[i]);
+  for (size_t i = 0; i < engine::kFallbackCount; ++i) Bump(d.fallback_bytes[i], p.fallback[i]);
+  Bump(d.path_ops[static_cast<size_t>(p.primary())], 1);
+  if (gpu == nullptr) return;
+  MarkInUse(*gpu);
+  const size_t backend = BackendOf(p);
+  const size_t b = AisSizeBucket(bytes);
+  StatsCounters::SizeBuckets& h = gpu->sizes[backend][dir];
+  Bump(h.bytes[b], bytes);
+  Bump(h.count[b], 1);
+  Bump(h.micros[b], micros);
+  if (unaligned) Bump(gpu->unaligned[backend][dir], 1);
 }
 
 void Stats::Add(const IoTally& tally) {
@@ -129,36 +221,36 @@ void Stats::Add(const IoTally& tally) {
 }
 
 void Stats::AddPart(const IoTally::Part& part) {
-  const auto add = [](Counter& counter, uint64_t n) {
-    if (n != 0) counter.fetch_add(n, std::memory_order_relaxed);
-  };
-  const bool is_read = part.direction == IoDirection::kRead;
-  const auto record = [&](StatsCounters::Direction& d) {
-    add(d.ok, part.ok);
-    add(d.err, part.err);
-    add(d.bytes, part.bytes);
-    add(d.micros, part.micros);
-    for (size_t b = 0; b < kSizeHistogramBuckets; ++b) add(d.hist[b], part.hist[b]);
-    add(d.compat_ops, part.compat_ops);
-    add(d.compat_bytes, part.compat_bytes);
-    add(d.compat_micros, part.compat_micros);
-    add(d.compat_unaligned, part.compat_unaligned);
-    for (size_t i = 0; i < engine::kIoPathCount; ++i) {
-      add(d.path_bytes[i], part.paths.bytes[i]);
-      add(d.path_ops[i], part.path_ops[i]);
-    }
-    for (size_t i = 0; i < engine::kFallbackCount; ++i) {
-      add(d.fallback_bytes[i], part.paths.fallback[i]);
-    }
-  };
-  record(is_read ? c_->read : c_->write);
-  if (part.device < 0 || part.device >= HIPFILE_MAX_GPUS) return;
-  StatsCounters::PerGpu& gpu = c_->gpus[part.device];
-  // Written once: a store on every update would take the line from every other core.
-  if (gpu.in_use.load(std::memory_order_relaxed) == 0)
-    gpu.in_use.store(1, std::memory_order_relaxed);
-  record(is_read ? gpu.read : gpu.write);
-  add(is_read ? gpu.unaligned_reads : gpu.unaligned_writes, part.unaligned);
+  const size_t dir = part.direction == IoDirection::kRead ? 0 : 1;
+  StatsCounters::Direction& d = dir == 0 ? c_->read : c_->write;
+  Bump(d.ok, part.ok);
+  Bump(d.err, part.err);
+  Bump(d.bytes, part.bytes);
+  Bump(d.micros, part.micros);
+  for (size_t b = 0; b < kSizeHistogramBuckets; ++b) Bump(d.hist[b], part.hist[b]);
+  for (size_t b = 0; b < kLatencyBuckets; ++b) Bump(d.latency[b], part.latency[b]);
+  for (size_t i = 0; i < engine::kIoPathCount; ++i) {
+    Bump(d.path_bytes[i], part.paths.bytes[i]);
+    Bump(d.path_ops[i], part.path_ops[i]);
+  }
+  for (size_t i = 0; i < engine::kFallbackCount; ++i) {
+    Bump(d.fallback_bytes[i], part.paths.fallback[i]);
+  }
+  StatsCounters::PerGpu* gpu = GpuOf(*c_, part.device);
+  if (gpu == nullptr) return;
+  MarkInUse(*gpu);
+  for (uint32_t touched = part.sized; touched != 0; touched &= touched - 1) {
+    const size_t bit = static_cast<size_t>(__builtin_ctz(touched));
+    const size_t backend = bit / kAisSizeBuckets, b = bit % kAisSizeBuckets;
+    StatsCounters::SizeBuckets& h = gpu->sizes[backend][dir];
+    Bump(h.bytes[b], part.size_bytes[backend][b]);
+    Bump(h.count[b], part.size_count[backend][b]);
+    Bump(h.micros[b], part.size_micros[backend][b]);
+    Bump(h.errors[b], part.size_errors[backend][b]);
+  }
+  for (size_t backend = 0; backend < kStatsBackends; ++backend) {
+    Bump(gpu->unaligned[backend][dir], part.unaligned[backend]);
+  }
 }
 
 void Stats::FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const {

@@ -22,6 +22,10 @@ enum class IoDirection { kRead, kWrite };
 // read_size_kb_hist / write_size_kb_hist bucket of a transfer of `bytes`: bucket 0 holds
 // transfers below 2 KiB, bucket i (1..30) those in [2^i KiB, 2^(i+1) KiB), bucket 31 the rest.
 size_t SizeHistogramBucket(uint64_t bytes);
+// ais-stats' size bucket of a transfer of `bytes` (kAisSizeBuckets: stats_counters.h).
+size_t AisSizeBucket(uint64_t bytes);
+// The latency bucket of a transfer that took `micros` (kLatencyBuckets: stats_counters.h).
+size_t LatencyBucket(uint64_t micros);
 
 class Stats;
 
@@ -48,17 +52,24 @@ class IoTally {
   struct Part {
     IoDirection direction = IoDirection::kRead;
     int device = -1;
-    uint64_t ok = 0, err = 0, bytes = 0, micros = 0, unaligned = 0;
-    uint64_t compat_ops = 0;  // transfers that took the compatibility path for some bytes
-    uint64_t compat_bytes = 0, compat_micros = 0, compat_unaligned = 0;  // their bytes, latency,
-                                                                         // and how many unaligned
+    uint64_t ok = 0, err = 0, bytes = 0, micros = 0;
     uint64_t hist[kSizeHistogramBuckets] = {};
+    uint64_t latency[kLatencyBuckets] = {};
     engine::PathBytes paths;                       // bytes by path, buffered bytes by why
     uint64_t path_ops[engine::kIoPathCount] = {};  // transfers by their primary path
+    // The GPU's ais-stats buckets, [backend][bucket]; `sized` has bit backend * 16 + bucket set
+    // for each bucket touched, so that adding a part costs what it holds.
+    uint64_t size_bytes[kStatsBackends][kAisSizeBuckets] = {};
+    uint64_t size_count[kStatsBackends][kAisSizeBuckets] = {};
+    uint64_t size_micros[kStatsBackends][kAisSizeBuckets] = {};
+    uint64_t size_errors[kStatsBackends][kAisSizeBuckets] = {};
+    uint32_t sized = 0;
+    uint64_t unaligned[kStatsBackends] = {};
     // Counts one transfer of this direction and GPU.
     void Count(bool moved, uint64_t bytes_moved, uint64_t took_us, bool is_unaligned,
                const engine::PathBytes* by_path);
   };
+  static_assert(kStatsBackends * kAisSizeBuckets <= 32, "Part::sized is 32 bits");
   static constexpr size_t kMaxParts = 4;
 
   Stats& stats_;
@@ -72,7 +83,7 @@ class Stats {
   Stats(const Stats&) = delete;
   Stats& operator=(const Stats&) = delete;
 
-  // 0 records nothing; 1 and above record everything.
+  // 0 records nothing (each record call costs one relaxed load); 1 and above record everything.
   void set_level(unsigned level) { c_->level.store(level, std::memory_order_relaxed); }
   unsigned level() const {
     return static_cast<unsigned>(c_->level.load(std::memory_order_relaxed));
@@ -94,10 +105,13 @@ class Stats {
   void RecordBufRegister(bool ok, int device, size_t bytes);
   void RecordBufDeregister(bool ok, int device, size_t bytes);
   // One hipFileRead/Write. `device` is -1 when the failure came before the buffer was known;
-  // `unaligned`: the transfer did not meet the file's O_DIRECT alignment; `paths`: how its bytes
-  // went (null: the path is not known, counted as host memory moved by the system calls).
+  // `bytes`: moved when `ok`, else asked for (a failure's ais-stats size bucket); `unaligned`: the
+  // transfer did not meet the file's O_DIRECT alignment; `paths`: how its bytes went (null: the
+  // path is not known, counted as host memory moved by the system calls).
   void RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
                 bool unaligned, const engine::PathBytes* paths = nullptr);
+  // Device `device`'s uuid, for tools reading the counters (hipFileGetStatsL3 in another process).
+  void PublishUuid(int device, const char (&uuid)[16]);
   // Everything an IoTally recorded (IoTally::Flush calls it).
   void Add(const IoTally& tally);
 
@@ -107,6 +121,8 @@ class Stats {
 
   void FillL1(hipFileStatsLevel1_t* out) const { core::FillL1(*c_, out); }
   void FillL2(hipFileStatsLevel2_t* out) const { core::FillL2(*c_, out); }
+  void FillLatency(hipFileExtLatencyStats_t* out) const { core::FillLatency(*c_, out); }
+  void FillGpu(int device, hipFileExtGpuStats_t* out) const { core::FillGpu(*c_, device, out); }
   // uuid of each GPU in use from gpu.GetDeviceUuid (zeros when it fails).
   void FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const;
 

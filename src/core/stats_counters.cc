@@ -70,6 +70,49 @@ void FillL2(const StatsCounters& c, hipFileStatsLevel2_t* out) {
   }
 }
 
+namespace {
+
+uint64_t Sum(const StatsCounters::Counter (&buckets)[kAisSizeBuckets]) {
+  uint64_t total = 0;
+  for (const StatsCounters::Counter& b : buckets) total += Load(b);
+  return total;
+}
+
+// One direction (0 read, 1 write) of one GPU, both backends together and the Fallback share.
+struct GpuDirection {
+  uint64_t ok = 0, err = 0, bytes = 0, micros = 0, unaligned = 0;
+  uint64_t compat_ops = 0, compat_bytes = 0, compat_micros = 0, compat_unaligned = 0;
+};
+
+GpuDirection SumGpu(const StatsCounters::PerGpu& g, size_t dir) {
+  GpuDirection d;
+  for (size_t b = 0; b < kStatsBackends; ++b) {
+    const StatsCounters::SizeBuckets& h = g.sizes[b][dir];
+    const uint64_t ok = Sum(h.count), bytes = Sum(h.bytes), micros = Sum(h.micros);
+    const uint64_t unaligned = Load(g.unaligned[b][dir]);
+    d.ok += ok;
+    d.err += Sum(h.errors);
+    d.bytes += bytes;
+    d.micros += micros;
+    d.unaligned += unaligned;
+    if (b == static_cast<size_t>(StatsBackend::kFallback)) {
+      d.compat_ops = ok;
+      d.compat_bytes = bytes;
+      d.compat_micros = micros;
+      d.compat_unaligned = unaligned;
+    }
+  }
+  return d;
+}
+
+void LoadUuid(const StatsCounters::PerGpu& g, char (&uuid)[HIPFILE_GPU_UUID_LEN]) {
+  const uint64_t words[2] = {Load(g.uuid[0]), Load(g.uuid[1])};
+  static_assert(sizeof words == HIPFILE_GPU_UUID_LEN, "two words hold a uuid");
+  std::memcpy(uuid, words, sizeof words);
+}
+
+}  // namespace
+
 void FillL3(const StatsCounters& c, hipFileStatsLevel3_t* out) {
   std::memset(out, 0, sizeof *out);
   FillL2(c, &out->detailed);
@@ -79,26 +122,25 @@ void FillL3(const StatsCounters& c, hipFileStatsLevel3_t* out) {
     if (Load(g.in_use) == 0) continue;
     ++out->num_gpus;
     hipFilePerGpuStats_t& s = out->per_gpu_stats[device];  // indexed by device id, not compacted
-    s.read_bytes = Load(g.read.bytes);
-    s.read_duration_us = Load(g.read.micros);
+    LoadUuid(g, s.uuid);
+    const GpuDirection r = SumGpu(g, 0), w = SumGpu(g, 1);
+    s.read_bytes = r.bytes;
+    s.read_duration_us = r.micros;
     s.read_bw_bytes_per_sec = BytesPerSecond(s.read_bytes, s.read_duration_us);
-    s.n_total_reads = Load(g.read.ok);
-    // hipFile's split: nvfs = its fast path, posix = its compatibility path. Here the
-    // compatibility path is buffered I/O through staging (docs/environment.md); a transfer that
-    // took it for any byte counts as posix, the rest (page-cache pinning, O_DIRECT, host memory)
-    // as nvfs.
-    s.n_posix_reads = Load(g.read.compat_ops);
-    s.n_nvfs_reads = s.n_total_reads - std::min(s.n_total_reads, s.n_posix_reads);
-    s.n_unaligned_reads = Load(g.unaligned_reads);
-    s.n_reads_err = Load(g.read.err);
-    s.write_bytes = Load(g.write.bytes);
-    s.write_duration_us = Load(g.write.micros);
+    s.n_total_reads = r.ok;
+    // hipFile's split: nvfs = its fast path, posix = its compatibility path (StatsBackend).
+    s.n_posix_reads = r.compat_ops;
+    s.n_nvfs_reads = r.ok - r.compat_ops;
+    s.n_unaligned_reads = r.unaligned;
+    s.n_reads_err = r.err;
+    s.write_bytes = w.bytes;
+    s.write_duration_us = w.micros;
     s.write_bw_bytes_per_sec = BytesPerSecond(s.write_bytes, s.write_duration_us);
-    s.n_total_writes = Load(g.write.ok);
-    s.n_posix_writes = Load(g.write.compat_ops);
-    s.n_nvfs_writes = s.n_total_writes - std::min(s.n_total_writes, s.n_posix_writes);
-    s.n_unaligned_writes = Load(g.unaligned_writes);
-    s.n_writes_err = Load(g.write.err);
+    s.n_total_writes = w.ok;
+    s.n_posix_writes = w.compat_ops;
+    s.n_nvfs_writes = w.ok - w.compat_ops;
+    s.n_unaligned_writes = w.unaligned;
+    s.n_writes_err = w.err;
     s.n_mmap = registrations;  // hipFile reports the process's buffer registrations here
     s.n_mmap_ok = registrations;
     s.reg_bytes = Load(g.reg_bytes);
@@ -106,14 +148,52 @@ void FillL3(const StatsCounters& c, hipFileStatsLevel3_t* out) {
 }
 
 void FillProcessExtras(const StatsCounters& c, hipFileExtProcessStats_t* out) {
-  out->read_compat_ops = Load(c.read.compat_ops);
-  out->write_compat_ops = Load(c.write.compat_ops);
-  out->read_compat_bytes = Load(c.read.compat_bytes);
-  out->write_compat_bytes = Load(c.write.compat_bytes);
-  out->read_compat_us = Load(c.read.compat_micros);
-  out->write_compat_us = Load(c.write.compat_micros);
-  out->read_compat_unaligned = Load(c.read.compat_unaligned);
-  out->write_compat_unaligned = Load(c.write.compat_unaligned);
+  for (const StatsCounters::PerGpu& g : c.gpus) {
+    const GpuDirection r = SumGpu(g, 0), w = SumGpu(g, 1);
+    out->read_compat_ops += r.compat_ops;
+    out->write_compat_ops += w.compat_ops;
+    out->read_compat_bytes += r.compat_bytes;
+    out->write_compat_bytes += w.compat_bytes;
+    out->read_compat_us += r.compat_micros;
+    out->write_compat_us += w.compat_micros;
+    out->read_compat_unaligned += r.compat_unaligned;
+    out->write_compat_unaligned += w.compat_unaligned;
+  }
+}
+
+void FillLatency(const StatsCounters& c, hipFileExtLatencyStats_t* out) {
+  std::memset(out, 0, sizeof *out);
+  static_assert(kLatencyBuckets == HIPFILE_EXT_LATENCY_BUCKETS, "hipfile_ext.h's buckets");
+  for (size_t i = 0; i < kLatencyBuckets; ++i) {
+    out->read_us_hist[i] = Load(c.read.latency[i]);
+    out->write_us_hist[i] = Load(c.write.latency[i]);
+  }
+}
+
+void FillGpu(const StatsCounters& c, int device, hipFileExtGpuStats_t* out) {
+  std::memset(out, 0, sizeof *out);
+  static_assert(kAisSizeBuckets == HIPFILE_EXT_SIZE_BUCKETS, "hipfile_ext.h's buckets");
+  static_assert(kStatsBackends == HIPFILE_EXT_BACKEND_COUNT &&
+                    hipFileExtBackendFastpath == static_cast<int>(StatsBackend::kFastpath) &&
+                    hipFileExtBackendFallback == static_cast<int>(StatsBackend::kFallback),
+                "hipfile_ext.h's backends");
+  const StatsCounters::PerGpu& g = c.gpus[device];
+  out->in_use = Load(g.in_use);
+  LoadUuid(g, out->uuid);
+  for (size_t b = 0; b < kStatsBackends; ++b) {
+    for (size_t dir = 0; dir < 2; ++dir) {
+      const StatsCounters::SizeBuckets& from = g.sizes[b][dir];
+      hipFileExtSizeHistogram_t& to = dir == 0 ? out->read[b] : out->write[b];
+      for (size_t i = 0; i < kAisSizeBuckets; ++i) {
+        to.bytes[i] = Load(from.bytes[i]);
+        to.count[i] = Load(from.count[i]);
+        to.time_us[i] = Load(from.micros[i]);
+        to.errors[i] = Load(from.errors[i]);
+      }
+    }
+    out->read_unaligned[b] = Load(g.unaligned[b][0]);
+    out->write_unaligned[b] = Load(g.unaligned[b][1]);
+  }
 }
 
 }  // namespace hipfile::core

@@ -25,25 +25,43 @@
 namespace hipfile::core {
 
 inline constexpr size_t kSizeHistogramBuckets = 32;
+// ais-stats' size buckets (hipFile's PerGpuStatsV1): bucket = min(15, bit_length(bytes >> 12)),
+// so 0 holds [0, 4 KiB), k [2^(k+11), 2^(k+12)) bytes, 15 64 MiB and more.
+inline constexpr size_t kAisSizeBuckets = 16;
+// Transfers by latency: bucket = min(31, bit_length(microseconds)), so 0 holds those under 1 us,
+// k (1..30) [2^(k-1), 2^k) us, 31 2^30 us (about 18 minutes) and more.
+inline constexpr size_t kLatencyBuckets = 32;
+// hipFile's two backends, by transfer: one that took the compatibility path (buffered or
+// io_uring) for any of its bytes is a Fallback one (hipFileGetStatsL3's n_posix_*); the others
+// (page-cache windows, O_DIRECT, host memory) are Fastpath ones (n_nvfs_*). A failure counts
+// under Fastpath, the path hipFile tries first.
+enum class StatsBackend : size_t { kFastpath = 0, kFallback = 1 };
+inline constexpr size_t kStatsBackends = 2;
 
 struct StatsCounters {
   using Counter = std::atomic<uint64_t>;
+  // Process-wide, per direction.
   struct Direction {
     Counter ok, err, bytes, micros;
     Counter hist[kSizeHistogramBuckets];
-    Counter compat_ops;  // transfers that took the compatibility path for some bytes
-    // Their bytes (by every path), latency and unaligned count: the report's Fallback lines. Only
-    // the compatibility path adds to them, so the fast path pays nothing for them.
-    Counter compat_bytes, compat_micros, compat_unaligned;
+    Counter latency[kLatencyBuckets];  // successful transfers by how long they took
     Counter path_bytes[engine::kIoPathCount];
     Counter path_ops[engine::kIoPathCount];  // by the transfer's primary path
     Counter fallback_bytes[engine::kFallbackCount];
   };
+  // One backend's transfers of one direction on one GPU, by ais-stats size bucket: bytes moved,
+  // transfers, the sum of their latencies; failures by the size asked for.
+  struct SizeBuckets {
+    Counter bytes[kAisSizeBuckets], count[kAisSizeBuckets], micros[kAisSizeBuckets];
+    Counter errors[kAisSizeBuckets];
+  };
   struct PerGpu {
     std::atomic<uint64_t> in_use;  // 0 or 1; a word, so that the layout has no padding
-    Direction read, write;
-    Counter unaligned_reads, unaligned_writes;
+    Counter uuid[2];               // the device's 16-byte uuid, published when the driver opens
     Counter reg_bytes;
+    // [backend][0 read, 1 write]: everything hipFileGetStatsL3 says of this GPU derives from them.
+    SizeBuckets sizes[kStatsBackends][2];
+    Counter unaligned[kStatsBackends][2];  // successful transfers off the O_DIRECT alignment
   };
 
   std::atomic<uint64_t> level;
@@ -67,10 +85,13 @@ void ZeroCounters(StatsCounters& c);
 void FillPaths(const StatsCounters& c, hipFileExtPathStats_t* out);
 void FillL1(const StatsCounters& c, hipFileStatsLevel1_t* out);
 void FillL2(const StatsCounters& c, hipFileStatsLevel2_t* out);
-// Everything but each GPU's uuid (left zero: only the process that runs the GPU can ask).
+// Each GPU's uuid is the one published in the counters (zero before the driver opened).
 void FillL3(const StatsCounters& c, hipFileStatsLevel3_t* out);
 // What hipFileExtProcessStats_t adds to the two above: the transfers that took the compatibility
 // path, their latency and how many were unaligned, per direction.
 void FillProcessExtras(const StatsCounters& c, hipFileExtProcessStats_t* out);
+void FillLatency(const StatsCounters& c, hipFileExtLatencyStats_t* out);
+// GPU `device`'s ais-stats tables (0 <= device < HIPFILE_MAX_GPUS).
+void FillGpu(const StatsCounters& c, int device, hipFileExtGpuStats_t* out);
 
 }  // namespace hipfile::core

@@ -82,14 +82,13 @@ Result<std::unique_ptr<StatsRegion>> StatsRegion::Map(platform::Sys& sys, int fd
       sys.Mmap(nullptr, size, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0));
   auto region = std::unique_ptr<StatsRegion>(new StatsRegion(sys, base, size, fd, own_fd));
   const StatsRegionHeader& h = region->header();
-  // A reader accepts a later layout that only grew; a writer only its own.
-  const bool ok =
-      std::memcmp(h.magic, kStatsRegionMagic, sizeof h.magic) == 0 &&
-      h.version == kStatsRegionVersion && h.counters_offset >= sizeof h &&
-      h.counters_size >= sizeof(StatsCounters) && h.counters_offset + h.counters_size <= size &&
-      (!writable ||
-       (h.counters_offset == kCountersOffset && h.counters_size == sizeof(StatsCounters)));
-  if (!ok) return Status::Errno(EINVAL);  // unmapped (and closed when owned) on the way out
+  if (std::memcmp(h.magic, kStatsRegionMagic, sizeof h.magic) != 0) return Status::Errno(EINVAL);
+  if (h.version != kStatsRegionVersion) return Status::Errno(EPROTO);
+  // Within a version the layout is fixed; a reader still checks the sizes it maps.
+  const bool ok = h.counters_offset >= sizeof h && h.counters_size == sizeof(StatsCounters) &&
+                  h.counters_offset + h.counters_size <= size &&
+                  (!writable || h.counters_offset == kCountersOffset);
+  if (!ok) return Status::Errno(EPROTO);  // unmapped (and closed when owned) on the way out
   return region;
 }
 
@@ -101,6 +100,7 @@ Result<std::unique_ptr<StatsRegion>> StatsRegion::Find(platform::Sys& sys, pid_t
     const int e = names.status().code();
     return Status::Errno(e == ENOENT ? ESRCH : e);
   }
+  int missing = ENOENT;  // EPROTO once a region of another layout was seen
   for (const std::string& name : *names) {
     const std::string path = dir + "/" + name;
     Result<std::string> link = sys.ReadLink(path.c_str());
@@ -108,11 +108,14 @@ Result<std::unique_ptr<StatsRegion>> StatsRegion::Find(platform::Sys& sys, pid_t
     Result<int> fd = sys.Open(path.c_str(), O_RDONLY | O_CLOEXEC, 0);
     if (!fd.ok()) continue;
     Result<std::unique_ptr<StatsRegion>> region = Map(sys, *fd, false, true);
-    if (!region.ok()) continue;
+    if (!region.ok()) {
+      if (region.status().code() == EPROTO) missing = EPROTO;
+      continue;
+    }
     // An inherited region another process claimed is that process's.
     if ((*region)->header().pid.load(std::memory_order_acquire) == pid) return region;
   }
-  return Status::Errno(ENOENT);
+  return Status::Errno(missing);
 }
 
 bool StatsRegion::Claim(pid_t pid, uint64_t unix_ns) {
@@ -147,16 +150,19 @@ std::unique_ptr<StatsRegion> AdoptInherited(platform::Sys& sys, pid_t self) {
 
 }  // namespace
 
-StatsRegion* PublishProcessStats(platform::Sys& sys) {
+StatsRegion* PublishProcessStats(platform::Sys& sys, unsigned level) {
   const pid_t self = sys.GetPid();
   std::unique_ptr<StatsRegion> region = AdoptInherited(sys, self);
   if (region == nullptr) {
     Result<std::unique_ptr<StatsRegion>> made = StatsRegion::Create(sys);
     if (!made.ok()) {
-      HF_LOG(kWarn,
-             "statistics are not published for tools (hipfile-stats): no memory file (%s); "
-             "hipFileGetStats still works",
-             std::strerror(made.status().code()));
+      // At level 0 nothing is counted: a region would only have said so.
+      if (level > 0) {
+        HF_LOG(kWarn,
+               "statistics are not published for tools (hipfile-stats): no memory file (%s); "
+               "hipFileGetStats still works",
+               std::strerror(made.status().code()));
+      }
       return nullptr;
     }
     region = std::move(*made);

@@ -5,8 +5,11 @@
 // values; the kernel frees it with the process's last reference, so nothing is left behind, and a
 // reader that mapped it keeps the final values after the process exits.
 //
-// Layout (version 1): StatsRegionHeader at offset 0, StatsCounters at counters_offset. The memory
-// file is mode 0600: only the same user (who may also read /proc/PID/fd) sees it.
+// Layout: StatsRegionHeader at offset 0, StatsCounters at counters_offset. The version changes
+// with any change of StatsCounters' layout (2: ais-stats' per-GPU size buckets, latency buckets,
+// uuids); a reader refuses a region of another version (EPROTO), so a tool and a program of
+// different versions of the library fail clearly rather than read each other's words wrong. The
+// memory file is mode 0600: only the same user (who may also read /proc/PID/fd) sees it.
 #pragma once
 
 #include <sys/types.h>
@@ -29,7 +32,7 @@ inline constexpr char kEnvStatsFd[] = "HIPFILE_STATS_FD";
 // The memory file's name, as /proc/PID/fd shows it: "/memfd:hipfile-stats (deleted)".
 inline constexpr char kStatsMemoryFileName[] = "hipfile-stats";
 inline constexpr char kStatsRegionMagic[8] = {'H', 'F', 'S', 'T', 'A', 'T', 'S', '\0'};
-inline constexpr uint32_t kStatsRegionVersion = 1;
+inline constexpr uint32_t kStatsRegionVersion = 2;
 
 struct StatsRegionHeader {
   char magic[8];
@@ -51,12 +54,13 @@ class StatsRegion {
 
   // A new, unclaimed region: a close-on-exec memory file, sized, its header written, mapped.
   static Result<std::unique_ptr<StatsRegion>> Create(platform::Sys& sys);
-  // Maps `fd` (a region) and checks its header: EINVAL when it is no region of this layout. The
-  // StatsRegion takes the descriptor when `own_fd`.
+  // Maps `fd` (a region) and checks its header: EINVAL when it is no region, EPROTO when it is
+  // one of another layout version. The StatsRegion takes the descriptor when `own_fd`.
   static Result<std::unique_ptr<StatsRegion>> Map(platform::Sys& sys, int fd, bool writable,
                                                   bool own_fd);
   // The region process `pid` published, mapped read-only: ESRCH when there is no such process,
-  // EACCES when it is another user's, ENOENT when it published none (yet).
+  // EACCES when it is another user's, ENOENT when it published none (yet), EPROTO when it
+  // published one of another layout version.
   static Result<std::unique_ptr<StatsRegion>> Find(platform::Sys& sys, pid_t pid);
 
   // Takes the region for process `pid`: false when another process already did.
@@ -83,10 +87,11 @@ class StatsRegion {
   bool own_fd_;
 };
 
-// The process's own region, made once when statistics start (core/driver.cc): the region of
-// HIPFILE_STATS_FD when this process claims it, else a new one. nullptr, after one warning,
-// when none can be made: the statistics then stay in process memory. Never freed (the counters
-// must outlive every thread that counts).
-StatsRegion* PublishProcessStats(platform::Sys& sys);
+// The process's own region, made once when statistics start (core/driver.cc), at every level
+// (at level 0 it says so, with zeros): the region of HIPFILE_STATS_FD when this process claims
+// it, else a new one. nullptr when none can be made (one warning at level 1 and above): the
+// statistics then stay in process memory. Never freed (the counters must outlive every thread
+// that counts).
+StatsRegion* PublishProcessStats(platform::Sys& sys, unsigned level);
 
 }  // namespace hipfile::core

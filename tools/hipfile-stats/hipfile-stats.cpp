@@ -41,13 +41,14 @@ const char kUsage[] =
     "  -o FILE            write the report to FILE (created or truncated) instead of stdout, so\n"
     "                     that it stays apart from what the program prints\n"
     "  --json             one JSON object: pid, read_bytes, write_bytes, read_ops, write_ops,\n"
-    "                     errors, paths {NAME: {read_bytes, write_bytes, ops}}\n"
+    "                     errors, paths {NAME: {read_bytes, write_bytes, ops}}, latency, gpus\n"
     "  --watch SECONDS    every SECONDS while it runs, a line of rates (GiB/s, IOPS, per path);\n"
     "                     on stderr with --json\n"
     "  -h, --help         this text\n"
     "Exit status: PROGRAM's (128+N for signal N); 127 when PROGRAM cannot be run; with -p 0, or 1\n"
-    "when the process publishes no statistics; 1 when -o FILE cannot be opened (nothing is run);\n"
-    "2 for a usage error.\n";
+    "when there is no such process or it publishes no statistics (it has not used hipFile; at\n"
+    "HIPFILE_STATS_LEVEL=0 it publishes level 0 and zeros); 1 when -o FILE cannot be opened\n"
+    "(nothing is run); 2 for a usage error.\n";
 
 struct Options {
   bool json = false;
@@ -127,11 +128,21 @@ bool Read(const hipFileExtStatsRegion_t* region, hipFileExtProcessStats_t* out) 
   return hipFileExtStatsRead(region, out).err == hipFileSuccess;
 }
 
+// The whole snapshot a report prints.
+bool Read(const hipFileExtStatsRegion_t* region, hipfile_stats::Snapshot* out) {
+  if (!Read(region, &out->process)) return false;
+  if (hipFileExtStatsReadLatency(region, &out->latency).err != hipFileSuccess) return false;
+  for (int gpu = 0; gpu < HIPFILE_MAX_GPUS; ++gpu) {
+    if (hipFileExtStatsReadGpu(region, gpu, &out->gpus[gpu]).err != hipFileSuccess) return false;
+  }
+  return true;
+}
+
 // Where the report goes: stdout, or -o FILE, opened before anything runs.
 std::FILE* report_out = stdout;
 
 // The report; false (and a line on stderr) when it could not be written.
-bool Report(const Options& o, const hipFileExtProcessStats_t& s) {
+bool Report(const Options& o, const hipfile_stats::Snapshot& s) {
   if (o.json) {
     hipfile_stats::PrintJson(report_out, s);
   } else {
@@ -222,16 +233,14 @@ int RunProgram(const Options& o) {
       }
     }
   });
-  hipFileExtProcessStats_t s = {};
+  static hipfile_stats::Snapshot s;  // large: not on the stack
   if (region == nullptr || !Read(region, &s)) {
     std::fprintf(stderr, "hipfile-stats: cannot read the statistics region\n");
   }
-  if (s.pid == 0) {
-    std::fprintf(stderr,
-                 "hipfile-stats: '%s' published no statistics (it did not use hipFile, or ran "
-                 "with HIPFILE_STATS_LEVEL=0)\n",
+  if (s.process.pid == 0) {
+    std::fprintf(stderr, "hipfile-stats: '%s' published no statistics (it did not use hipFile)\n",
                  o.program[0]);
-    s.pid = child;
+    s.process.pid = child;
   }
   (void)Report(o, s);  // the exit status stays the program's
   hipFileExtStatsClose(region);
@@ -270,8 +279,10 @@ int Attach(const Options& o) {
     }
     if (o.now || e != ENOENT || ProcessEnded(pidfd, o.pid, 100)) {
       std::fprintf(stderr, "hipfile-stats: -p %d: no statistics: %s\n", o.pid,
-                   e == ENOENT ? "it publishes none (no hipFile, or HIPFILE_STATS_LEVEL=0)"
-                               : std::strerror(e));
+                   e == ENOENT   ? "it publishes none (it has not used hipFile)"
+                   : e == EPROTO ? "its statistics have another layout (another version of "
+                                   "the library than this tool's)"
+                                 : std::strerror(e));
       return 1;
     }
   }
@@ -279,7 +290,7 @@ int Attach(const Options& o) {
     WaitWatching(o, region, [&](int timeout_ms) { return ProcessEnded(pidfd, o.pid, timeout_ms); });
   }
   // The mapping outlives the process: these are its final counters.
-  hipFileExtProcessStats_t s = {};
+  static hipfile_stats::Snapshot s;  // large: not on the stack
   const bool ok = Read(region, &s);
   hipFileExtStatsClose(region);
   if (pidfd >= 0) close(pidfd);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// hipfile-stats' output: ais-stats' V1 report with a per-path section, the --json object, and
-// --watch's rate lines. Pure formatting of hipFileExtProcessStats_t snapshots.
+// hipfile-stats' output: ais-stats' V1 report with this library's sections after it, the --json
+// object, and --watch's rate lines. Pure formatting of Snapshot values.
 #pragma once
 
 #include <hipfile.h>
@@ -10,11 +10,21 @@
 
 namespace hipfile_stats {
 
-// ais-stats' V1 layout (AIS-STATS Version: 1 ... per GPU), then "Paths:" and "Buffered by reason:".
-void PrintText(std::FILE* out, const hipFileExtProcessStats_t& s);
+// Everything the tool reads of a process at one time.
+struct Snapshot {
+  hipFileExtProcessStats_t process;
+  hipFileExtLatencyStats_t latency;
+  hipFileExtGpuStats_t gpus[HIPFILE_MAX_GPUS];
+};
+
+// ais-stats' V1 report (AIS-STATS Version: 1 ... per GPU in use, its four histogram tables and
+// unaligned counts), then "Paths:", "Buffered by reason:", "Latency Histogram (us)" and the GPUs'
+// uuids.
+void PrintText(std::FILE* out, const Snapshot& s);
 // One line: {"pid", "read_bytes", "write_bytes", "read_ops", "write_ops", "errors",
-// "paths": {NAME: {"read_bytes", "write_bytes", "ops"}}}; the paths add up to the totals.
-void PrintJson(std::FILE* out, const hipFileExtProcessStats_t& s);
+// "paths": {NAME: {"read_bytes", "write_bytes", "ops"}}, "latency": {...}, "gpus": [...]}; the
+// paths add up to the totals.
+void PrintJson(std::FILE* out, const Snapshot& s);
 // Rates between two snapshots `seconds` apart, on one line.
 void PrintRates(std::FILE* out, const hipFileExtProcessStats_t& before,
                 const hipFileExtProcessStats_t& now, double seconds, double elapsed);

@@ -11,6 +11,8 @@
 
 #include <cstring>
 
+#include "api_test_util.h"
+
 namespace {
 
 TEST(StatsRegionApiTest, RefusesNullAndAmbiguousSources) {
@@ -21,6 +23,14 @@ TEST(StatsRegionApiTest, RefusesNullAndAmbiguousSources) {
   EXPECT_EQ(hipFileExtStatsOpen(getpid(), -1, nullptr).err, hipFileInvalidValue);
   hipFileExtProcessStats_t s;
   EXPECT_EQ(hipFileExtStatsRead(nullptr, &s).err, hipFileInvalidValue);
+  hipFileExtLatencyStats_t latency;
+  EXPECT_EQ(hipFileExtStatsReadLatency(nullptr, &latency).err, hipFileInvalidValue);
+  hipFileExtGpuStats_t gpu;
+  EXPECT_EQ(hipFileExtStatsReadGpu(nullptr, 0, &gpu).err, hipFileInvalidValue);
+  EXPECT_EQ(hipFileExtGetLatencyStats(nullptr).err, hipFileInvalidValue);
+  EXPECT_EQ(hipFileExtGetGpuStats(0, nullptr).err, hipFileInvalidValue);
+  EXPECT_EQ(hipFileExtGetGpuStats(-1, &gpu).err, hipFileInvalidValue);
+  EXPECT_EQ(hipFileExtGetGpuStats(HIPFILE_MAX_GPUS, &gpu).err, hipFileInvalidValue);
   EXPECT_EQ(hipFileExtStatsRegionCreate(nullptr).err, hipFileInvalidValue);
   hipFileExtStatsClose(nullptr);
 }
@@ -56,13 +66,90 @@ TEST(StatsRegionApiTest, TheProcessPublishesWhatItsOwnCallsReport) {
   EXPECT_EQ(s.level, 1u);
   EXPECT_GT(s.published_unix_ns, 0u);
   ASSERT_EQ(hipFileGetStatsL3(&own).err, hipFileSuccess);
-  // uuids aside (a reader cannot ask the process's GPU), the same bytes.
-  for (hipFilePerGpuStats_t& g : own.per_gpu_stats) std::memset(g.uuid, 0, sizeof g.uuid);
+  // The same bytes, uuids included (published when the driver opened).
   EXPECT_EQ(std::memcmp(&own, &s.stats, sizeof own), 0);
   hipFileExtPathStats_t paths;
   ASSERT_EQ(hipFileExtGetPathStats(&paths).err, hipFileSuccess);
   EXPECT_EQ(std::memcmp(&paths, &s.paths, sizeof paths), 0);
   hipFileExtStatsClose(region);
+}
+
+class StatsTablesApiTest : public hipfile::api::ApiTest {};
+
+// Known transfers through the API land in ais-stats' size buckets of their GPU, the process's
+// tables add up to hipFileGetStatsL1, and another reader of the region sees the same tables and
+// the GPU's uuid (hipFileGetStatsL3's).
+TEST_F(StatsTablesApiTest, KnownTransfersFillTheGpuTablesAndLatency) {
+  const int fd = OpenFile("tables.dat", 1 << 20, O_RDWR);
+  void* buf = DeviceAlloc(1 << 20);
+  ASSERT_TRUE(hipfile::api::IsSuccess(hipFileDriverOpen()));
+  hipFileHandle_t fh = Register(fd);
+  int device = 0;
+  ASSERT_EQ(hipfile::ProcessRuntime().GetDevice(&device), hipSuccess);
+  hipFileExtGpuStats_t before;
+  ASSERT_EQ(hipFileExtGetGpuStats(device, &before).err, hipFileSuccess);
+  hipFileExtLatencyStats_t latency_before;
+  ASSERT_EQ(hipFileExtGetLatencyStats(&latency_before).err, hipFileSuccess);
+  hipFileStatsLevel1_t l1_before;
+  ASSERT_EQ(hipFileGetStatsL1(&l1_before).err, hipFileSuccess);
+
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(hipFileRead(fh, buf, 4096, i * 4096, 0), 4096);
+  ASSERT_EQ(hipFileRead(fh, buf, 1 << 20, 0, 0), 1 << 20);
+  ASSERT_EQ(hipFileWrite(fh, buf, 65536, 0, 0), 65536);
+
+  hipFileExtGpuStats_t after;
+  ASSERT_EQ(hipFileExtGetGpuStats(device, &after).err, hipFileSuccess);
+  EXPECT_EQ(after.in_use, 1u);
+  const auto count = [](const hipFileExtGpuStats_t& g, bool read, int bucket) {
+    const hipFileExtSizeHistogram_t* h = read ? g.read : g.write;
+    return h[hipFileExtBackendFastpath].count[bucket] + h[hipFileExtBackendFallback].count[bucket];
+  };
+  EXPECT_EQ(count(after, true, 1) - count(before, true, 1), 3u);    // 4-8 KiB
+  EXPECT_EQ(count(after, true, 9) - count(before, true, 9), 1u);    // 1024-2048 KiB
+  EXPECT_EQ(count(after, false, 5) - count(before, false, 5), 1u);  // 64-128 KiB
+  hipFileExtLatencyStats_t latency;
+  ASSERT_EQ(hipFileExtGetLatencyStats(&latency).err, hipFileSuccess);
+  uint64_t reads = 0, writes = 0;
+  for (int i = 0; i < HIPFILE_EXT_LATENCY_BUCKETS; ++i) {
+    reads += latency.read_us_hist[i] - latency_before.read_us_hist[i];
+    writes += latency.write_us_hist[i] - latency_before.write_us_hist[i];
+  }
+  EXPECT_EQ(reads, 4u);
+  EXPECT_EQ(writes, 1u);
+
+  // Summed over GPUs and backends, the tables are the process's totals.
+  hipFileStatsLevel3_t l3;
+  ASSERT_EQ(hipFileGetStatsL3(&l3).err, hipFileSuccess);
+  uint64_t ok = 0, bytes = 0;
+  for (int d = 0; d < HIPFILE_MAX_GPUS; ++d) {
+    hipFileExtGpuStats_t g;
+    ASSERT_EQ(hipFileExtGetGpuStats(d, &g).err, hipFileSuccess);
+    for (int b = 0; b < HIPFILE_EXT_BACKEND_COUNT; ++b) {
+      for (int i = 0; i < HIPFILE_EXT_SIZE_BUCKETS; ++i) {
+        ok += g.read[b].count[i] + g.write[b].count[i];
+        bytes += g.read[b].bytes[i] + g.write[b].bytes[i];
+      }
+    }
+  }
+  const hipFileStatsLevel1_t& l1 = l3.detailed.basic;
+  EXPECT_EQ(ok, l1.read_ops.ok + l1.write_ops.ok);
+  EXPECT_EQ(bytes, l1.read_bytes + l1.write_bytes);
+  EXPECT_EQ(l1.read_ops.ok - l1_before.read_ops.ok, 4u);
+
+  hipFileExtStatsRegion_t* region = nullptr;
+  ASSERT_EQ(hipFileExtStatsOpen(getpid(), -1, &region).err, hipFileSuccess) << errno;
+  hipFileExtGpuStats_t theirs;
+  ASSERT_EQ(hipFileExtStatsReadGpu(region, device, &theirs).err, hipFileSuccess);
+  EXPECT_EQ(std::memcmp(&theirs, &after, sizeof after), 0);
+  hipFileExtLatencyStats_t their_latency;
+  ASSERT_EQ(hipFileExtStatsReadLatency(region, &their_latency).err, hipFileSuccess);
+  EXPECT_EQ(std::memcmp(&their_latency, &latency, sizeof latency), 0);
+  EXPECT_EQ(hipFileExtStatsReadGpu(region, HIPFILE_MAX_GPUS, &theirs).err, hipFileInvalidValue);
+  const char zero[HIPFILE_GPU_UUID_LEN] = {};
+  EXPECT_NE(std::memcmp(theirs.uuid, zero, sizeof zero), 0) << "no uuid published";
+  EXPECT_EQ(std::memcmp(theirs.uuid, l3.per_gpu_stats[device].uuid, sizeof zero), 0);
+  hipFileExtStatsClose(region);
+  hipFileHandleDeregister(fh);
 }
 
 // A child forked without exec counts for itself from the fork on: its parent's published

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -82,13 +83,13 @@ TEST(StatsRegionTest, AProcessAdoptsTheRegionItWasHanded) {
   ASSERT_TRUE(handed.ok());
   EnvSys sys;
   sys.Set(kEnvStatsFd, std::to_string((*handed)->fd()));
-  StatsRegion* adopted = PublishProcessStats(sys);
+  StatsRegion* adopted = PublishProcessStats(sys, 1);
   ASSERT_NE(adopted, nullptr);
   EXPECT_EQ(adopted->fd(), (*handed)->fd());
   EXPECT_EQ((*handed)->header().pid.load(), getpid());
   EXPECT_EQ(sys.Calls(SysOp::kCreateMemoryFile), 0u);
   // A second process seeing it claimed makes its own.
-  StatsRegion* own = PublishProcessStats(sys);
+  StatsRegion* own = PublishProcessStats(sys, 1);
   ASSERT_NE(own, nullptr);
   EXPECT_NE(own->fd(), (*handed)->fd());
   EXPECT_EQ(sys.Calls(SysOp::kCreateMemoryFile), 1u);
@@ -99,13 +100,13 @@ TEST(StatsRegionTest, AProcessAdoptsTheRegionItWasHanded) {
 TEST(StatsRegionTest, ADescriptorNamingAnotherFileIsNotAdopted) {
   EnvSys sys;
   sys.Set(kEnvStatsFd, "0");  // stdin, or whatever the test runner gave it
-  StatsRegion* own = PublishProcessStats(sys);
+  StatsRegion* own = PublishProcessStats(sys, 1);
   ASSERT_NE(own, nullptr);
   EXPECT_NE(own->fd(), 0);
   EXPECT_EQ(sys.Calls(SysOp::kCreateMemoryFile), 1u);
   delete own;
   sys.Set(kEnvStatsFd, "12abc");
-  own = PublishProcessStats(sys);
+  own = PublishProcessStats(sys, 1);
   ASSERT_NE(own, nullptr);
   delete own;
 }
@@ -117,7 +118,7 @@ TEST(StatsRegionTest, FailureToPublishLeavesStatisticsInProcessMemory) {
     EnvSys sys;
     sys.FailAlways(op, op == SysOp::kFtruncate ? ENOSPC : ENOSYS);
     const size_t before = OpenDescriptors();
-    EXPECT_EQ(PublishProcessStats(sys), nullptr);
+    EXPECT_EQ(PublishProcessStats(sys, 1), nullptr);
     EXPECT_EQ(OpenDescriptors(), before);
     Stats stats;
     stats.RecordIo(IoDirection::kRead, 0, true, 4096, 1, false);
@@ -136,6 +137,36 @@ TEST(StatsRegionTest, MapRefusesAFileThatIsNoRegion) {
   ASSERT_FALSE(mapped.ok());
   EXPECT_EQ(mapped.status().code(), EINVAL);
   close(*fd);
+}
+
+// A tool and a program of different versions of the library: the region's layout version
+// differs, and the reader says so (EPROTO) rather than read the words wrong or say "none".
+TEST(StatsRegionTest, ARegionOfAnotherLayoutVersionIsRefusedClearly) {
+  for (const uint32_t version : {kStatsRegionVersion - 1, kStatsRegionVersion + 1}) {
+    Result<std::unique_ptr<StatsRegion>> region = StatsRegion::Create(platform::RealSys());
+    ASSERT_TRUE(region.ok());
+    ASSERT_TRUE((*region)->Claim(getpid(), 1));
+    const int fd = (*region)->fd();
+    ASSERT_EQ(pwrite(fd, &version, sizeof version, offsetof(StatsRegionHeader, version)),
+              static_cast<ssize_t>(sizeof version));
+    Result<std::unique_ptr<StatsRegion>> mapped =
+        StatsRegion::Map(platform::RealSys(), fd, false, false);
+    ASSERT_FALSE(mapped.ok());
+    EXPECT_EQ(mapped.status().code(), EPROTO) << "version " << version;
+    // Found through /proc/PID/fd, it is reported as such, not as no statistics.
+    Result<std::unique_ptr<StatsRegion>> found = StatsRegion::Find(platform::RealSys(), getpid());
+    ASSERT_FALSE(found.ok());
+    EXPECT_EQ(found.status().code(), EPROTO) << "version " << version;
+  }
+}
+
+// At level 0 a process publishes too (its level, and zeros), as AMD's does.
+TEST(StatsRegionTest, LevelZeroPublishesARegion) {
+  EnvSys sys;
+  StatsRegion* own = PublishProcessStats(sys, 0);
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(own->header().pid.load(), getpid());
+  delete own;
 }
 
 }  // namespace

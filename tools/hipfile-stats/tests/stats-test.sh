@@ -1,16 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# stats-test.sh TOOL KNOWN_IO DIR CASE: hipfile-stats as a user types it, against known-io (I/O of
-# known sizes; it writes what they add up to). CASE:
+# stats-test.sh TOOL KNOWN_IO DIR CASE [PYTHON]: hipfile-stats as a user types it, against known-io
+# (I/O of known sizes; it writes what they add up to). CASE:
 #   json     hipfile-stats --json PROGRAM: totals and per-path sums match what the program did
 #   wrapper  the same through sh -c: the program's library finds the region the tool handed down
 #   attach   -p PID -i while it waits (its own totals), -p PID until it exits (its final totals),
 #            the region's mode (0600), nothing left under /dev/shm after
 #   watch    --watch prints rate lines while it runs, then the report
 #   none     -p of a process without the library, and of no process: exit 1, one line
+#   tables   --json's "gpus" and "latency" hold each transfer in its size bucket and backend, and
+#            add up to the totals (check-tables.py, run by PYTHON); the text report has them too
+#   level0   a program at HIPFILE_STATS_LEVEL=0 publishes level 0 and zeros: -p PID -i reports
+#            them (exit 0), as does hipfile-stats PROGRAM
 # Prints "stats-test: ok" at the end when every check passed.
 set -u
-tool=$1 known=$2 dir=$3 case=$4
+tool=$1 known=$2 dir=$3 case=$4 python=${5:-python3}
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 fail() { echo "stats-test: $case: $*" >&2; exit 1; }
 
@@ -36,6 +40,7 @@ check_json() {  # FILE READ_BYTES WRITE_BYTES [READ_OPS WRITE_OPS]
   [ "$(paths_sum "$json" write_bytes)" = "$(top "$json" write_bytes)" ] || fail "paths' write_bytes"
   ops=$(($(top "$json" read_ops) + $(top "$json" write_ops)))
   [ "$(paths_sum "$json" ops)" = "$ops" ] || fail "paths' ops $(paths_sum "$json" ops), not $ops"
+  [ "$2$3" = 00 ] && return  # nothing moved (level 0): no path to check
   case "${HIPFILE_RUNTIME:-cpu}" in
     cpu) [ "$(path "$json" host)" = "$2 $3" ] || fail "on cpu every byte is host's: $(cat "$json")" ;;
     cpu-staged)  # a GPU's paths: aligned 1 MiB writes by O_DIRECT, 4 KiB reads buffered (small)
@@ -125,6 +130,44 @@ none)
   cat "$dir/err"
   [ $rc -eq 1 ] || fail "-p of no process exited $rc"
   grep -q '^hipfile-stats: -p 1073741822: no such process$' "$dir/err" || fail "message"
+  ;;
+tables)
+  "$tool" --json "$known" "$dir/io.dat" "$dir/expect" > "$dir/out.json" || fail "exit status $?"
+  cat "$dir/out.json"
+  "$python" "$(dirname "$0")/check-tables.py" "$dir/out.json" "$dir/expect" \
+    "${HIPFILE_RUNTIME:-cpu}" || fail "the tables"
+  "$tool" -o "$dir/out.txt" "$known" "$dir/io.dat" "$dir/expect" || fail "exit status $?"
+  for line in '^GPU 0:$' '^IO Size Histogram$' '^IO Bandwidth Histogram$' \
+    '^IO Latency Histogram$' '^IO Errors Histogram$' '^Fallback Write Unaligned Count: [01]$' \
+    '^1024-2048 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$' '^65536-\.\.\. +0 +0 +0 +0$' \
+    '^Latency Histogram \(us\) +Read Count +Write Count$' '^GPU 0 uuid: [0-9a-f-]{36}$'; do
+    grep -Eq "$line" "$dir/out.txt" || fail "no line '$line' in the report"
+  done
+  # The latency rows add up to the transfers.
+  rows=$(sed -n '/^Latency Histogram/,/^GPU 0 uuid/p' "$dir/out.txt" | awk 'NF == 3 && $1 ~ /^[0-9]/ {s += $2 + $3} END {print s + 0}')
+  [ "$rows" = $(($(want read_ops) + $(want write_ops))) ] || fail "latency rows add up to $rows"
+  ;;
+level0)
+  mkfifo "$dir/go" || exit 1
+  HIPFILE_STATS_LEVEL=0 "$known" "$dir/io.dat" "$dir/expect" --wait < "$dir/go" > "$dir/program.out" &
+  pid=$!
+  exec 3> "$dir/go"
+  wait_for "$dir/program.out" '^ready$'
+  "$tool" -p "$pid" -i > "$dir/now.txt" 2> "$dir/err" || fail "-p $pid -i of a level-0 process exited $?"
+  echo go >&3
+  exec 3>&-
+  wait $pid || fail "known-io exited $?"
+  cat "$dir/now.txt" "$dir/err"
+  grep -q '^HipFile Stats Level: 0$' "$dir/now.txt" || fail "no 'HipFile Stats Level: 0'"
+  grep -q '^Total Fastpath Read Size (B): 0$' "$dir/now.txt" || fail "read bytes counted at level 0"
+  grep -q '^File Handle Registrations: 0$' "$dir/now.txt" || fail "registrations counted at level 0"
+  grep -q '^GPU ' "$dir/now.txt" && fail "a GPU in use at level 0"
+  HIPFILE_STATS_LEVEL=0 "$tool" --json "$known" "$dir/io.dat" "$dir/expect" > "$dir/out.json" \
+    2> "$dir/err" || fail "exit status $?"
+  cat "$dir/out.json" "$dir/err"
+  grep -q 'published no statistics' "$dir/err" && fail "level 0 reported as no statistics"
+  check_json "$dir/out.json" 0 0 0 0
+  grep -q '"gpus": \[\]' "$dir/out.json" || fail "a GPU in use at level 0"
   ;;
 *) fail "unknown case" ;;
 esac
