@@ -154,6 +154,113 @@ typedef struct hipFileExtGpuStats {
  * another device. Needs no open driver. */
 HIPFILE_API hipFileError_t hipFileExtGetGpuStats(int device, hipFileExtGpuStats_t *stats);
 
+/* ---- how this library was built and configured --------------------------------------------- */
+
+/* Optional parts a build of the library has (hipFileExtBuildFeatures' bits). Each comes from a
+ * package found when it was built (docs/environment.md says what each one changes). */
+#define HIPFILE_EXT_FEATURE_IO_URING                                                       \
+    0x1u                                     /* liburing: a batch's small transfers in one \
+                                                io_uring submission (HIPFILE_IO_URING) */
+#define HIPFILE_EXT_FEATURE_NVTX 0x2u        /* NVTX 3 ranges (HIPFILE_PROFILE_NVTX) */
+#define HIPFILE_EXT_FEATURE_CONFIG_FILE 0x4u /* nlohmann-json: reads HIPFILE_CONFIG's file */
+#define HIPFILE_EXT_FEATURE_ALL 0x7u
+
+/* The HIPFILE_EXT_FEATURE_* bits of this build. Needs no open driver; opens nothing. */
+HIPFILE_API unsigned hipFileExtBuildFeatures(void);
+/* "io_uring", "nvtx", "config_file" for one bit; "unknown" for anything else. Static. */
+HIPFILE_API const char *hipFileExtBuildFeatureName(unsigned feature);
+
+/* Where a setting's value came from; each one over those before it (docs/config.md). */
+typedef enum hipFileExtSettingSource {
+    hipFileExtSourceDefault = 0,     /* the library's default */
+    hipFileExtSourceEnvironment = 1, /* a HIPFILE_* variable that is set and was taken */
+    hipFileExtSourceConfigFile = 2,  /* the configuration file HIPFILE_CONFIG names */
+    hipFileExtSourceApi = 3          /* hipFileSetParameter* or hipFileDriverSet* */
+} hipFileExtSettingSource_t;
+/* "default", "environment", "file", "api"; "unknown" for another value. Static. */
+HIPFILE_API const char *hipFileExtSourceName(int source);
+
+/* Where the value hipFileGetParameter* reports for `param` came from: while the driver is open,
+ * the value in use; while it is closed, the value the next open will use. A variable or file key
+ * that could not be parsed is not a source (it was refused, the value kept). Opens nothing.
+ * hipFileInvalidValue for a parameter outside its enum or a NULL source. */
+HIPFILE_API hipFileError_t hipFileExtGetParameterSizeTSource(hipFileSizeTConfigParameter_t param,
+                                                             hipFileExtSettingSource_t *source);
+HIPFILE_API hipFileError_t hipFileExtGetParameterBoolSource(hipFileBoolConfigParameter_t param,
+                                                            hipFileExtSettingSource_t *source);
+HIPFILE_API hipFileError_t hipFileExtGetParameterStringSource(hipFileStringConfigParameter_t param,
+                                                              hipFileExtSettingSource_t *source);
+
+/* The HIPFILE_* variables this library reads, index 0 on; NULL past the last. Static. */
+HIPFILE_API const char *hipFileExtVariableName(unsigned index);
+/* Where the setting the variable `name` controls got its value when the library read its
+ * configuration (once, at first use; docs/environment.md): hipFileExtSourceEnvironment when the
+ * variable is set and was taken, hipFileExtSourceConfigFile when the file's key for the same
+ * setting gave it, else hipFileExtSourceDefault. Never hipFileExtSourceApi: a parameter set later
+ * is answered by hipFileExtGetParameter*Source. hipFileInvalidValue for a name that is not one of
+ * hipFileExtVariableName's, or NULL. Opens nothing. */
+HIPFILE_API hipFileError_t hipFileExtGetVariableSource(const char *name,
+                                                       hipFileExtSettingSource_t *source);
+
+/* ---- the way a file's bytes would go ------------------------------------------------------ */
+
+/* Kinds of bytes of a read or write into (from) device memory, as the engine tells them apart. */
+typedef enum hipFileExtIoCase {
+    hipFileExtIoReadWarm = 0,         /* a read of residency_min_bytes or more of data in the page
+                                         cache, once its window is pinned */
+    hipFileExtIoReadWarmUnpinned = 1, /* the same before the window's pin_after-th read */
+    hipFileExtIoReadCold = 2,         /* the aligned body of such a read of data not cached */
+    hipFileExtIoReadUnaligned = 3,    /* its head and tail off the O_DIRECT alignment */
+    hipFileExtIoReadSmall = 4,        /* a read smaller than residency_min_bytes */
+    hipFileExtIoBatchSmall = 5,       /* a batch entry of at most grouped_max_bytes, with others on
+                                         one device (an entry alone goes as a read) */
+    hipFileExtIoWriteAligned = 6,     /* the aligned body of a write */
+    hipFileExtIoWriteUnaligned = 7    /* its head and tail off the alignment */
+} hipFileExtIoCase_t;
+#define HIPFILE_EXT_IO_CASE_COUNT 8
+#define HIPFILE_EXT_MAX_IO_CASES 16 /* array size below; entries past the count stay 0 */
+
+typedef struct hipFileExtIoWay {
+    int32_t path;     /* hipFileExtPath_t: as the statistics would count these bytes */
+    int32_t fallback; /* hipFileExtFallback_t: why neither O_DIRECT nor the page cache took them
+                         (also for host memory); hipFileExtFallbackNone when one did */
+    int32_t o_direct; /* 1: the system calls go through an O_DIRECT descriptor */
+    int32_t refused;  /* 1: only the compatibility path could move them and it is off
+                         (HIPFILE_ALLOW_COMPAT_MODE): a transfer with them fails */
+} hipFileExtIoWay_t;
+
+/* The rule for one file, with what it was drawn from. */
+typedef struct hipFileExtIoRule {
+    int32_t o_direct;       /* 1: the file opened with O_DIRECT here */
+    uint32_t dio_mem_align; /* its O_DIRECT alignments (statx, else 4096); 0 without */
+    uint32_t dio_offset_align;
+    int32_t staged;               /* 1: device memory passes through pinned staging (a GPU,
+                                     cpu-staged); 0: it is host memory (the cpu runtime) */
+    int32_t compat_allowed;       /* the compatibility path is allowed */
+    int32_t page_cache;           /* the page-cache path is on (HIPFILE_PAGE_CACHE) */
+    uint32_t pin_after;           /* a window is pinned at its n-th read */
+    int32_t io_uring;             /* grouped entries' system calls in one io_uring submission: built
+                                     with liburing, HIPFILE_IO_URING on, and the kernel gave a ring */
+    uint64_t residency_min_bytes; /* smaller reads are not looked up in the page cache */
+    uint64_t direct_min_bytes;    /* shorter cold bodies are read buffered */
+    uint64_t grouped_max_bytes;   /* batch entries up to this are grouped; 0: none are */
+    hipFileExtIoWay_t ways[HIPFILE_EXT_MAX_IO_CASES]; /* by hipFileExtIoCase_t */
+    uint64_t reserved[8];
+} hipFileExtIoRule_t;
+
+/* The way each kind of bytes of a read or write of fd's file into (from) device memory would go
+ * here: the engine's planner asked for one transfer of each kind, with the runtime in use and the
+ * parameters in use while the driver is open (the next open's while it is closed). The file is
+ * reopened as hipFileHandleRegister reopens it (an O_DIRECT descriptor and statx's alignment,
+ * both closed again); nothing is read or written, and the driver is not opened. Pinned host
+ * memory goes as device memory does with staged 0. Errors as hipFileHandleRegister's for fd (a
+ * negative or closed fd: hipFileInvalidValue; a directory: hipFileInvalidFileType);
+ * hipFileInvalidValue for a NULL rule. */
+HIPFILE_API hipFileError_t hipFileExtGetIoRule(int fd, hipFileExtIoRule_t *rule);
+/* "read_warm", "read_warm_unpinned", "read_cold", "read_unaligned", "read_small", "batch_small",
+ * "write_aligned", "write_unaligned"; "unknown" for another value. Static. */
+HIPFILE_API const char *hipFileExtIoCaseName(int io_case);
+
 /* ---- another process's statistics (hipfile-stats) ------------------------------------------ */
 
 /* Every process of the library publishes its counters in a memory file that the same user can

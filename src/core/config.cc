@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <thread>
 
 #include "core/config_file.h"
@@ -28,6 +30,7 @@ void ReadBool(platform::Sys& sys, const char* name, bool* out, Config* config) {
   const std::optional<bool> parsed = platform::ParseBool(value);
   if (parsed) {
     *out = *parsed;
+    config->SetSource(name, SettingSource::kEnvironment);
     return;
   }
   Problem(config, name, value, "a boolean (true/false, 1/0, yes/no, on/off)",
@@ -44,12 +47,40 @@ void ReadNumber(platform::Sys& sys, const char* name, uint64_t lo, uint64_t hi,
   const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
   if (parsed && *parsed >= lo && *parsed <= hi) {
     *out = static_cast<T>(*parsed);
+    config->SetSource(name, SettingSource::kEnvironment);
     return;
   }
   Problem(config, name, value, expected, keeps != nullptr ? keeps : std::to_string(*out));
 }
 
 }  // namespace
+
+const char* const kEnvVariables[] = {
+    kEnvAllowCompatMode, kEnvForceCompatMode, kEnvProfileNvtx,       kEnvUnsupportedFileSystems,
+    kEnvStatsLevel,      kEnvLogLevel,        kEnvLogfilePath,       kEnvConfig,
+    kEnvRuntime,         kEnvPageCache,       kEnvPageCachePinAfter, kEnvPageCacheMaxPinnedMb,
+    kEnvCopySpinUs,      kEnvCopyNapUs,       kEnvDirectWrites,      kEnvWriteThrough,
+    kEnvCopyKernel,      kEnvAsyncStaged,     kEnvIoUring,           kEnvIoThreads,
+    kEnvBatchWorkers,
+};
+const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
+
+SettingSource Config::SourceOf(const char* variable) const {
+  for (const auto& [name, source] : sources) {
+    if (std::strcmp(name, variable) == 0) return source;
+  }
+  return SettingSource::kDefault;
+}
+
+void Config::SetSource(const char* variable, SettingSource source) {
+  for (auto& entry : sources) {
+    if (std::strcmp(entry.first, variable) == 0) {
+      entry.second = source;
+      return;
+    }
+  }
+  sources.emplace_back(variable, source);
+}
 
 bool ParseLogLevel(const std::string& text, LogLevel* level) {
   static constexpr struct {
@@ -86,12 +117,15 @@ Config ParseConfig(platform::Sys& sys) {
     if (config.config_path.empty()) {
       Problem(&config, kEnvConfig, value, "a path", "no configuration file");
     } else {
+      config.SetSource(kEnvConfig, SettingSource::kEnvironment);
       ApplyConfigFile(sys, config.config_path, &config);
     }
   }
   // The log level first, so that problems with the other variables are reported at it.
   if (const char* value = sys.Getenv(kEnvLogLevel)) {
-    if (!ParseLogLevel(value, &config.log_level)) {
+    if (ParseLogLevel(value, &config.log_level)) {
+      config.SetSource(kEnvLogLevel, SettingSource::kEnvironment);
+    } else {
       Problem(&config, kEnvLogLevel, value, "one of off, error, warn, info, debug, 0..4",
               LogLevelName(config.log_level));
     }
@@ -107,19 +141,24 @@ Config ParseConfig(platform::Sys& sys) {
     const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
     if (parsed) {
       config.stats_level = static_cast<unsigned>(std::min<uint64_t>(*parsed, kMaxStatsLevel));
+      config.SetSource(kEnvStatsLevel, SettingSource::kEnvironment);
     } else {
       Problem(&config, kEnvStatsLevel, value, "an unsigned decimal number",
               std::to_string(config.stats_level));
     }
   }
   if (const char* value = sys.Getenv(kEnvPageCache)) {
-    const std::string v = value;
-    if (strcasecmp(v.c_str(), "auto") == 0) {
-      config.page_cache = engine::PageCacheMode::kAuto;
-    } else if (strcasecmp(v.c_str(), "on") == 0) {
-      config.page_cache = engine::PageCacheMode::kOn;
-    } else if (strcasecmp(v.c_str(), "off") == 0) {
-      config.page_cache = engine::PageCacheMode::kOff;
+    static constexpr struct {
+      const char* name;
+      engine::PageCacheMode mode;
+    } kModes[] = {{"auto", engine::PageCacheMode::kAuto},
+                  {"on", engine::PageCacheMode::kOn},
+                  {"off", engine::PageCacheMode::kOff}};
+    const auto* found = std::find_if(std::begin(kModes), std::end(kModes),
+                                     [&](const auto& m) { return strcasecmp(value, m.name) == 0; });
+    if (found != std::end(kModes)) {
+      config.page_cache = found->mode;
+      config.SetSource(kEnvPageCache, SettingSource::kEnvironment);
     } else {
       Problem(&config, kEnvPageCache, value, "one of auto, on, off", "auto");
     }
@@ -143,12 +182,14 @@ Config ParseConfig(platform::Sys& sys) {
       Problem(&config, kEnvLogfilePath, value, "a path", "stderr");
     } else {
       config.log_file_path = value;
+      config.SetSource(kEnvLogfilePath, SettingSource::kEnvironment);
     }
   }
   if (config.batch_workers != 0 && config.io_threads == 0) {
     HF_LOG(kInfo, "%s=%u: the I/O threads, which batch shares now (%s sets them)", kEnvBatchWorkers,
            config.batch_workers, kEnvIoThreads);
     config.io_threads = config.batch_workers;
+    config.io_threads_from_batch_workers = true;
   }
   if (config.force_compat_mode && !config.allow_compat_mode) {
     // Printed whatever the log level (as AMD's library does): the variables contradict each other.

@@ -9,6 +9,7 @@
 #include <hipfile.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,18 @@ inline constexpr char kEnvLogfilePath[] = "HIPFILE_LOGFILE_PATH";
 // the environment: a variable set wins over the file's key for the same setting.
 inline constexpr char kEnvConfig[] = "HIPFILE_CONFIG";
 
+// HIPFILE_RUNTIME is read where the runtime is chosen (core/process_runtime.h).
+inline constexpr char kEnvRuntime[] = "HIPFILE_RUNTIME";
+
+// Where a setting's value came from, lowest precedence first (docs/config.md): hipfile_ext.h's
+// hipFileExtSettingSource_t has these values in this order.
+enum class SettingSource : uint8_t { kDefault, kEnvironment, kConfigFile, kApi };
+
+// Every variable ParseConfig and the runtime's choice read (docs/environment.md): what
+// hipFileExtVariableName lists.
+extern const char* const kEnvVariables[];
+extern const size_t kEnvVariableCount;
+
 inline constexpr unsigned kMaxStatsLevel = 2;
 // The most I/O threads a process gets, whatever is asked.
 inline constexpr size_t kMaxIoThreads = 1024;
@@ -115,6 +128,15 @@ struct Config {
   std::vector<std::string> problems;
   // One line per key of the configuration file that is accepted but has no effect here.
   std::vector<std::string> notes;
+  // Where the setting each variable names got its value: the environment (the variable is set
+  // and was parsed), the configuration file (its key for the same setting), else the default.
+  // Keyed by the kEnv* constants; a variable absent here is at its default.
+  std::vector<std::pair<const char*, SettingSource>> sources;
+  // HIPFILE_BATCH_WORKERS gave the I/O threads (HIPFILE_IO_THREADS unset, no file key).
+  bool io_threads_from_batch_workers = false;
+
+  SettingSource SourceOf(const char* variable) const;
+  void SetSource(const char* variable, SettingSource source);
 };
 
 // Reads the variables through sys.Getenv. Each unparsable value is logged at error level and

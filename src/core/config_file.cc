@@ -203,6 +203,7 @@ void Apply(const Key& key, const Json& value, const std::string& path, Config* c
         return;
       }
       config->profile_nvtx = value.get<bool>();
+      config->SetSource(kEnvProfileNvtx, SettingSource::kConfigFile);
       break;
     case Target::kAllowCompat:
     case Target::kForceCompat:
@@ -212,6 +213,9 @@ void Apply(const Key& key, const Json& value, const std::string& path, Config* c
       }
       (key.target == Target::kAllowCompat ? config->allow_compat_mode : config->force_compat_mode) =
           value.get<bool>();
+      config->SetSource(
+          key.target == Target::kAllowCompat ? kEnvAllowCompatMode : kEnvForceCompatMode,
+          SettingSource::kConfigFile);
       break;
     case Target::kLogLevel: {
       LogLevel level = LogLevel::kWarn;
@@ -221,6 +225,7 @@ void Apply(const Key& key, const Json& value, const std::string& path, Config* c
         return;
       }
       config->log_level = level;
+      config->SetSource(kEnvLogLevel, SettingSource::kConfigFile);
       break;
     }
     case Target::kLogDir:
@@ -238,6 +243,7 @@ void Apply(const Key& key, const Json& value, const std::string& path, Config* c
         return;
       }
       config->stats_level = static_cast<unsigned>(std::min<uint64_t>(v, kMaxStatsLevel));
+      config->SetSource(kEnvStatsLevel, SettingSource::kConfigFile);
       break;
     }
     case Target::kIoThreads: {
@@ -247,6 +253,7 @@ void Apply(const Key& key, const Json& value, const std::string& path, Config* c
         return;
       }
       config->io_threads = static_cast<unsigned>(v);
+      config->SetSource(kEnvIoThreads, SettingSource::kConfigFile);
       break;
     }
     case Target::kNoEffect:

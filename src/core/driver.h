@@ -35,6 +35,7 @@
 #include "core/io_service.h"
 #include "core/params.h"
 #include "core/stats.h"
+#include "engine/io_rule.h"
 #include "engine/sync_io.h"
 #include "engine/worker_pool.h"
 #include "platform/sys.h"
@@ -109,6 +110,19 @@ class Driver {
   Result<size_t> GetParameterSizeT(int param) const;
   Result<bool> GetParameterBool(int param) const;
   Result<std::string> GetParameterString(int param) const;
+  // Where a parameter's value came from (ParamSet::Source), for the values Get* reports: those in
+  // use while the driver is open, the next open's while it is closed. Opens nothing.
+  Result<SettingSource> GetParameterSource(ParamKind kind, int param) const;
+
+  // The way each kind of bytes of a read or write of fd's file into device memory would go here
+  // (engine/io_rule.h): the file reopened as a registration reopens it (O_DIRECT, its alignment;
+  // the descriptors closed again), with the engine's options in use while the driver is open, the
+  // next open's while it is closed. Opens nothing; errors as hipFileHandleRegister's.
+  struct IoRuleAnswer {
+    engine::IoRuleInputs inputs;
+    engine::IoRule rule;
+  };
+  Result<IoRuleAnswer> DescribeIoRule(int fd);
 
   // hipFileReadAsync / hipFileWriteAsync (spec §1.10). At count 0 the driver is opened and
   // hipFileInvalidValue returned (hipFile's quirk, kept). Then: a null pointer argument ->

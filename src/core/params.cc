@@ -82,8 +82,27 @@ ParamSet::ParamSet(const Config& config)
   strings_[hipFileParamLogDir] = config.log_dir;
 
   // The configuration file's parameters that no variable has: checked when the file was read.
-  for (const auto& [param, value] : config.file_sizes) sizes_[param] = value;
-  for (const auto& [param, value] : config.file_bools) bools_[param] = value;
+  for (const auto& [param, value] : config.file_sizes) {
+    sizes_[param] = value;
+    size_sources_[param] = SettingSource::kConfigFile;
+  }
+  for (const auto& [param, value] : config.file_bools) {
+    bools_[param] = value;
+    bool_sources_[param] = SettingSource::kConfigFile;
+  }
+
+  // Those a variable (or the file's key for the same setting) gives.
+  size_sources_[hipFileParamProfileStats] = config.SourceOf(kEnvStatsLevel);
+  size_sources_[hipFileParamExecutionMaxIOThreads] = config.io_threads_from_batch_workers
+                                                         ? SettingSource::kEnvironment
+                                                         : config.SourceOf(kEnvIoThreads);
+  bool_sources_[hipFileParamPropertiesAllowCompatMode] = config.SourceOf(kEnvAllowCompatMode);
+  bool_sources_[hipFileParamForceCompatMode] = config.SourceOf(kEnvForceCompatMode);
+  bool_sources_[hipFileParamProfileNvtx] = config.SourceOf(kEnvProfileNvtx);
+  string_sources_[hipFileParamLoggingLevel] = config.SourceOf(kEnvLogLevel);
+  string_sources_[hipFileParamEnvLogfilePath] = config.SourceOf(kEnvLogfilePath);
+  // logging.dir has no variable: only the file sets it.
+  if (!config.log_dir.empty()) string_sources_[hipFileParamLogDir] = SettingSource::kConfigFile;
 }
 
 Status ParamSet::SetSizeT(int param, size_t value) {
@@ -118,12 +137,14 @@ Status ParamSet::SetSizeT(int param, size_t value) {
   }
   if (!valid) return kInvalid;
   sizes_[param] = value;
+  size_sources_[param] = SettingSource::kApi;
   return Status::Ok();
 }
 
 Status ParamSet::SetBool(int param, bool value) {
   if (param < 0 || static_cast<size_t>(param) >= kBoolParamCount) return kInvalid;
   bools_[param] = value;
+  bool_sources_[param] = SettingSource::kApi;
   return Status::Ok();
 }
 
@@ -135,6 +156,7 @@ Status ParamSet::SetString(int param, const std::string& value) {
     if (!ParseLogLevel(value, &level)) return kInvalid;
   }
   strings_[param] = value;
+  string_sources_[param] = SettingSource::kApi;
   return Status::Ok();
 }
 
@@ -151,6 +173,33 @@ Result<bool> ParamSet::GetBool(int param) const {
 Result<std::string> ParamSet::GetString(int param) const {
   if (param < 0 || static_cast<size_t>(param) >= kStringParamCount) return kInvalid;
   return strings_[param];
+}
+
+Result<SettingSource> ParamSet::SizeTSource(int param) const {
+  if (param < 0 || static_cast<size_t>(param) >= kSizeTParamCount) return kInvalid;
+  return size_sources_[param];
+}
+
+Result<SettingSource> ParamSet::BoolSource(int param) const {
+  if (param < 0 || static_cast<size_t>(param) >= kBoolParamCount) return kInvalid;
+  return bool_sources_[param];
+}
+
+Result<SettingSource> ParamSet::StringSource(int param) const {
+  if (param < 0 || static_cast<size_t>(param) >= kStringParamCount) return kInvalid;
+  return string_sources_[param];
+}
+
+Result<SettingSource> ParamSet::Source(ParamKind kind, int param) const {
+  switch (kind) {
+    case ParamKind::kSizeT:
+      return SizeTSource(param);
+    case ParamKind::kBool:
+      return BoolSource(param);
+    case ParamKind::kString:
+      return StringSource(param);
+  }
+  return kInvalid;
 }
 
 unsigned ParamSet::stats_level() const {

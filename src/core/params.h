@@ -30,6 +30,9 @@ inline constexpr size_t kMaxStringParamLength = 4095;
 // was refused; null for a parameter outside the enum.
 const char* SizeTParamRule(int param);
 
+// The three parameter APIs (hipFile{Get,Set}Parameter{SizeT,Bool,String}).
+enum class ParamKind : uint8_t { kSizeT, kBool, kString };
+
 class ParamSet {
  public:
   // Defaults, with the compat-mode switches, the stats level and the log level from config.
@@ -42,6 +45,12 @@ class ParamSet {
   Result<size_t> GetSizeT(int param) const;
   Result<bool> GetBool(int param) const;
   Result<std::string> GetString(int param) const;
+  // Where each value came from: kApi once set here, else what the Config said (its variable's
+  // source, or the configuration file's key, or the default). hipFileInvalidValue as the getters.
+  Result<SettingSource> SizeTSource(int param) const;
+  Result<SettingSource> BoolSource(int param) const;
+  Result<SettingSource> StringSource(int param) const;
+  Result<SettingSource> Source(ParamKind kind, int param) const;
 
   // Typed views used by the library.
   size_t size_t_value(hipFileSizeTConfigParameter_t p) const { return sizes_[p]; }
@@ -73,6 +82,9 @@ class ParamSet {
   std::array<size_t, kSizeTParamCount> sizes_{};
   std::array<bool, kBoolParamCount> bools_{};
   std::array<std::string, kStringParamCount> strings_{};
+  std::array<SettingSource, kSizeTParamCount> size_sources_{};  // all kDefault to begin with
+  std::array<SettingSource, kBoolParamCount> bool_sources_{};
+  std::array<SettingSource, kStringParamCount> string_sources_{};
   engine::PageCacheMode page_cache_ = engine::PageCacheMode::kAuto;  // HIPFILE_PAGE_CACHE
   unsigned page_cache_pin_after_ = 2;                                // HIPFILE_PAGE_CACHE_PIN_AFTER
   uint64_t page_cache_max_pinned_bytes_ = 0;  // HIPFILE_PAGE_CACHE_MAX_PINNED_MB

@@ -22,6 +22,7 @@ constexpr unsigned kCpuStagedHardwareQueues = 4;
 struct Chosen {
   runtime::GpuRuntime* runtime = nullptr;
   std::string reason;
+  bool from_environment = false;  // HIPFILE_RUNTIME set to a value it takes
 };
 
 Chosen Choose() {
@@ -36,6 +37,7 @@ Chosen Choose() {
   }
 
   Chosen chosen;
+  chosen.from_environment = value != nullptr && choice == value;
   if (strcasecmp(choice.c_str(), "cpu") == 0) {
     chosen.runtime = runtime::CreateCpuRuntime().release();
     chosen.reason = "cpu: forced by HIPFILE_RUNTIME";
@@ -89,5 +91,7 @@ const Chosen& Get() {
 runtime::GpuRuntime& ProcessRuntime() { return *Get().runtime; }
 
 const std::string& ProcessRuntimeReason() { return Get().reason; }
+
+bool ProcessRuntimeFromEnvironment() { return Get().from_environment; }
 
 }  // namespace hipfile

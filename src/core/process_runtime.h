@@ -21,4 +21,7 @@ runtime::GpuRuntime& ProcessRuntime();
 // Why the runtime in use was chosen, e.g. "auto: CUDA unavailable (libcuda.so.1 not found)".
 const std::string& ProcessRuntimeReason();
 
+// Whether HIPFILE_RUNTIME chose it (set to one of its values), not the automatic choice.
+bool ProcessRuntimeFromEnvironment();
+
 }  // namespace hipfile

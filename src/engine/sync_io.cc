@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "engine/grouped_io.h"
+#include "engine/io_rule.h"
 #include "engine/page_cache_pins.h"
 #include "engine/plan.h"
 #include "engine/staging_pool.h"
@@ -31,8 +32,7 @@ size_t ResolveIoThreads(size_t requested) {
 // kAuto: on a GPU. Where device memory is host memory, reads go straight into it instead (and
 // a CPU copy from a mapping would fault on a file truncated meanwhile).
 bool ResolvePageCache(PageCacheMode mode, const runtime::GpuRuntime& gpu) {
-  if (mode == PageCacheMode::kAuto) return !gpu.DeviceMemoryIsHostMemory();
-  return mode == PageCacheMode::kOn;
+  return PageCacheEnabled(mode, gpu.DeviceMemoryIsHostMemory());
 }
 
 // Staging buffers the pool may hold: the configured pinned bytes, but never more than a quarter
@@ -155,6 +155,20 @@ bool SyncEngine::Staged(const IoMemory& memory) const {
   return memory.type == hipMemoryTypeDevice && !gpu_.DeviceMemoryIsHostMemory();
 }
 
+ReadRequestInputs SyncEngine::RequestInputs(const IoFile& file, const IoMemory& memory,
+                                            bool allow_compat) const {
+  ReadRequestInputs in;
+  in.options = &options_;
+  in.file = &file;
+  in.staged = Staged(memory);
+  in.memory_is_staging = memory.staging;
+  in.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
+  in.allow_compat = allow_compat;
+  in.page_cache = impl_->page_cache;
+  in.page_size = impl_->page_size;
+  return in;
+}
+
 Status SyncEngine::RefuseCompat(const char* op, const PlanRequest& request,
                                 const std::vector<PlannedChunk>& plan,
                                 const char* no_direct) const {
@@ -194,30 +208,14 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   const bool staged = Staged(memory);
   // Plan-time only: the default (allow_compat) plans and runs as it always did.
   const bool direct_only = !allow_compat && (staged || memory.staging);
-  PlanRequest request;
-  request.offset = static_cast<uint64_t>(offset);
-  request.size = size;
-  request.staged = staged;
-  request.memory_is_staging = memory.staging;
-  request.compat_allowed = allow_compat;
-  request.staging_align = impl_->page_size;
-  request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
-  request.direct_allowed = options_.direct_reads && file.direct_fd >= 0;
-  request.no_direct = file.direct_fd < 0 ? Fallback::kNoDirect : Fallback::kDirectOff;
-  request.dio_mem_align = file.dio_mem_align;
-  request.dio_offset_align = file.dio_offset_align;
-  request.page_size = impl_->page_size;
-  request.chunk_bytes = options_.chunk_bytes;
-  request.window_bytes = options_.page_cache_window_bytes;
-  request.page_cache_min_bytes = options_.page_cache_min_bytes;
-
+  PlanRequest request = MakeReadRequest(RequestInputs(file, memory, allow_compat),
+                                        static_cast<uint64_t>(offset), size);
   // Residency decides between the page cache, O_DIRECT and buffered reads. The file's size
   // bounds the mapping: pages past end of file must never be touched. Bytes past the size read
   // here are not read at all (a file growing meanwhile gives a short count, as if this read
   // came first).
   std::shared_ptr<MappedFile> mapped;
-  const bool want_cache = staged && impl_->page_cache;
-  request.page_cache_wanted = want_cache;
+  const bool want_cache = request.page_cache_wanted;
   if (direct_only) {
     if (!PlanDirectOnlyRead(file, &request)) return size_t{0};
   } else if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
@@ -256,15 +254,8 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
                                  off_t offset, bool allow_compat, PathBytes* paths) {
   if (size == 0) return size_t{0};
   const TraceRange range("hipFile engine write");
-  PlanRequest request;
-  request.offset = static_cast<uint64_t>(offset);
-  request.size = size;
-  request.staged = Staged(memory);
-  request.memory_is_staging = memory.staging;
-  request.compat_allowed = allow_compat;
-  const bool direct_only = !allow_compat && (request.staged || memory.staging);
-  request.staging_align = impl_->page_size;
-  request.memory_address = reinterpret_cast<uintptr_t>(memory.ptr);
+  const bool staged = Staged(memory);
+  const bool direct_only = !allow_compat && (staged || memory.staging);
   // Direct pieces never share a page with buffered ones: a buffered write dirtying a page that
   // an O_DIRECT write covers could later be written back over the direct bytes. And none while a
   // page of the file is pinned, nor a pin while they run (PageCachePins::BeginDirectWrite).
@@ -278,16 +269,8 @@ Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, siz
       if (pins != nullptr) pins->EndDirectWrite(file.dev, file.ino);
     }
   } end_direct{direct ? &pins : nullptr, file};
-  request.direct_allowed = direct;
-  request.no_direct = file.direct_fd < 0        ? Fallback::kNoDirect
-                      : !options_.direct_writes ? Fallback::kDirectOff
-                                                : Fallback::kPinnedPages;
-  request.residency_known = request.direct_allowed;  // written data is all "cold"
-  request.dio_mem_align = file.dio_mem_align;
-  request.dio_offset_align =
-      std::max<uint32_t>(file.dio_offset_align, static_cast<uint32_t>(impl_->page_size));
-  request.page_size = impl_->page_size;
-  request.chunk_bytes = options_.chunk_bytes;
+  const PlanRequest request = MakeWriteRequest(RequestInputs(file, memory, allow_compat), direct,
+                                               static_cast<uint64_t>(offset), size);
 
   std::vector<PlannedChunk> plan = PlanTransfer(request);
   if (direct_only) {

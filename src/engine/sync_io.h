@@ -125,6 +125,7 @@ struct EngineOptions {
 inline constexpr size_t kMaxAutoIoThreads = 16;
 
 class WorkerPool;
+struct ReadRequestInputs;  // engine/io_rule.h
 
 class SyncEngine {
  public:
@@ -173,6 +174,9 @@ class SyncEngine {
   Result<size_t> MadeDurable(const IoFile& file, Result<size_t> wrote);
   // Whether bytes pass through staging: device memory the CPU cannot touch.
   bool Staged(const IoMemory& memory) const;
+  // What MakeReadRequest / MakeWriteRequest (engine/io_rule.h) build this engine's requests from.
+  ReadRequestInputs RequestInputs(const IoFile& file, const IoMemory& memory,
+                                  bool allow_compat) const;
   // A direct-only read's file side (no residency lookup: no window is pinned, as a pinned page
   // of the file would keep every later write of it off O_DIRECT, and O_DIRECT reads cached
   // pages coherently): a read reaching end of file is planned to the end of the block holding

@@ -15,31 +15,8 @@ namespace hipfile_check {
 
 namespace {
 
-// The variables this library version reads (docs/environment.md; src/core/config.h,
-// src/core/process_runtime.cc). Others are listed too, marked as not read.
-const char* const kKnownVariables[] = {
-    "HIPFILE_ALLOW_COMPAT_MODE",
-    "HIPFILE_FORCE_COMPAT_MODE",
-    "HIPFILE_UNSUPPORTED_FILE_SYSTEMS",
-    "HIPFILE_STATS_LEVEL",
-    "HIPFILE_LOG_LEVEL",
-    "HIPFILE_RUNTIME",
-    "HIPFILE_PAGE_CACHE",
-    "HIPFILE_PAGE_CACHE_PIN_AFTER",
-    "HIPFILE_PAGE_CACHE_MAX_PINNED_MB",
-    "HIPFILE_COPY_SPIN_US",
-    "HIPFILE_COPY_NAP_US",
-    "HIPFILE_DIRECT_WRITES",
-    "HIPFILE_WRITE_THROUGH",
-    "HIPFILE_COPY_KERNEL",
-    "HIPFILE_ASYNC_STAGED",
-    "HIPFILE_IO_URING",
-    "HIPFILE_IO_THREADS",
-    "HIPFILE_BATCH_WORKERS",
-    "HIPFILE_CONFIG",
-};
-
-// The variable whose value is a parameter's default (docs/parameters.md), or nullptr.
+// The variable whose value is a parameter's default (docs/parameters.md), or nullptr: named
+// beside the parameter's source.
 struct ParamSource {
   const char* variable;
   const char* fallback_variable;  // read when `variable` is unset
@@ -81,7 +58,7 @@ const ParamInfo<hipFileBoolConfigParameter_t> kBoolParams[] = {
      {"HIPFILE_FORCE_COMPAT_MODE", nullptr}},
     {hipFileParamFsMiscApiCheckAggressive, "hipFileParamFsMiscApiCheckAggressive", {}},
     {hipFileParamExecutionParallelIO, "hipFileParamExecutionParallelIO", {}},
-    {hipFileParamProfileNvtx, "hipFileParamProfileNvtx", {}},
+    {hipFileParamProfileNvtx, "hipFileParamProfileNvtx", {"HIPFILE_PROFILE_NVTX", nullptr}},
     {hipFileParamPropertiesAllowSystemMemory, "hipFileParamPropertiesAllowSystemMemory", {}},
     {hipFileParamUsePcip2pdma, "hipFileParamUsePcip2pdma", {}},
     {hipFileParamPreferIOUring, "hipFileParamPreferIOUring", {}},
@@ -92,7 +69,7 @@ const ParamInfo<hipFileBoolConfigParameter_t> kBoolParams[] = {
 
 const ParamInfo<hipFileStringConfigParameter_t> kStringParams[] = {
     {hipFileParamLoggingLevel, "hipFileParamLoggingLevel", {"HIPFILE_LOG_LEVEL", nullptr}},
-    {hipFileParamEnvLogfilePath, "hipFileParamEnvLogfilePath", {}},
+    {hipFileParamEnvLogfilePath, "hipFileParamEnvLogfilePath", {"HIPFILE_LOGFILE_PATH", nullptr}},
     {hipFileParamLogDir, "hipFileParamLogDir", {}},
 };
 
@@ -100,35 +77,24 @@ std::string ErrorText(const hipFileError_t& e) {
   return std::string(hipFileExtOpErrorName(e.err)) + " (" + hipFileGetOpErrorString(e.err) + ")";
 }
 
-// Where a parameter's value came from. Nothing in this process set a parameter, so it is the
-// environment's where its variable is set, else the default. A configuration file (HIPFILE_CONFIG)
-// becomes one more case here once the library says which values it took from one.
-void AttributeSource(const ParamSource& s, Parameter* p) {
-  for (const char* v : {s.variable, s.fallback_variable}) {
-    if (v != nullptr && std::getenv(v) != nullptr) {
-      p->source = Source::kEnvironment;
-      p->source_variable = v;
-      return;
-    }
+Source FromLibrary(hipFileExtSettingSource_t s) {
+  switch (s) {
+    case hipFileExtSourceEnvironment:
+      return Source::kEnvironment;
+    case hipFileExtSourceConfigFile:
+      return Source::kConfigFile;
+    case hipFileExtSourceApi:
+      return Source::kApi;
+    default:
+      return Source::kDefault;
   }
-  p->source = Source::kDefault;
-  if (s.variable != nullptr) p->source_variable = s.variable;
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-// The library's boolean spellings (docs/environment.md): anything else is its default.
-bool EnvBool(const char* name, bool fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) return fallback;
-  const std::string s = Lower(v);
-  if (s == "true" || s == "1" || s == "yes" || s == "on") return true;
-  if (s == "false" || s == "0" || s == "no" || s == "off") return false;
-  return fallback;
+bool KnownVariable(const std::string& name) {
+  for (unsigned i = 0; const char* v = hipFileExtVariableName(i); ++i) {
+    if (name == v) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -136,11 +102,13 @@ bool EnvBool(const char* name, bool fallback) {
 const char* SourceName(Source s) {
   switch (s) {
     case Source::kDefault:
-      return "default";
+      return hipFileExtSourceName(hipFileExtSourceDefault);
     case Source::kEnvironment:
-      return "environment";
+      return hipFileExtSourceName(hipFileExtSourceEnvironment);
     case Source::kConfigFile:
-      return "config file";
+      return hipFileExtSourceName(hipFileExtSourceConfigFile);
+    case Source::kApi:
+      return hipFileExtSourceName(hipFileExtSourceApi);
   }
   return "default";
 }
@@ -154,12 +122,22 @@ Config ReadConfig() {
     EnvVar v;
     v.name.assign(*e, static_cast<size_t>(eq - *e));
     v.value = eq + 1;
-    v.known = std::any_of(std::begin(kKnownVariables), std::end(kKnownVariables),
-                          [&](const char* k) { return v.name == k; });
-    if (!v.known) v.note = "not a variable this library version reads (docs/environment.md)";
+    v.known = KnownVariable(v.name);
+    hipFileExtSettingSource_t source = hipFileExtSourceDefault;
+    if (!v.known) {
+      v.note = "not a variable this library version reads (docs/environment.md)";
+    } else if (hipFileExtGetVariableSource(v.name.c_str(), &source).err == hipFileSuccess) {
+      v.source = FromLibrary(source);
+      // Set, yet not what the setting took: the library refused the value (its error line says
+      // why) and kept the file's or the default.
+      if (v.source != Source::kEnvironment) {
+        v.note = std::string("refused by the library; the value in use is the ") +
+                 (v.source == Source::kConfigFile ? "file's" : "default");
+      }
+    }
     if (v.name == "HIPFILE_CONFIG") {
       c.config_file = v.value;
-      v.note = "a configuration file; hipfile-check cannot yet tell which values came from it";
+      if (v.note.empty()) v.note = "a configuration file; the values it set say \"file\" below";
     }
     c.environment.push_back(std::move(v));
   }
@@ -167,7 +145,8 @@ Config ReadConfig() {
             [](const EnvVar& a, const EnvVar& b) { return a.name < b.name; });
 
   // One parameter: its value as the API reads it, else the error, and where it came from.
-  const auto add = [&](const auto& info, const char* type, const auto& read) {
+  const auto add = [&](const auto& info, const char* type, const auto& read,
+                       const auto& source_of) {
     Parameter p;
     p.name = info.name;
     p.type = type;
@@ -176,51 +155,64 @@ Config ReadConfig() {
       p.value.clear();
       p.error = ErrorText(e);
     }
-    AttributeSource(info.source, &p);
+    hipFileExtSettingSource_t source = hipFileExtSourceDefault;
+    const hipFileError_t se = source_of(info.param, &source);
+    if (se.err != hipFileSuccess && p.error.empty()) p.error = ErrorText(se);
+    p.source = FromLibrary(source);
+    if (info.source.variable != nullptr) {
+      // The variable that would set it: HIPFILE_BATCH_WORKERS stands in for HIPFILE_IO_THREADS
+      // where only it is set.
+      p.source_variable = info.source.variable;
+      if (info.source.fallback_variable != nullptr &&
+          std::getenv(info.source.variable) == nullptr &&
+          std::getenv(info.source.fallback_variable) != nullptr) {
+        p.source_variable = info.source.fallback_variable;
+      }
+    }
+    if (p.source == Source::kEnvironment) {
+      p.source_detail = p.source_variable;
+    } else if (p.source == Source::kConfigFile) {
+      p.source_detail = "HIPFILE_CONFIG";
+    } else if (p.source == Source::kDefault && !p.source_variable.empty()) {
+      p.source_detail = p.source_variable +
+                        (std::getenv(p.source_variable.c_str()) != nullptr ? " refused" : " unset");
+    }
     c.parameters.push_back(std::move(p));
   };
   for (const auto& info : kSizeParams) {
-    add(info, "size_t", [](hipFileSizeTConfigParameter_t param, std::string* out) {
-      size_t value = 0;
-      const hipFileError_t e = hipFileGetParameterSizeT(param, &value);
-      *out = std::to_string(value);
-      return e;
-    });
+    add(
+        info, "size_t",
+        [](hipFileSizeTConfigParameter_t param, std::string* out) {
+          size_t value = 0;
+          const hipFileError_t e = hipFileGetParameterSizeT(param, &value);
+          *out = std::to_string(value);
+          return e;
+        },
+        hipFileExtGetParameterSizeTSource);
   }
   for (const auto& info : kBoolParams) {
-    add(info, "bool", [](hipFileBoolConfigParameter_t param, std::string* out) {
-      bool value = false;
-      const hipFileError_t e = hipFileGetParameterBool(param, &value);
-      *out = value ? "true" : "false";
-      return e;
-    });
+    add(
+        info, "bool",
+        [](hipFileBoolConfigParameter_t param, std::string* out) {
+          bool value = false;
+          const hipFileError_t e = hipFileGetParameterBool(param, &value);
+          *out = value ? "true" : "false";
+          return e;
+        },
+        hipFileExtGetParameterBoolSource);
   }
   for (const auto& info : kStringParams) {
-    add(info, "string", [](hipFileStringConfigParameter_t param, std::string* out) {
-      char value[4096] = {0};  // the longest a string parameter is: 4095 bytes and a NUL
-      const hipFileError_t e = hipFileGetParameterString(param, value, sizeof value);
-      *out = value;
-      return e;
-    });
+    add(
+        info, "string",
+        [](hipFileStringConfigParameter_t param, std::string* out) {
+          char value[4096] = {0};  // the longest a string parameter is: 4095 bytes and a NUL
+          const hipFileError_t e = hipFileGetParameterString(param, value, sizeof value);
+          *out = value;
+          return e;
+        },
+        hipFileExtGetParameterStringSource);
   }
   return c;
-}
-
-void ReadPathSettings(ReadPathInputs* in) {
-  if (const char* v = std::getenv("HIPFILE_PAGE_CACHE")) {
-    const std::string s = Lower(v);
-    in->page_cache = s == "on"    ? PageCacheSetting::kOn
-                     : s == "off" ? PageCacheSetting::kOff
-                                  : PageCacheSetting::kAuto;
-  }
-  if (const char* v = std::getenv("HIPFILE_PAGE_CACHE_PIN_AFTER")) {
-    char* end = nullptr;
-    const unsigned long n = std::strtoul(v, &end, 10);
-    if (std::isdigit(static_cast<unsigned char>(*v)) && *end == '\0' && n >= 1 && n <= 1000) {
-      in->pin_after = static_cast<unsigned>(n);
-    }
-  }
-  in->io_uring = EnvBool("HIPFILE_IO_URING", true);
 }
 
 bool BoolParameter(const Config& c, const std::string& name, bool fallback) {

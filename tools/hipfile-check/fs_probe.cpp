@@ -71,6 +71,26 @@ std::string ErrnoText(int e) {
   return std::string(strerrordesc_np(e)) + " (" + strerrorname_np(e) + ")";
 }
 
+// The library's rule for a file here (hipFileExtGetIoRule), asked through `fd`.
+void AskLibrary(int fd, PathReport* r) {
+  const hipFileError_t e = hipFileExtGetIoRule(fd, &r->io_rule);
+  r->io_rule_known = e.err == hipFileSuccess;
+  if (!r->io_rule_known) {
+    r->io_rule_error = std::string("hipFileExtGetIoRule: ") + hipFileExtOpErrorName(e.err);
+  }
+}
+
+// Opens `file` read-only and asks the library about it.
+void AskLibrary(const std::string& file, PathReport* r) {
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    r->io_rule_error = "opening " + file + " to ask the library failed: " + ErrnoText(errno);
+    return;
+  }
+  AskLibrary(fd, r);
+  close(fd);
+}
+
 // Reads one aligned block at offset 0 of an O_DIRECT descriptor (fewer bytes at end of file).
 void ProbeReadOnly(int fd, const std::string& what, PathReport* r) {
   const DioAlign a = StatxDioAlign(fd);
@@ -92,6 +112,7 @@ void ProbeReadOnly(int fd, const std::string& what, PathReport* r) {
 }
 
 void ProbeFile(const std::string& file, const std::string& what, PathReport* r) {
+  AskLibrary(file, r);
   const int fd = open(file.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd >= 0) {
     ProbeReadOnly(fd, what, r);
@@ -137,7 +158,9 @@ void ProbeDirectory(const std::string& dir, PathReport* r) {
   if (fd < 0) {
     const int e = errno;
     if (e == EINVAL) {
-      // Where the file system has no O_DIRECT, open creates the file before refusing the flag.
+      // Where the file system has no O_DIRECT, open creates the file before refusing the flag:
+      // the library is asked about it, then it goes.
+      AskLibrary(probe, r);
       (void)unlink(probe.c_str());
       r->o_direct = Tri::kNo;
       r->o_direct_detail = "a probe file's open with O_DIRECT was refused (EINVAL)";
@@ -149,6 +172,7 @@ void ProbeDirectory(const std::string& dir, PathReport* r) {
     }
     return;
   }
+  AskLibrary(fd, r);
   const DioAlign a = StatxDioAlign(fd);
   RecordAlign(a, r);
   size_t block = 0;

@@ -73,6 +73,7 @@ void ProbePlatform(Platform* p) {
   (void)hipFileGetVersion(&major, &minor, &patch);
   p->library_version =
       std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  p->build_features = hipFileExtBuildFeatures();
   p->runtime = hipFileExtRuntimeName();
   p->runtime_reason = hipFileExtRuntimeReason();
   // The CPU runtime's device memory is host memory; cpu-staged reports it as device memory to

@@ -75,6 +75,31 @@ Json PathJson(const PathReport& p) {
   j["dio_offset_align"] = OrNull(p.dio_offset_align);
   j["dio_align_note"] = OrNull(p.dio_align_note);
   j["read_path"] = p.read_path;
+  if (p.io_rule_known) {
+    const hipFileExtIoRule_t& r = p.io_rule;
+    Json rule;
+    rule["o_direct"] = r.o_direct != 0;
+    rule["staged"] = r.staged != 0;
+    rule["compat_allowed"] = r.compat_allowed != 0;
+    rule["page_cache"] = r.page_cache != 0;
+    rule["pin_after"] = r.pin_after;
+    rule["io_uring"] = r.io_uring != 0;
+    rule["residency_min_bytes"] = r.residency_min_bytes;
+    rule["grouped_max_bytes"] = r.grouped_max_bytes;
+    Json ways;
+    for (int c = 0; c < HIPFILE_EXT_IO_CASE_COUNT; ++c) {
+      const hipFileExtIoWay_t& w = r.ways[c];
+      ways[hipFileExtIoCaseName(c)] = {{"path", hipFileExtPathName(w.path)},
+                                       {"fallback", hipFileExtFallbackName(w.fallback)},
+                                       {"o_direct", w.o_direct != 0},
+                                       {"refused", w.refused != 0}};
+    }
+    rule["ways"] = ways;
+    j["io_rule"] = rule;
+  } else {
+    j["io_rule"] = nullptr;
+  }
+  j["io_rule_error"] = OrNull(p.io_rule_error);
   j["usable"] = p.usable;
   return j;
 }
@@ -86,7 +111,8 @@ void PrintJson(const Report& r, std::FILE* out) {
   Json j;
   j["hipfile_check_format"] = 1;
   j["can_do_io"] = CanDoIo(r);
-  j["library"] = {{"version", p.library_version}};
+  j["library"] = {{"version", p.library_version},
+                  {"build_features", FeatureNames(p.build_features)}};
   j["runtime"] = {{"name", p.runtime},
                   {"reason", p.runtime_reason},
                   {"device_memory_is_host_memory", p.device_memory_is_host}};
@@ -111,8 +137,11 @@ void PrintJson(const Report& r, std::FILE* out) {
   j["paths"] = paths;
   Json env = Json::array();
   for (const EnvVar& v : r.config.environment) {
-    env.push_back(
-        {{"name", v.name}, {"value", v.value}, {"known", v.known}, {"note", OrNull(v.note)}});
+    env.push_back({{"name", v.name},
+                   {"value", v.value},
+                   {"known", v.known},
+                   {"source", v.known ? Json(SourceName(v.source)) : Json(nullptr)},
+                   {"note", OrNull(v.note)}});
   }
   Json params = Json::array();
   for (const Parameter& q : r.config.parameters) {

@@ -26,11 +26,8 @@ Report Gather(const Options& o) {
   r.io_uring = ProbeIoUring();
   r.config = ReadConfig();
 
-  ReadPathInputs in;
-  in.device_memory_is_host = r.platform.device_memory_is_host;
-  in.compat_allowed = BoolParameter(r.config, "hipFileParamPropertiesAllowCompatMode", true);
-  in.io_uring_usable = r.io_uring.usable;
-  ReadPathSettings(&in);
+  const bool compat_allowed =
+      BoolParameter(r.config, "hipFileParamPropertiesAllowCompatMode", true);
 
   const std::vector<Mount> mounts = ReadMounts();
   r.paths_given = !o.paths.empty();
@@ -42,10 +39,16 @@ Report Gather(const Options& o) {
   for (PathReport& p : r.paths) {
     ProbePath(mounts, &p);
     if (!p.exists || p.statfs_name.empty() || !p.error.empty()) continue;
-    in.o_direct = p.o_direct;
-    const ReadPath path = DescribeReadPath(in);
-    p.read_path = path.clauses;
-    p.usable = path.usable;
+    if (p.io_rule_known) {
+      const ReadPath path = DescribeReadPath(p.io_rule);
+      p.read_path = path.clauses;
+      p.usable = path.usable;
+    } else {
+      // No file there to ask the library about: the compatibility path reads anything, and
+      // host memory is never refused.
+      p.read_path = {"unknown: the library was not asked (" + p.io_rule_error + ")"};
+      p.usable = compat_allowed || r.platform.device_memory_is_host;
+    }
   }
   return r;
 }

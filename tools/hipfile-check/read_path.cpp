@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "read_path.h"
 
+#include <cstdio>
+
 namespace hipfile_check {
 
 namespace {
 
-// EngineOptions' defaults (src/engine/sync_io.h) and the planner's (src/engine/plan.h).
-constexpr const char* kResidencyMin = "1 MiB";  // residency_min_bytes, page_cache_min_bytes
-constexpr const char* kDirectMin = "64 KiB";    // direct_min_bytes
-constexpr const char* kGroupedMax = "256 KiB";  // SyncEngine::kMaxGroupedBytes
+std::string Size(uint64_t bytes) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " B";
+}
 
 std::string Nth(unsigned n) {
   if (n == 1) return "first";
@@ -17,90 +20,43 @@ std::string Nth(unsigned n) {
   return std::to_string(n) + "th";
 }
 
-void BatchClause(const ReadPathInputs& in, ReadPath* p) {
-  if (!in.compat_allowed) return;  // small entries are not grouped then
-  std::string how;
-  if (!in.io_uring) {
-    how = "one pread after another (HIPFILE_IO_URING is off)";
-  } else if (in.io_uring_usable == Tri::kYes) {
-    how = "their preads in one io_uring submission (where the library was built with liburing)";
-  } else {
-    how = "one pread after another (io_uring cannot be used here)";
+std::string Summary(const hipFileExtIoRule_t& r) {
+  std::string s = r.staged ? "GPU memory through pinned staging"
+                           : "GPU memory is host memory (the CPU runtime): straight into it";
+  s += "; reads under " + Size(r.residency_min_bytes) + " are small";
+  if (r.ways[hipFileExtIoReadWarm].path == hipFileExtPathPageCache) {
+    s += "; a page-cache window pinned at its " + Nth(r.pin_after) + " read";
   }
-  p->clauses.push_back(std::string("batch entries of at most ") + kGroupedMax +
-                       " on one device: grouped through one staging buffer, " + how);
+  if (r.grouped_max_bytes > 0) {
+    s += "; batch entries up to " + Size(r.grouped_max_bytes) + " grouped" +
+         (r.io_uring ? ", one io_uring submission" : ", one pread after another");
+  }
+  if (!r.compat_allowed) s += "; the compatibility path is off";
+  return s;
 }
 
 }  // namespace
 
-ReadPath DescribeReadPath(const ReadPathInputs& in) {
+std::string WayText(const hipFileExtIoWay_t& way) {
+  std::string text = hipFileExtPathName(way.path);
+  if (way.o_direct && way.path == hipFileExtPathHost) text += ", O_DIRECT";
+  if (way.fallback != hipFileExtFallbackNone) {
+    text += std::string(" (") + hipFileExtFallbackName(way.fallback) + ")";
+  }
+  if (way.refused) text = "refused: " + text + ", and the compatibility path is off";
+  return text;
+}
+
+ReadPath DescribeReadPath(const hipFileExtIoRule_t& rule) {
   ReadPath p;
-  const bool direct = in.o_direct == Tri::kYes;
-  if (in.device_memory_is_host) {
-    // Not staged: the syscalls fill the memory itself; the page-cache path is for staged reads
-    // only, and host memory is never refused (allow_compat does not apply).
-    p.usable = true;
-    if (direct) {
-      p.clauses.push_back(std::string("cold data, reads of ") + kResidencyMin +
-                          " or more: O_DIRECT straight into the device memory (host memory on "
-                          "the CPU runtime) for the aligned body where the memory is aligned");
-      p.clauses.push_back("everything else: pread through the page cache straight into it");
-    } else {
-      p.clauses.push_back(
-          "pread through the page cache straight into the device memory (host memory on the CPU "
-          "runtime)" +
-          std::string(in.o_direct == Tri::kNo ? "; no O_DIRECT here" : ""));
-    }
-    return p;
+  p.clauses.push_back(Summary(rule));
+  for (int c = 0; c < HIPFILE_EXT_IO_CASE_COUNT; ++c) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-19s %s", hipFileExtIoCaseName(c),
+                  WayText(rule.ways[c]).c_str());
+    p.clauses.push_back(line);
   }
-
-  if (!in.compat_allowed) {
-    // Direct-only (plan.h, "compat_allowed false"): no residency lookup, no window pinned.
-    if (direct) {
-      p.usable = true;
-      p.clauses.push_back(
-          "O_DIRECT only, into pinned staging, then copied to the GPU (cached data too; the last "
-          "block of a read reaching an unaligned end of file is read whole)");
-      p.clauses.push_back(
-          "refused: offsets, sizes or memory off the O_DIRECT alignment "
-          "(HIPFILE_ALLOW_COMPAT_MODE is off)");
-    } else {
-      p.usable = false;
-      p.clauses.push_back(
-          std::string("refused: ") +
-          (in.o_direct == Tri::kNo ? "this file system has no O_DIRECT"
-                                   : "O_DIRECT could not be probed here") +
-          " and the compatibility path is off (HIPFILE_ALLOW_COMPAT_MODE); reads into pinned "
-          "host memory still work");
-    }
-    return p;
-  }
-
-  p.usable = true;
-  const bool page_cache = in.page_cache != PageCacheSetting::kOff;
-  if (page_cache) {
-    p.clauses.push_back(std::string("warm data (resident spans of ") + kResidencyMin +
-                        " or more, reads of " + kResidencyMin +
-                        " or more): the GPU copies from pinned page-cache windows, from a "
-                        "window's " +
-                        Nth(in.pin_after) + " read on (through staging before)");
-  } else {
-    p.clauses.push_back("warm data: as cold data (the page-cache path is off: HIPFILE_PAGE_CACHE)");
-  }
-  if (direct) {
-    p.clauses.push_back(std::string("cold data: O_DIRECT into pinned staging, then copied to the "
-                                    "GPU (aligned bodies of ") +
-                        kDirectMin + " or more)");
-    p.clauses.push_back(
-        "the rest (unaligned heads and tails, small reads, data of unknown residency): pread "
-        "through the page cache into pinned staging (the compatibility path)");
-  } else {
-    p.clauses.push_back(
-        std::string("cold data: pread through the page cache into pinned staging, then copied "
-                    "to the GPU (the compatibility path; ") +
-        (in.o_direct == Tri::kNo ? "no O_DIRECT here)" : "O_DIRECT could not be probed here)"));
-  }
-  BatchClause(in, &p);
+  p.usable = !rule.ways[hipFileExtIoReadCold].refused;
   return p;
 }
 

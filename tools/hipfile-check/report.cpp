@@ -15,6 +15,23 @@ const char* TriName(Tri t) {
   return "unknown";
 }
 
+std::vector<std::string> FeatureNames(unsigned features) {
+  std::vector<std::string> names;
+  for (unsigned bit = 1; bit != 0 && bit <= HIPFILE_EXT_FEATURE_ALL; bit <<= 1) {
+    if ((features & bit) != 0) names.push_back(hipFileExtBuildFeatureName(bit));
+  }
+  return names;
+}
+
+std::string FeaturesText(unsigned features) {
+  std::string text;
+  for (unsigned bit = 1; bit != 0 && bit <= HIPFILE_EXT_FEATURE_ALL; bit <<= 1) {
+    if (!text.empty()) text += ", ";
+    text += std::string((features & bit) != 0 ? "" : "no ") + hipFileExtBuildFeatureName(bit);
+  }
+  return text + " (hipFileExtBuildFeatures)";
+}
+
 bool CanDoIo(const Report& r) {
   if (!r.platform.driver_opened) return false;
   if (r.paths.empty()) return !r.paths_given;

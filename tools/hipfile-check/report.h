@@ -3,6 +3,8 @@
 // json_output.cpp print it, and the exit status is read from it (CanDoIo).
 #pragma once
 
+#include <hipfile_ext.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +48,7 @@ struct Gpu {
 
 struct Platform {
   std::string library_version;  // hipFileGetVersion
+  unsigned build_features = 0;  // hipFileExtBuildFeatures
   std::string runtime;          // hipFileExtRuntimeName
   std::string runtime_reason;   // hipFileExtRuntimeReason
   std::optional<int> hip_driver_version, hip_runtime_version;
@@ -81,18 +84,22 @@ struct PathReport {
   std::string o_direct_detail;  // how it was found out, or why it could not be
   std::optional<uint32_t> dio_mem_align, dio_offset_align;  // statx STATX_DIOALIGN
   std::string dio_align_note;
+  bool io_rule_known = false;
+  hipFileExtIoRule_t io_rule = {};     // hipFileExtGetIoRule on a file here
+  std::string io_rule_error;           // why the library could not be asked
   std::vector<std::string> read_path;  // the way a read of a file here would go, clause by clause
   bool usable = false;                 // a read into GPU memory has a way here
 };
 
-// Where a setting's value came from. A third source, a configuration file (HIPFILE_CONFIG), is
-// one more case here and in SourceName once the library says which values it took from one.
-enum class Source { kDefault, kEnvironment, kConfigFile };
-const char* SourceName(Source s);  // "default", "environment", "config file"
+// Where a setting's value came from, as the library says (hipfile_ext.h's
+// hipFileExtSettingSource_t).
+enum class Source { kDefault, kEnvironment, kConfigFile, kApi };
+const char* SourceName(Source s);  // hipFileExtSourceName: "default", "environment", "file", "api"
 
 struct EnvVar {
   std::string name, value;
-  bool known = false;  // a variable this library version reads (docs/environment.md)
+  bool known = false;  // a variable this library version reads (hipFileExtVariableName)
+  Source source = Source::kDefault;  // hipFileExtGetVariableSource, for a known one
   std::string note;
 };
 
@@ -103,6 +110,7 @@ struct Parameter {
   std::string error;  // the getter's error, if it failed
   Source source = Source::kDefault;
   std::string source_variable;  // the HIPFILE_* variable behind it, if any
+  std::string source_detail;    // beside the source: the variable, "HIPFILE_CONFIG", "X unset"
 };
 
 struct Config {
@@ -118,6 +126,11 @@ struct Report {
   bool paths_given = false;
   Config config;
 };
+
+// The names of hipFileExtBuildFeatures' bits that are set ("io_uring", "nvtx", "config_file"),
+// and all of them in words: "io_uring, no nvtx, config_file (hipFileExtBuildFeatures)".
+std::vector<std::string> FeatureNames(unsigned features);
+std::string FeaturesText(unsigned features);
 
 // The exit status's question: the driver opens, and every PATH given (without PATHs, at least
 // one mount) has a way to read into GPU memory.

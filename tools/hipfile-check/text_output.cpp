@@ -71,6 +71,7 @@ void PrintPath(const PathReport& p, std::FILE* out) {
   std::fprintf(out, "\n");
   if (!p.mount_options.empty()) std::fprintf(out, "  options        %s\n", p.mount_options.c_str());
   if (!p.error.empty()) std::fprintf(out, "  cannot probe   %s\n", p.error.c_str());
+  if (!p.io_rule_error.empty()) std::fprintf(out, "  library rule   %s\n", p.io_rule_error.c_str());
   std::fprintf(out, "  O_DIRECT       %s: %s\n", TriName(p.o_direct), p.o_direct_detail.c_str());
   if (p.dio_mem_align) {
     std::fprintf(out, "  DIO alignment  memory %u, offset %u (statx STATX_DIOALIGN)\n",
@@ -91,6 +92,7 @@ void PrintPath(const PathReport& p, std::FILE* out) {
 void PrintText(const Report& r, std::FILE* out) {
   const Platform& p = r.platform;
   std::fprintf(out, "library          hipfile %s\n", p.library_version.c_str());
+  std::fprintf(out, "  built with     %s\n", FeaturesText(p.build_features).c_str());
   std::fprintf(out, "runtime          %s (%s)\n", p.runtime.c_str(), p.runtime_reason.c_str());
   std::fprintf(out, "driver           %s", p.driver_opened ? "opens" : "does not open");
   if (!p.driver_opened) std::fprintf(out, ": %s", p.driver_error.c_str());
@@ -109,6 +111,11 @@ void PrintText(const Report& r, std::FILE* out) {
                u.disabled_sysctl ? ("= " + std::to_string(*u.disabled_sysctl)).c_str()
                                  : "absent (a kernel without it)");
   std::fprintf(out, "  memlock        RLIMIT_MEMLOCK %s\n", u.memlock_note.c_str());
+  if ((p.build_features & HIPFILE_EXT_FEATURE_IO_URING) == 0) {
+    std::fprintf(out,
+                 "  library        built without liburing: it never uses io_uring (batches run "
+                 "pread/pwrite one after another)\n");
+  }
 
   for (const PathReport& pr : r.paths) PrintPath(pr, out);
 
@@ -125,10 +132,7 @@ void PrintText(const Report& r, std::FILE* out) {
   }
   for (const Parameter& q : r.config.parameters) {
     std::string source = SourceName(q.source);
-    if (!q.source_variable.empty()) {
-      source += q.source == Source::kEnvironment ? " (" + q.source_variable + ")"
-                                                 : " (" + q.source_variable + " unset)";
-    }
+    if (!q.source_detail.empty()) source += " (" + q.source_detail + ")";
     std::fprintf(out, "  %-48s %-8s %s\n", q.name.c_str(),
                  q.error.empty() ? (q.value.empty() ? "\"\"" : q.value.c_str()) : "?",
                  q.error.empty() ? source.c_str() : q.error.c_str());

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: MIT
 // hipfile-check's pure parts: io_uring's classification given every refusal (fault injection:
-// the facts a probe would observe), the read-path rule, the mount table's parser, the PCIe
-// generations, and the exit status's rule.
+// the facts a probe would observe), the read path put into words, a parameter set by the API, the
+// mount table's parser, the PCIe generations, and the exit status's rule.
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
+#include "config_report.h"
 #include "fs_probe.h"
 #include "gpu_report.h"
 #include "io_uring_probe.h"
 #include "mounts.h"
+#include "output.h"
 #include "read_path.h"
 #include "report.h"
 
@@ -84,59 +89,81 @@ TEST(ClassifyIoUring, UnlimitedMemlock) {
   EXPECT_EQ(ClassifyIoUring(f).memlock_note, "unlimited");
 }
 
-TEST(DescribeReadPath, CpuRuntimeReadsStraightIntoMemory) {
-  ReadPathInputs in;
-  in.device_memory_is_host = true;
-  in.o_direct = Tri::kNo;
-  in.compat_allowed = false;  // host memory is never refused
-  const ReadPath p = DescribeReadPath(in);
-  EXPECT_TRUE(p.usable);
-  ASSERT_EQ(p.clauses.size(), 1u);
-  EXPECT_NE(p.clauses[0].find("pread through the page cache straight into"), std::string::npos);
+// The read path is the library's answer (hipFileExtGetIoRule), put into words here.
+hipFileExtIoRule_t StagedRule() {
+  hipFileExtIoRule_t r = {};
+  r.o_direct = 1;
+  r.staged = 1;
+  r.compat_allowed = 1;
+  r.page_cache = 1;
+  r.pin_after = 2;
+  r.io_uring = 1;
+  r.residency_min_bytes = 1u << 20;
+  r.grouped_max_bytes = 256u << 10;
+  for (hipFileExtIoWay_t& w : r.ways) w.path = hipFileExtPathDirect;
+  r.ways[hipFileExtIoReadWarm].path = hipFileExtPathPageCache;
+  r.ways[hipFileExtIoReadUnaligned] = {hipFileExtPathBuffered, hipFileExtFallbackUnaligned, 0, 0};
+  r.ways[hipFileExtIoBatchSmall].path = hipFileExtPathIoUring;
+  return r;
 }
 
-TEST(DescribeReadPath, GpuWithODirectHasThreeWays) {
-  ReadPathInputs in;
-  in.o_direct = Tri::kYes;
-  in.io_uring_usable = Tri::kYes;
-  const ReadPath p = DescribeReadPath(in);
+TEST(DescribeReadPath, SaysEachCaseInTheLibrarysNames) {
+  const ReadPath p = DescribeReadPath(StagedRule());
   EXPECT_TRUE(p.usable);
-  ASSERT_EQ(p.clauses.size(), 4u);
-  EXPECT_NE(p.clauses[0].find("pinned page-cache windows, from a window's second read"),
-            std::string::npos);
-  EXPECT_NE(p.clauses[1].find("O_DIRECT into pinned staging"), std::string::npos);
-  EXPECT_NE(p.clauses[2].find("compatibility path"), std::string::npos);
-  EXPECT_NE(p.clauses[3].find("one io_uring submission"), std::string::npos);
+  ASSERT_EQ(p.clauses.size(), 1u + HIPFILE_EXT_IO_CASE_COUNT);
+  EXPECT_EQ(p.clauses[0],
+            "GPU memory through pinned staging; reads under 1 MiB are small; a page-cache window "
+            "pinned at its second read; batch entries up to 256 KiB grouped, one io_uring "
+            "submission");
+  EXPECT_EQ(p.clauses[1 + hipFileExtIoReadWarm], "read_warm           page_cache");
+  EXPECT_EQ(p.clauses[1 + hipFileExtIoReadCold], "read_cold           direct");
+  EXPECT_EQ(p.clauses[1 + hipFileExtIoReadUnaligned], "read_unaligned      buffered (unaligned)");
+  EXPECT_EQ(p.clauses[1 + hipFileExtIoBatchSmall], "batch_small         io_uring");
 }
 
-TEST(DescribeReadPath, GpuWithoutODirectIsBufferedStaging) {
-  ReadPathInputs in;
-  in.o_direct = Tri::kNo;
-  in.page_cache = PageCacheSetting::kOff;
-  in.io_uring_usable = Tri::kNo;
-  const ReadPath p = DescribeReadPath(in);
-  EXPECT_TRUE(p.usable);
-  EXPECT_NE(p.clauses[0].find("HIPFILE_PAGE_CACHE"), std::string::npos);
-  EXPECT_NE(p.clauses[1].find("no O_DIRECT here"), std::string::npos);
-  EXPECT_NE(p.clauses[2].find("io_uring cannot be used here"), std::string::npos);
-}
-
-TEST(DescribeReadPath, CompatOffWithoutODirectIsUnusable) {
-  ReadPathInputs in;
-  in.o_direct = Tri::kNo;
-  in.compat_allowed = false;
-  const ReadPath p = DescribeReadPath(in);
+TEST(DescribeReadPath, ColdReadsRefusedAreUnusable) {
+  hipFileExtIoRule_t r = StagedRule();
+  r.compat_allowed = 0;
+  r.ways[hipFileExtIoReadCold] = {hipFileExtPathBuffered, hipFileExtFallbackNoDirect, 0, 1};
+  const ReadPath p = DescribeReadPath(r);
   EXPECT_FALSE(p.usable);
-  EXPECT_NE(p.clauses[0].find("refused: this file system has no O_DIRECT"), std::string::npos);
+  EXPECT_EQ(p.clauses[1 + hipFileExtIoReadCold],
+            "read_cold           refused: buffered (no_direct), and the compatibility path is off");
 }
 
-TEST(DescribeReadPath, CompatOffWithODirectIsDirectOnly) {
-  ReadPathInputs in;
-  in.o_direct = Tri::kYes;
-  in.compat_allowed = false;
-  const ReadPath p = DescribeReadPath(in);
-  EXPECT_TRUE(p.usable);
-  EXPECT_NE(p.clauses[0].find("O_DIRECT only"), std::string::npos);
+TEST(DescribeReadPath, HostMemorySaysODirect) {
+  hipFileExtIoWay_t w = {hipFileExtPathHost, hipFileExtFallbackNone, 1, 0};
+  EXPECT_EQ(WayText(w), "host, O_DIRECT");
+  w = {hipFileExtPathHost, hipFileExtFallbackWarm, 0, 0};
+  EXPECT_EQ(WayText(w), "host (warm)");
+}
+
+// A parameter this process set through the API is said to come from `api`, as the library says.
+TEST(ReadConfig, ParameterSetByApiIsApi) {
+  ASSERT_EQ(hipFileSetParameterSizeT(hipFileParamExecutionMaxIOQueueDepth, 77).err, hipFileSuccess);
+  const Config c = ReadConfig();
+  bool found = false;
+  for (const Parameter& p : c.parameters) {
+    if (p.name != "hipFileParamExecutionMaxIOQueueDepth") continue;
+    found = true;
+    EXPECT_EQ(p.value, "77");
+    EXPECT_EQ(p.source, Source::kApi);
+    EXPECT_STREQ(SourceName(p.source), "api");
+  }
+  EXPECT_TRUE(found);
+  Report r;
+  r.config = c;
+  char* text = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  ASSERT_NE(out, nullptr);
+  PrintText(r, out);
+  std::fclose(out);
+  const std::string printed(text, size);
+  std::free(text);
+  EXPECT_NE(printed.find("hipFileParamExecutionMaxIOQueueDepth             77       api\n"),
+            std::string::npos)
+      << printed;
 }
 
 TEST(ParseMountInfo, FieldsAndEscapes) {

@@ -77,7 +77,7 @@ if mount -t ramfs ramfs "$work/ramfs" 2>/dev/null; then
   # Into GPU memory (cpu-staged takes a GPU's paths) with the compatibility path off, nothing can
   # read there: exit 1, and why.
   HIPFILE_RUNTIME=cpu-staged HIPFILE_ALLOW_COMPAT_MODE=false sh "$expect" 1 \
-    "^  read path      refused: this file system has no O_DIRECT and the compatibility path is off" \
+    "^                 read_cold +refused: buffered \\(no_direct\\), and the compatibility path is off" \
     "^  usable         no" "^hipFile cannot do I/O here \\(exit 1\\)" -- "$check" "$work/ramfs" \
     > text.out 2>&1 || { cat text.out; fail=1; }
   tail -n 1 text.out
