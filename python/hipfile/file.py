@@ -229,6 +229,21 @@ class FileHandle:
 
     # ---- synchronous ------------------------------------------------------------------------
 
+    def _sync(
+        self, write: bool, buffer: Any, size: int | None, file_offset: int, buffer_offset: int
+    ) -> int:
+        what = f"{'write' if write else 'read'} of {os.fspath(self._path)!r}"
+        handle = self._open_handle()
+        target = _target(buffer, not write)
+        size = _extent(target, size, buffer_offset, what)
+        if target.device:
+            call = _c.hipFileWrite if write else _c.hipFileRead
+            ret, extra = call(handle, target.ptr, size, file_offset, buffer_offset)
+        else:
+            call = _c._write_host if write else _c._read_host  # pylint: disable=protected-access
+            ret, extra = call(handle, target.ptr + buffer_offset, size, file_offset)
+        return check_sync(ret, extra, what)
+
     def read(
         self, buffer: Any, size: int | None = None, file_offset: int = 0, buffer_offset: int = 0
     ) -> int:
@@ -240,17 +255,7 @@ class FileHandle:
         ``ValueError`` for a read-only or non-contiguous array or a range outside it,
         ``HipFileOSError`` (an ``OSError``) for a system error, ``HipFileError`` for the
         library's."""
-        what = f"read of {os.fspath(self._path)!r}"
-        handle = self._open_handle()
-        target = _target(buffer, True)
-        size = _extent(target, size, buffer_offset, what)
-        if target.device:
-            ret, extra = _c.hipFileRead(handle, target.ptr, size, file_offset, buffer_offset)
-        else:
-            ret, extra = _c._read_host(  # pylint: disable=protected-access
-                handle, target.ptr + buffer_offset, size, file_offset
-            )
-        return check_sync(ret, extra, what)
+        return self._sync(False, buffer, size, file_offset, buffer_offset)
 
     def write(
         self, buffer: Any, size: int | None = None, file_offset: int = 0, buffer_offset: int = 0
@@ -258,17 +263,7 @@ class FileHandle:
         """Writes ``size`` bytes of ``buffer`` from ``buffer_offset`` to the file at
         ``file_offset``; returns the bytes written. ``buffer`` as for ``read`` (read-only arrays
         are fine)."""
-        what = f"write of {os.fspath(self._path)!r}"
-        handle = self._open_handle()
-        target = _target(buffer, False)
-        size = _extent(target, size, buffer_offset, what)
-        if target.device:
-            ret, extra = _c.hipFileWrite(handle, target.ptr, size, file_offset, buffer_offset)
-        else:
-            ret, extra = _c._write_host(  # pylint: disable=protected-access
-                handle, target.ptr + buffer_offset, size, file_offset
-            )
-        return check_sync(ret, extra, what)
+        return self._sync(True, buffer, size, file_offset, buffer_offset)
 
     # ---- futures ----------------------------------------------------------------------------
 
