@@ -56,12 +56,12 @@ void ReadNumber(platform::Sys& sys, const char* name, uint64_t lo, uint64_t hi,
 }  // namespace
 
 const char* const kEnvVariables[] = {
-    kEnvAllowCompatMode, kEnvForceCompatMode, kEnvProfileNvtx,       kEnvUnsupportedFileSystems,
-    kEnvStatsLevel,      kEnvLogLevel,        kEnvLogfilePath,       kEnvConfig,
-    kEnvRuntime,         kEnvPageCache,       kEnvPageCachePinAfter, kEnvPageCacheMaxPinnedMb,
-    kEnvCopySpinUs,      kEnvCopyNapUs,       kEnvDirectWrites,      kEnvWriteThrough,
-    kEnvCopyKernel,      kEnvAsyncStaged,     kEnvIoUring,           kEnvIoThreads,
-    kEnvBatchWorkers,
+    kEnvAllowCompatMode, kEnvForceCompatMode,   kEnvProfileNvtx,       kEnvUnsupportedFileSystems,
+    kEnvStatsLevel,      kEnvLogLevel,          kEnvLogfilePath,       kEnvConfig,
+    kEnvRuntime,         kEnvPageCache,         kEnvPageCachePinAfter, kEnvPageCacheMaxPinnedMb,
+    kEnvCopySpinUs,      kEnvCopyNapUs,         kEnvDirectWrites,      kEnvWriteThrough,
+    kEnvCopyKernel,      kEnvAsyncStaged,       kEnvIoUring,           kEnvIoThreads,
+    kEnvBatchWorkers,    kEnvPageCachePinAhead,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -165,6 +165,8 @@ Config ParseConfig(platform::Sys& sys) {
   }
   ReadNumber(sys, kEnvPageCachePinAfter, 1, 1000, "a number from 1 to 1000", nullptr,
              &config.page_cache_pin_after, &config);
+  ReadNumber(sys, kEnvPageCachePinAhead, 0, 1024, "a number of windows from 0 to 1024", nullptr,
+             &config.page_cache_pin_ahead, &config);
   ReadNumber(sys, kEnvPageCacheMaxPinnedMb, 0, uint64_t{1} << 40, "a size in MiB", "0 (automatic)",
              &config.page_cache_max_pinned_mb, &config);
   ReadNumber(sys, kEnvCopySpinUs, 0, 1000000, "microseconds from 0 to 1000000", nullptr,

@@ -38,6 +38,7 @@ inline constexpr char kEnvStatsLevel[] = "HIPFILE_STATS_LEVEL";
 inline constexpr char kEnvPageCache[] = "HIPFILE_PAGE_CACHE";
 // n >= 1: a page-cache window is pinned on its n-th read (default 2: data read once is staged).
 inline constexpr char kEnvPageCachePinAfter[] = "HIPFILE_PAGE_CACHE_PIN_AFTER";
+inline constexpr char kEnvPageCachePinAhead[] = "HIPFILE_PAGE_CACHE_PIN_AHEAD";
 // Cap on pinned page-cache windows in MiB; 0 (default): a quarter of the machine's memory.
 inline constexpr char kEnvPageCacheMaxPinnedMb[] = "HIPFILE_PAGE_CACHE_MAX_PINNED_MB";
 // Microseconds a wait for a copy polls its stream before sleeping on an event (default 20).
@@ -106,6 +107,7 @@ struct Config {
   LogLevel log_level = LogLevel::kWarn;
   engine::PageCacheMode page_cache = engine::PageCacheMode::kAuto;
   unsigned page_cache_pin_after = 2;
+  unsigned page_cache_pin_ahead = 0;
   uint64_t page_cache_max_pinned_mb = 0;
   unsigned copy_spin_us = 20;
   unsigned copy_nap_us = 0;

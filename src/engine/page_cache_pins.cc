@@ -67,9 +67,18 @@ PageCachePins::PageCachePins(platform::Sys& sys, runtime::GpuRuntime& gpu, Optio
     : sys_(sys), gpu_(gpu), options_(options) {}
 
 PageCachePins::~PageCachePins() {
+  std::vector<std::thread> pinners;
+  {
+    MutexLock lock(mu_);
+    stopping_ = true;
+    pinners.swap(pinners_);
+  }
+  ahead_cv_.NotifyAll();
+  for (std::thread& t : pinners) t.join();  // a pin in progress finishes first
   std::vector<std::shared_ptr<PinnedWindow>> all;
   {
     MutexLock lock(mu_);
+    ahead_.clear();  // RetireLocked below takes queued bytes off the cap
     for (auto& entry : files_) RetireLocked(*entry.second);
     files_.clear();
     all.swap(retired_);
@@ -98,45 +107,139 @@ Result<std::shared_ptr<MappedFile>> PageCachePins::Map(int fd, const struct stat
   return file;
 }
 
+size_t PageCachePins::WindowLength(const MappedFile& file, size_t k) const {
+  const uint64_t begin = uint64_t{k} * options_.window_bytes;
+  return static_cast<size_t>(std::min<uint64_t>(options_.window_bytes, file.length_ - begin));
+}
+
+bool PageCachePins::ReserveLocked(uint64_t length, bool reader) {
+  if (counters_.pinned_bytes + length > options_.max_pinned_bytes) {
+    if (!reader) return false;
+    // A fallback that costs speed: resident data is copied through staging from here on.
+    HF_LOG_ONCE(kWarn,
+                "page-cache pin limit reached (%llu bytes pinned, limit %llu: "
+                "HIPFILE_PAGE_CACHE_MAX_PINNED_MB); resident data past it is read through "
+                "staging (said once)",
+                static_cast<unsigned long long>(counters_.pinned_bytes),
+                static_cast<unsigned long long>(options_.max_pinned_bytes));
+    return false;
+  }
+  counters_.pinned_bytes += length;
+  return true;
+}
+
+bool PageCachePins::SequentialLocked(const MappedFile& file, size_t k) const {
+  if (k == 0) return true;
+  const MappedFile::Slot& prev = file.slots_[k - 1];
+  return prev.uses > 0 || prev.state == MappedFile::Slot::State::kQueued ||
+         prev.state == MappedFile::Slot::State::kPinning ||
+         prev.state == MappedFile::Slot::State::kPinned;
+}
+
+void PageCachePins::ScheduleAheadLocked(const std::shared_ptr<MappedFile>& file, size_t k) {
+  if (stopping_ || pinners_refused_ || refused_) return;
+  const Key key{file->identity_.dev, file->identity_.ino};
+  if (direct_writers_.count(key) != 0) return;
+  const size_t last = std::min(file->slots_.size(), k + 1 + options_.pin_ahead_windows);
+  bool queued = false;
+  for (size_t j = k + 1; j < last; ++j) {
+    MappedFile::Slot& slot = file->slots_[j];
+    if (slot.state != MappedFile::Slot::State::kIdle) continue;
+    if (!ReserveLocked(WindowLength(*file, j), /*reader=*/false)) break;
+    slot.state = MappedFile::Slot::State::kQueued;
+    ahead_.push_back(Queued{file, j});
+    queued = true;
+  }
+  if (!queued) return;
+  while (pinners_.size() < std::max(options_.pin_ahead_threads, 1u)) {
+    Result<std::thread> t = sys_.StartThread([this] { PinnerLoop(); });
+    if (!t.ok()) {
+      // Exhaustion is a fault like any other: the queued windows go back to idle (readers pin
+      // or stage them), and pin-ahead stops being tried.
+      pinners_refused_ = true;
+      HF_LOG(kWarn, "pin-ahead off: a pinner thread could not be started (%s)",
+             t.status().ToString().c_str());
+      if (pinners_.empty()) {
+        for (const Queued& q : ahead_) {
+          MappedFile::Slot& slot = q.file->slots_[q.window];
+          if (slot.state != MappedFile::Slot::State::kQueued) continue;
+          slot.state = MappedFile::Slot::State::kIdle;
+          counters_.pinned_bytes -= WindowLength(*q.file, q.window);
+        }
+        ahead_.clear();
+      }
+      break;
+    }
+    pinners_.push_back(std::move(*t));
+  }
+  ahead_cv_.NotifyAll();
+}
+
+void PageCachePins::PinnerLoop() {
+  for (;;) {
+    Queued q;
+    size_t length = 0;
+    {
+      MutexLock lock(mu_);
+      while (!stopping_ && ahead_.empty()) ahead_cv_.Wait(mu_);
+      if (stopping_) return;
+      q = std::move(ahead_.front());
+      ahead_.pop_front();
+      MappedFile::Slot& slot = q.file->slots_[q.window];
+      // A reader took it over (and pins it), or the file was retired (its bytes left the cap).
+      if (slot.state != MappedFile::Slot::State::kQueued) continue;
+      slot.state = MappedFile::Slot::State::kPinning;
+      length = WindowLength(*q.file, q.window);
+    }
+    PinReserved(q.file, q.window, length, /*ahead=*/true);
+  }
+}
+
 std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<MappedFile>& file,
                                                        uint64_t offset) {
   if (!options_.pinning) return nullptr;
   const size_t k = static_cast<size_t>(offset / options_.window_bytes);
-  const uint64_t begin = uint64_t{k} * options_.window_bytes;
   size_t length = 0;
   {
     MutexLock lock(mu_);
     if (refused_ || k >= file->slots_.size()) return nullptr;
     MappedFile::Slot& slot = file->slots_[k];
+    const bool ahead = options_.pin_ahead_windows > 0 && SequentialLocked(*file, k);
     switch (slot.state) {
       case MappedFile::Slot::State::kPinned:
         ++counters_.hits;
+        if (ahead) ScheduleAheadLocked(file, k);
         return slot.window;
+      case MappedFile::Slot::State::kQueued:
+        // The pinners are behind: this reader pins it (its bytes are reserved already).
+        ++slot.uses;
+        slot.state = MappedFile::Slot::State::kPinning;
+        length = WindowLength(*file, k);
+        ScheduleAheadLocked(file, k);
+        break;
       case MappedFile::Slot::State::kPinning:
       case MappedFile::Slot::State::kOff:
         return nullptr;
       case MappedFile::Slot::State::kIdle:
+        // Not while an O_DIRECT write of the file is in flight (BeginDirectWrite); the use does
+        // not count, so the window is pinned by a later read.
+        if (direct_writers_.count(Key{file->identity_.dev, file->identity_.ino}) != 0) {
+          return nullptr;
+        }
+        if (++slot.uses < options_.pin_after_uses && !ahead) return nullptr;
+        length = WindowLength(*file, k);
+        if (!ReserveLocked(length, /*reader=*/true)) return nullptr;
+        slot.state = MappedFile::Slot::State::kPinning;
+        if (ahead) ScheduleAheadLocked(file, k);
         break;
     }
-    // Not while an O_DIRECT write of the file is in flight (BeginDirectWrite); the use does not
-    // count, so the window is pinned by a later read.
-    if (direct_writers_.count(Key{file->identity_.dev, file->identity_.ino}) != 0) return nullptr;
-    if (++slot.uses < options_.pin_after_uses) return nullptr;
-    length = static_cast<size_t>(std::min<uint64_t>(options_.window_bytes, file->length_ - begin));
-    if (counters_.pinned_bytes + length > options_.max_pinned_bytes) {
-      // A fallback that costs speed: resident data is copied through staging from here on.
-      HF_LOG_ONCE(kWarn,
-                  "page-cache pin limit reached (%llu bytes pinned, limit %llu: "
-                  "HIPFILE_PAGE_CACHE_MAX_PINNED_MB); resident data past it is read through "
-                  "staging (said once)",
-                  static_cast<unsigned long long>(counters_.pinned_bytes),
-                  static_cast<unsigned long long>(options_.max_pinned_bytes));
-      return nullptr;
-    }
-    counters_.pinned_bytes += length;
-    slot.state = MappedFile::Slot::State::kPinning;
   }
+  return PinReserved(file, k, length, /*ahead=*/false);
+}
 
+std::shared_ptr<const PinnedWindow> PageCachePins::PinReserved(
+    const std::shared_ptr<MappedFile>& file, size_t k, size_t length, bool ahead) {
+  const uint64_t begin = uint64_t{k} * options_.window_bytes;
   // Pinning faults in every page of the window; one that is not resident would be read from the
   // disk, one page at a time, inside the pin. Such a window is copied through staging instead.
   char* base = file->base_ + begin;
@@ -163,6 +266,7 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
     return nullptr;
   }
   ++counters_.windows_pinned;
+  if (ahead) ++counters_.windows_pinned_ahead;
   auto window = std::make_shared<PinnedWindow>(file, begin, base, length);
   const auto it = files_.find(Key{file->identity_.dev, file->identity_.ino});
   if (it == files_.end() || it->second != file || slot.state != MappedFile::Slot::State::kPinning) {
@@ -204,7 +308,10 @@ bool PageCachePins::HasPinnedLocked(dev_t dev, ino_t ino) const {
   const auto it = files_.find(Key{dev, ino});
   if (it != files_.end()) {
     for (const MappedFile::Slot& slot : it->second->slots_) {
-      if (slot.window != nullptr || slot.state == MappedFile::Slot::State::kPinning) return true;
+      if (slot.window != nullptr || slot.state == MappedFile::Slot::State::kPinning ||
+          slot.state == MappedFile::Slot::State::kQueued) {
+        return true;
+      }
     }
   }
   return std::any_of(retired_.begin(), retired_.end(), [&](const auto& window) {
@@ -234,7 +341,11 @@ PageCachePins::Counters PageCachePins::counters() const {
 }
 
 void PageCachePins::RetireLocked(MappedFile& file) {
-  for (MappedFile::Slot& slot : file.slots_) {
+  for (size_t k = 0; k < file.slots_.size(); ++k) {
+    MappedFile::Slot& slot = file.slots_[k];
+    if (slot.state == MappedFile::Slot::State::kQueued) {
+      counters_.pinned_bytes -= WindowLength(file, k);
+    }
     if (slot.window != nullptr) retired_.push_back(std::move(slot.window));
     slot.window = nullptr;
     slot.state = MappedFile::Slot::State::kOff;

@@ -13,6 +13,14 @@
 // then its reads go through staging, so data read once does not pay for pinning. Pinned bytes
 // are capped at `max_pinned_bytes`; past the cap, reads go through staging.
 //
+// Pin-ahead (`pin_ahead_windows` > 0): data read once (loading model weights) never reaches a
+// window's second read, so it would always go through staging. When a read arrives at a window
+// whose predecessor was read (or at the file's first window), the reader pins its window itself
+// and queues the next `pin_ahead_windows` windows for pinner threads of their own
+// (`pin_ahead_threads`), so that a sequential reader finds them pinned. A reader that reaches a
+// queued window before a pinner does pins it itself; one that reaches a window being pinned reads
+// it through staging. Queued windows count against the cap from the moment they are queued.
+//
 // Unpinning is an implicit synchronization on CUDA: it waits for every stream of the device, and
 // while it waits every other GPU call of the process waits too (measured on the H200 by
 // bench/probes/implicit-sync-probe). A stream stalled on a stream-ordered operation waits for the
@@ -29,8 +37,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -73,7 +83,8 @@ class MappedFile {
  private:
   friend class PageCachePins;
   struct Slot {
-    enum class State : uint8_t { kIdle, kPinning, kPinned, kOff };
+    // kQueued: waiting for a pinner thread (pin-ahead), its bytes counted against the cap.
+    enum class State : uint8_t { kIdle, kQueued, kPinning, kPinned, kOff };
     State state = State::kIdle;
     unsigned uses = 0;
     std::shared_ptr<PinnedWindow> window;
@@ -120,17 +131,21 @@ class PageCachePins {
     uint64_t max_pinned_bytes = 0;
     unsigned pin_after_uses = 2;
     size_t page_size = 4096;
+    unsigned pin_ahead_windows = 0;  // 0: off (see above)
+    unsigned pin_ahead_threads = 2;
   };
   struct Counters {
     uint64_t pinned_bytes = 0;  // retired windows included, until unpinned
     uint64_t windows_pinned = 0;
     uint64_t windows_unpinned = 0;
-    uint64_t hits = 0;  // reads of a chunk from a window already pinned
+    uint64_t hits = 0;                  // reads of a chunk from a window already pinned
+    uint64_t windows_pinned_ahead = 0;  // of windows_pinned, by a pinner thread
   };
 
   // sys and gpu must outlive the object.
   PageCachePins(platform::Sys& sys, runtime::GpuRuntime& gpu, Options options);
-  // Unpins everything: no request may be running, and no stream-ordered operation in flight.
+  // Stops the pinner threads (waiting for a pin in progress), then unpins everything: no request
+  // may be running, and no stream-ordered operation in flight.
   ~PageCachePins();
   PageCachePins(const PageCachePins&) = delete;
   PageCachePins& operator=(const PageCachePins&) = delete;
@@ -166,8 +181,24 @@ class PageCachePins {
  private:
   using Key = std::pair<dev_t, ino_t>;
 
-  // Moves the pinned windows of `file` to retired_ and turns its slots off.
+  // Moves the pinned windows of `file` to retired_ and turns its slots off (a queued slot's
+  // bytes leave the cap).
   void RetireLocked(MappedFile& file) REQUIRES(mu_);
+  // The bytes of window k of `file`.
+  size_t WindowLength(const MappedFile& file, size_t k) const;
+  // Counts `length` more bytes against the cap; false when they do not fit (said once, at warn,
+  // for a reader: its bytes go through staging from here on).
+  bool ReserveLocked(uint64_t length, bool reader) REQUIRES(mu_);
+  // Whether window k of `file` continues a sequential reader: the first window, or one whose
+  // predecessor has been read, queued or pinned.
+  bool SequentialLocked(const MappedFile& file, size_t k) const REQUIRES(mu_);
+  // Queues the idle windows after k for the pinner threads, starting them if needed.
+  void ScheduleAheadLocked(const std::shared_ptr<MappedFile>& file, size_t k) REQUIRES(mu_);
+  // Pins window k of `file`, whose state is kPinning and whose `length` bytes are reserved.
+  std::shared_ptr<const PinnedWindow> PinReserved(const std::shared_ptr<MappedFile>& file, size_t k,
+                                                  size_t length, bool ahead) EXCLUDES(mu_);
+  // A pinner thread: pins queued windows until the object is destroyed.
+  void PinnerLoop() EXCLUDES(mu_);
   bool HasPinnedLocked(dev_t dev, ino_t ino) const REQUIRES(mu_);
   void Unpin(const PinnedWindow& window) EXCLUDES(mu_);
 
@@ -181,6 +212,17 @@ class PageCachePins {
   std::map<Key, unsigned> direct_writers_ GUARDED_BY(mu_);  // O_DIRECT writes in flight, by file
   Counters counters_ GUARDED_BY(mu_);
   bool refused_ GUARDED_BY(mu_) = false;  // the runtime refused to pin a file mapping: stop trying
+
+  // Pin-ahead: windows waiting for a pinner (an entry whose slot left kQueued is skipped).
+  struct Queued {
+    std::shared_ptr<MappedFile> file;
+    size_t window = 0;
+  };
+  std::deque<Queued> ahead_ GUARDED_BY(mu_);
+  std::vector<std::thread> pinners_ GUARDED_BY(mu_);
+  bool pinners_refused_ GUARDED_BY(mu_) = false;  // a pinner thread could not be started
+  bool stopping_ GUARDED_BY(mu_) = false;
+  CondVar ahead_cv_;
 };
 
 }  // namespace hipfile::engine

@@ -58,6 +58,7 @@ PageCachePins::Options PinOptions(const EngineOptions& options, bool page_cache,
   o.max_pinned_bytes = options.page_cache_max_pinned_bytes;
   if (o.max_pinned_bytes == 0) o.max_pinned_bytes = sys.PhysicalMemoryBytes() / 4;
   o.pin_after_uses = std::max(options.page_cache_pin_after_uses, 1u);
+  o.pin_ahead_windows = options.page_cache_pin_ahead_windows;
   return o;
 }
 

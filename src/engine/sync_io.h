@@ -120,6 +120,8 @@ struct EngineOptions {
   uint64_t page_cache_max_pinned_bytes = 0;
   // A window is pinned on its n-th read (1: the first); earlier reads go through staging.
   unsigned page_cache_pin_after_uses = 2;
+  // Pin-ahead (engine/page_cache_pins.h): windows pinned ahead of a sequential reader; 0: off.
+  unsigned page_cache_pin_ahead_windows = 0;
 };
 
 inline constexpr size_t kMaxAutoIoThreads = 16;

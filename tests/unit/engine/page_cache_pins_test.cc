@@ -7,8 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -143,6 +146,117 @@ TEST_F(PageCachePinsTest, WithoutPinningOnlyMappingsAreMade) {
   ASSERT_TRUE(file->Residency(0, kFileSize, &resident).ok());
   EXPECT_EQ(pins.Pin(file, 0), nullptr);
   EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 0u);
+}
+
+// Pin-ahead: windows after a sequential reader are pinned by pinner threads.
+class PinAheadTest : public EngineTestBase {
+ protected:
+  static constexpr size_t kWindows = 8;
+  void SetUp() override {
+    WriteFileOrDie(path_, PatternBytes(kWindows * kWindow, 9));
+    fd_ = std::make_unique<ScopedFd>(path_, O_RDONLY);
+    ASSERT_EQ(::fstat(fd_->get(), &st_), 0);
+  }
+  PageCachePins::Options Options(unsigned ahead, uint64_t max_windows = 100) const {
+    PageCachePins::Options o;
+    o.window_bytes = kWindow;
+    o.max_pinned_bytes = max_windows * kWindow;
+    o.pin_after_uses = 2;
+    o.page_size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    o.pin_ahead_windows = ahead;
+    o.pin_ahead_threads = 2;
+    return o;
+  }
+  // Waits (up to 10 s) until the pinner threads have pinned `n` windows.
+  static bool PinnedAhead(const PageCachePins& pins, uint64_t n) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (pins.counters().windows_pinned_ahead < n) {
+      if (std::chrono::steady_clock::now() > end) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  }
+
+  const std::string path_ = dir_.File("data");
+  std::unique_ptr<ScopedFd> fd_;
+  struct stat st_ = {};
+};
+
+TEST_F(PinAheadTest, ASequentialReaderFindsTheNextWindowsPinned) {
+  PageCachePins pins(sys_, gpu_, Options(3));
+  auto file = *pins.Map(fd_->get(), st_);
+  auto first = pins.Pin(file, 0);
+  ASSERT_NE(first, nullptr) << "the first window of a file is pinned at its first read";
+  ASSERT_TRUE(PinnedAhead(pins, 3));
+  auto second = pins.Pin(file, kWindow + 10);
+  ASSERT_NE(second, nullptr) << "pinned ahead of the reader";
+  EXPECT_EQ(pins.counters().hits, 1u);
+  ASSERT_TRUE(PinnedAhead(pins, 4)) << "reading window 1 queues window 4";
+  EXPECT_EQ(0, std::memcmp(second->At(kWindow + 10),
+                           PatternBytes(kWindows * kWindow, 9).data() + kWindow + 10, 100));
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 5u);
+  EXPECT_EQ(pins.counters().pinned_bytes, 5 * kWindow);
+}
+
+TEST_F(PinAheadTest, ReadsThatDoNotFollowOnPinNothingAhead) {
+  PageCachePins pins(sys_, gpu_, Options(3));
+  auto file = *pins.Map(fd_->get(), st_);
+  EXPECT_EQ(pins.Pin(file, 5 * kWindow), nullptr) << "window 4 was never read: not sequential";
+  EXPECT_EQ(pins.Pin(file, 2 * kWindow), nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 0u);
+  EXPECT_EQ(pins.counters().pinned_bytes, 0u);
+  EXPECT_NE(pins.Pin(file, 3 * kWindow), nullptr) << "window 2 was read: this one follows on";
+}
+
+TEST_F(PinAheadTest, OffByDefault) {
+  PageCachePins pins(sys_, gpu_, Options(0));
+  auto file = *pins.Map(fd_->get(), st_);
+  EXPECT_EQ(pins.Pin(file, 0), nullptr) << "pinned at its second read, as before";
+  EXPECT_EQ(sys_.Calls(testing::SysOp::kStartThread), 0u);
+}
+
+TEST_F(PinAheadTest, QueuedWindowsCountAgainstTheCap) {
+  PageCachePins pins(sys_, gpu_, Options(6, /*max_windows=*/3));
+  auto file = *pins.Map(fd_->get(), st_);
+  ASSERT_NE(pins.Pin(file, 0), nullptr);
+  ASSERT_TRUE(PinnedAhead(pins, 2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(pins.counters().windows_pinned, 3u);
+  EXPECT_EQ(pins.counters().pinned_bytes, 3 * kWindow);
+}
+
+TEST_F(PinAheadTest, NoPinnerThreadMeansReadersPinForThemselves) {
+  sys_.FailAlways(testing::SysOp::kStartThread, EAGAIN);
+  PageCachePins pins(sys_, gpu_, Options(3));
+  auto file = *pins.Map(fd_->get(), st_);
+  ASSERT_NE(pins.Pin(file, 0), nullptr);
+  EXPECT_EQ(pins.counters().pinned_bytes, kWindow) << "what was queued left the cap";
+  EXPECT_NE(pins.Pin(file, kWindow), nullptr) << "a sequential reader still pins its window";
+  EXPECT_EQ(sys_.Calls(testing::SysOp::kStartThread), 1u) << "tried once, then off";
+  EXPECT_EQ(pins.counters().windows_pinned_ahead, 0u);
+}
+
+TEST_F(PinAheadTest, ForgettingAFileWithWindowsQueuedLeavesNothingPinned) {
+  {
+    PageCachePins pins(sys_, gpu_, Options(7));
+    auto file = *pins.Map(fd_->get(), st_);
+    ASSERT_NE(pins.Pin(file, 0), nullptr);
+    file = nullptr;
+    pins.Forget(st_.st_dev, st_.st_ino);
+    pins.UnpinRetired();
+  }  // the destructor stops the pinners and unpins what they pinned meanwhile
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), gpu_.Calls(GpuOp::kHostRegister));
+  EXPECT_EQ(sys_.Calls(SysOp::kMunmap), 1u);
+}
+
+TEST_F(PinAheadTest, DestroyedWhilePinnersRun) {
+  for (int round = 0; round < 20; ++round) {
+    PageCachePins pins(sys_, gpu_, Options(7));
+    auto file = *pins.Map(fd_->get(), st_);
+    ASSERT_NE(pins.Pin(file, 0), nullptr);
+  }
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), gpu_.Calls(GpuOp::kHostRegister));
 }
 
 }  // namespace

@@ -126,6 +126,31 @@ TEST_F(PageCacheTest, WindowsArePinnedOnTheReadThatMakesThemDue) {
   EXPECT_EQ(gpu_.Calls(GpuOp::kMemcpyAsync), staged_copies + kWindows) << "one copy per window";
 }
 
+// Pin-ahead: one pass reads data read once through pinned windows, byte exact, every window
+// pinned once (by the reader or a pinner thread), in several passes of chunks read in order.
+TEST_F(PageCacheTest, OnePassWithPinAheadCopiesFromPinnedWindows) {
+  ScopedFd fd(path_, O_RDONLY);
+  EngineOptions options = CacheOptions(/*pin_after_uses=*/2, /*threads=*/1);
+  options.page_cache_pin_ahead_windows = 2;
+  SyncEngine engine(sys_, gpu_, options);
+  GpuBuffer mem(gpu_, kFileSize, hipMemoryTypeDevice);
+  ReadAllAndCheck(engine, fd, mem, content_);
+  EXPECT_GE(gpu_.Calls(GpuOp::kHostRegister), 1u) << "read once, yet pinned";
+  EXPECT_LE(gpu_.Calls(GpuOp::kHostRegister), kWindows);
+  // Chunk by chunk, as a loader reads tensors in file order: each read finds its window pinned
+  // or pins it.
+  GpuBuffer piece(gpu_, kTestChunk, hipMemoryTypeDevice);
+  for (size_t off = 0; off < kFileSize; off += kTestChunk) {
+    const size_t n = std::min(kTestChunk, kFileSize - off);
+    Result<size_t> got = engine.Read(fd.file(), piece.At(0), n, static_cast<off_t>(off));
+    ASSERT_TRUE(got.ok() && *got == n);
+    std::vector<unsigned char> bytes = piece.Download();
+    ASSERT_TRUE(std::equal(bytes.begin(), bytes.begin() + static_cast<long>(n),
+                           content_.begin() + static_cast<long>(off)));
+  }
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), kWindows) << "every window pinned once";
+}
+
 TEST_F(PageCacheTest, AChangedFileIsMappedAgainAndItsOldWindowsRetire) {
   ScopedFd fd(path_, O_RDWR);
   SyncEngine engine(sys_, gpu_, CacheOptions());
