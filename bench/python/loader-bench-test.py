@@ -157,6 +157,7 @@ def test_bench(work, ckpt):
     # Words swapped inside a tensor keep the plain sum and must still show.
     words = np.arange(16, dtype=np.int64)
     sys.path.insert(0, HERE)
+    sys.dont_write_bytecode = True  # no __pycache__ in the tree
     lb = __import__("loader-bench")
     s1 = lb.numpy_sums({"a": words})["a"]
     s2 = lb.numpy_sums({"a": words[::-1].copy()})["a"]

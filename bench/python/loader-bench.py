@@ -35,7 +35,7 @@ allocator only), dev_used_before_gib / dev_used_peak_gib / dev_used_after_gib (t
 memory, torch.cuda.mem_get_info, the peak sampled every --sample-ms during the load: memory a
 loader takes outside torch's allocator shows here), cached_before (share of the checkpoint's
 pages in the page cache just before the load, from mincore: 1.0 warm, about 0 cold), checksum
-and check.
+and check; hipfile rows add "paths", the bytes each of the library's data paths moved.
 
 Checksums: every tensor's bytes are read as little-endian 64-bit words w_0..w_{n-1} (the last
 one zero-padded) and summed on the device, s = sum w_j and ws = sum (j + 1) w_j, both modulo
@@ -463,6 +463,11 @@ def run(a, fields):
     if on_gpu:
         fields["not_on_device"] = sum(1 for t in tensors.values()
                                       if t.device != torch.device(a.device))
+    if a.loader.startswith("hipfile"):  # the bytes each data path moved (docs/stats.md)
+        import hipfile
+
+        fields["paths"] = {k: v["read_bytes"] for k, v in hipfile.stats()["paths"].items()
+                           if v["read_bytes"]}
     per, digest = checksums(tensors, a.device)
     if close:
         close()
