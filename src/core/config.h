@@ -107,7 +107,7 @@ struct Config {
   LogLevel log_level = LogLevel::kWarn;
   engine::PageCacheMode page_cache = engine::PageCacheMode::kAuto;
   unsigned page_cache_pin_after = 2;
-  unsigned page_cache_pin_ahead = 0;
+  unsigned page_cache_pin_ahead = 32;
   uint64_t page_cache_max_pinned_mb = 0;
   unsigned copy_spin_us = 20;
   unsigned copy_nap_us = 0;
