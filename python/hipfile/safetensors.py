@@ -212,8 +212,31 @@ class _Read(NamedTuple):
     what: str
 
 
+def _numpy_dtype(np: Any, path: str, t: TensorInfo) -> Any:
+    name, module = _NUMPY[t.dtype]
+    if module == "numpy":
+        return np.dtype(name).newbyteorder("<")
+    try:
+        import ml_dtypes  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        raise _refuse(
+            path,
+            f"tensor {t.name!r} is {t.dtype}: framework='numpy' needs ml_dtypes for it "
+            "(pip install ml_dtypes)",
+        ) from None
+    if not hasattr(ml_dtypes, name):
+        raise _refuse(
+            path,
+            f"tensor {t.name!r} is {t.dtype}: this ml_dtypes ({ml_dtypes.__version__}) has no "
+            f"{name}",
+        )
+    return np.dtype(getattr(ml_dtypes, name))
+
+
 def _numpy_allocator() -> Callable[[str, TensorInfo], tuple[Any, Any, Callable[[], None] | None]]:
     import numpy as np  # pylint: disable=import-outside-toplevel
+
+    dtypes: dict[str, Any] = {}
 
     def alloc(path: str, t: TensorInfo) -> tuple[Any, Any, Callable[[], None] | None]:
         if t.dtype not in _NUMPY:
@@ -222,25 +245,9 @@ def _numpy_allocator() -> Callable[[str, TensorInfo], tuple[Any, Any, Callable[[
                 f"tensor {t.name!r} is {t.dtype}, which NumPy has no dtype for "
                 "(leave it out with filter=; read_header describes it)",
             )
-        name, module = _NUMPY[t.dtype]
-        if module == "ml_dtypes":
-            try:
-                import ml_dtypes  # pylint: disable=import-outside-toplevel
-            except ImportError:
-                raise _refuse(
-                    path,
-                    f"tensor {t.name!r} is {t.dtype}: framework='numpy' needs "
-                    "ml_dtypes for it (pip install ml_dtypes)",
-                ) from None
-            if not hasattr(ml_dtypes, name):
-                raise _refuse(
-                    path,
-                    f"tensor {t.name!r} is {t.dtype}: this ml_dtypes "
-                    f"({ml_dtypes.__version__}) has no {name}",
-                )
-            dtype = np.dtype(getattr(ml_dtypes, name))
-        else:
-            dtype = np.dtype(name).newbyteorder("<")
+        dtype = dtypes.get(t.dtype)
+        if dtype is None:
+            dtype = dtypes[t.dtype] = _numpy_dtype(np, path, t)
         array = np.empty(t.shape, dtype=dtype)
         if t.dtype != "F4":
             return array, array, None
@@ -288,7 +295,7 @@ def _torch_allocator(device: Any) -> Callable[[str, TensorInfo], tuple[Any, Any,
 def _pointer(target: Any) -> tuple[int, bool]:
     if hasattr(target, "data_ptr"):  # torch
         return target.data_ptr(), target.device.type != "cpu"
-    return target.ctypes.data, False  # NumPy
+    return target.__array_interface__["data"][0], False  # NumPy
 
 
 # ---- reading ----------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <set>
-#include <stdexcept>
+#include <string>
+#include <unordered_set>
 
 namespace hipfile::python::safetensors {
 namespace {
@@ -26,8 +26,8 @@ constexpr DtypeEntry kDtypes[] = {
     {"I64", 64},        {"U64", 64},
 };
 
-// The header nests three deep at most: {name: {"shape": [n]}}. Deeper JSON is refused while it
-// is parsed, before it is built.
+// The header nests three deep at most: {name: {"shape": [n]}}. Deeper JSON is refused before a
+// DOM is built.
 constexpr int kMaxDepth = 3;
 
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
@@ -80,6 +80,39 @@ size_t FirstBadUtf8(std::string_view s) {
   }
   return std::string_view::npos;
 }
+
+// The first pass over the header: nesting depth and top-level names, nothing stored but names.
+struct HeaderShape final : nlohmann::json_sax<json> {
+  int depth = 0;
+  std::unordered_set<std::string> names;
+  std::string problem;
+
+  bool Open() {
+    if (++depth <= kMaxDepth) return true;
+    problem = "header refused: the JSON nests deeper than a header does";
+    return false;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return Open(); }
+  bool start_array(std::size_t) override { return Open(); }
+  bool end_object() override { return --depth, true; }
+  bool end_array() override { return --depth, true; }
+  bool key(string_t& k) override {
+    if (depth != 1 || names.insert(k).second) return true;
+    problem = "header refused: tensor " + Quoted(k) + " appears twice";
+    return false;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    problem = "header is not valid JSON (" + std::string(e.what()) + ")";
+    return false;
+  }
+};
 
 std::string ParseTensor(const std::string& name, const json& v, uint64_t data_size, TensorInfo* t) {
   const std::string what = "tensor " + Quoted(name) + ": ";
@@ -176,30 +209,19 @@ std::string ParseHeader(std::string_view text, uint64_t file_size, Header* out) 
   if (size_t bad = FirstBadUtf8(text); bad != std::string_view::npos)
     return "header is not UTF-8 (byte " + std::to_string(bad) + " of the JSON)";
 
-  // Refuses deep nesting and repeated names while parsing: a repeated name would otherwise keep
-  // one of two entries silently.
-  std::set<std::string> names;
-  std::string problem;
-  json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
-    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-        depth >= kMaxDepth) {
-      problem = "the JSON nests deeper than a header does";
-      throw std::runtime_error(problem);
-    }
-    if (event == json::parse_event_t::key && depth == 1 &&
-        !names.insert(parsed.get<std::string>()).second) {
-      problem = "tensor " + Quoted(parsed.get<std::string>()) + " appears twice";
-      throw std::runtime_error(problem);
-    }
-    return true;
-  };
+  // A first pass builds nothing: it refuses malformed JSON, deep nesting and repeated names (which
+  // the DOM would collapse silently, keeping one of two entries) before the DOM parse.
+  // nlohmann's callback parser could check the same while building, but it rescans the parent
+  // object after each member, quadratic in the tensors: minutes for a 200,000-tensor header.
+  HeaderShape shape;
+  if (!json::sax_parse(text.begin(), text.end(), &shape)) {
+    return shape.problem.empty() ? "header is not valid JSON" : shape.problem;
+  }
   json root;
   try {
-    root = json::parse(text.begin(), text.end(), check);
+    root = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
     return "header is not valid JSON (" + std::string(e.what()) + ")";
-  } catch (const std::runtime_error&) {
-    return "header refused: " + problem;
   }
   if (!root.is_object()) return "header is not a JSON object";
 
