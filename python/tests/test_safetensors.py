@@ -487,6 +487,8 @@ def _torch_case(tmp_path):
         "s": random_array(np.int64, ()),
         "e": random_array(np.float16, (0, 4)),
         "m": random_array(np.uint8, (2, 3)),
+        "big": random_array(np.float32, (1024, 1024)),  # past 256 KiB: a pread, not the Batch
+        **{f"small.{i}": random_array(np.int32, (i,)) for i in range(200)},
     }
     path = tmp_path / "t.safetensors"
     sn.save_file(tensors, str(path))
