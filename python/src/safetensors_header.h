@@ -39,7 +39,7 @@ struct Header {
   uint64_t data_start = 0;          // 8 + the header's length: where data_offsets count from
   std::vector<TensorInfo> tensors;  // in data_offsets order (the header's may differ)
   bool has_metadata = false;
-  std::vector<std::pair<std::string, std::string>> metadata;  // "__metadata__", in file order
+  std::vector<std::pair<std::string, std::string>> metadata;  // "__metadata__", by key
 };
 
 // The header's length from the file's first bytes (`n` of them at `p`). Empty on success with
