@@ -7,6 +7,7 @@
 #include "executor.h"
 #include "low_level.h"
 #include "observe.h"
+#include "safetensors_module.h"
 
 NB_MODULE(_hipfile, m) {
   m.doc() =
@@ -17,4 +18,5 @@ NB_MODULE(_hipfile, m) {
   hipfile::python::BindExecutor(m);
   hipfile::python::BindBatch(m);
   hipfile::python::BindObserve(m);
+  hipfile::python::BindSafetensors(m);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The Python package as a user gets it (CTest python.package, label python):
-#   1. `pip install SRC` into a fresh virtual environment holding only NumPy and pytest (the
-#      build requirements, scikit-build-core and nanobind, come through pip's build isolation);
+#   1. `pip install SRC` into a fresh virtual environment holding only NumPy, pytest, and the
+#      `safetensors` package and ml_dtypes that test_safetensors.py compares with (the build
+#      requirements, scikit-build-core and nanobind, come through pip's build isolation);
 #   2. pytest over python/tests from outside the tree, LD_LIBRARY_PATH unset, on the runtime the
 #      library picks and on cpu-staged (a GPU's data paths on the CPU runtime);
 #   3. tests/compat/amd_python/round_trip.py, written for AMD's package, run unchanged with this
@@ -36,7 +37,7 @@ pip_or_skip() {  # pip_or_skip PYTHON LOG ARGS...: pip install, exit 77 when PyP
 rm -rf "$WORK/venv" "$WORK/venv-sdist" "$WORK/dist" "$WORK/run"
 python3 -m venv "$WORK/venv"
 py=$WORK/venv/bin/python
-pip_or_skip "$py" "$WORK/pip-deps.log" numpy pytest build
+pip_or_skip "$py" "$WORK/pip-deps.log" numpy pytest build safetensors ml_dtypes
 # build-dir persists between runs: CMake rebuilds only what changed.
 pip_or_skip "$py" "$WORK/pip-install.log" "$SRC" -C build-dir="$WORK/build"
 
