@@ -29,7 +29,15 @@ from hipfile.batch import Batch
 from hipfile.file import _READ_DEVICE, _READ_HOST, FileHandle
 from hipfile.futures import IOFuture
 
-__all__ = ["TensorInfo", "Header", "read_header", "load_file", "load", "MAX_HEADER_BYTES"]
+__all__ = [
+    "TensorInfo",
+    "Header",
+    "read_header",
+    "load_file",
+    "load",
+    "load_distributed",
+    "MAX_HEADER_BYTES",
+]
 
 MAX_HEADER_BYTES: int = _c._ST_MAX_HEADER_BYTES  # pylint: disable=protected-access
 
@@ -427,3 +435,8 @@ def load_file(
 ) -> dict[str, Any]:
     """The tensors of one safetensors file, as ``load``: ``{name: tensor}`` on ``device``."""
     return load([path], device=device, framework=framework, filter=filter)
+
+
+# Several processes of a torch.distributed job: hipfile/distributed.py (imports this module
+# lazily, inside the function).
+from hipfile.distributed import load_distributed  # noqa: E402  pylint: disable=C0413
