@@ -190,6 +190,13 @@ def _shard_paths(paths: Any) -> tuple[list[str], dict[str, str] | None]:
         base = os.path.dirname(p)
         weight_map = dict(weight_map or {})
         for name, shard in wm.items():
+            # An index names files beside it: one that reaches elsewhere (an absolute path,
+            # "..") is refused rather than opened, as a downloaded index is not to be trusted.
+            if not shard or os.path.isabs(shard) or ".." in shard.replace("\\", "/").split("/"):
+                raise ValueError(
+                    f"safetensors index {p!r}: tensor {name!r} is placed in {shard!r}, which is "
+                    "not a file beside the index"
+                )
             weight_map[name] = os.path.join(base, shard)
             shards.append(weight_map[name])
     return list(dict.fromkeys(shards)), weight_map

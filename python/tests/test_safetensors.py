@@ -209,6 +209,22 @@ def test_float4_unpacks_low_nibble_first_and_float6_is_described(tmp_path):
     assert ours["f4"].base is None
 
 
+def test_an_index_naming_files_elsewhere_is_refused(tmp_path):
+    inside = tmp_path / "model"
+    inside.mkdir()
+    sn.save_file({"w": random_array(np.float32, (3,))}, str(tmp_path / "outside.safetensors"))
+    index = inside / "model.safetensors.index.json"
+    for shard in ("../outside.safetensors", str(tmp_path / "outside.safetensors"), "a/../../x",
+                  ""):
+        index.write_text(json.dumps({"weight_map": {"w": shard}}))
+        with pytest.raises(ValueError, match="not a file beside the index"):
+            st.load(index, framework="numpy")
+    index.write_text(json.dumps({"weight_map": {"w": "sub/shard.safetensors"}}))
+    (inside / "sub").mkdir()
+    sn.save_file({"w": random_array(np.float32, (3,))}, str(inside / "sub" / "shard.safetensors"))
+    assert list(st.load(index, framework="numpy")) == ["w"]  # below the index: fine
+
+
 def test_sharded_checkpoint_with_index(tmp_path):
     shards, weight_map, everything = [], {}, {}
     for s in range(4):
