@@ -61,9 +61,10 @@ bool PageCacheEnabled(PageCacheMode mode, bool device_memory_is_host) {
   return mode == PageCacheMode::kOn;
 }
 
-PlanRequest MakeReadRequest(const ReadRequestInputs& in, uint64_t offset, size_t size) {
-  const EngineOptions& o = *in.options;
-  const IoFile& file = *in.file;
+namespace {
+
+// What a read's and a write's requests share: the transfer, the memory, the file's alignment.
+PlanRequest CommonRequest(const ReadRequestInputs& in, uint64_t offset, size_t size) {
   PlanRequest request;
   request.offset = offset;
   request.size = size;
@@ -72,12 +73,21 @@ PlanRequest MakeReadRequest(const ReadRequestInputs& in, uint64_t offset, size_t
   request.compat_allowed = in.allow_compat;
   request.staging_align = in.page_size;
   request.memory_address = in.memory_address;
+  request.dio_mem_align = in.file->dio_mem_align;
+  request.page_size = in.page_size;
+  request.chunk_bytes = in.options->chunk_bytes;
+  return request;
+}
+
+}  // namespace
+
+PlanRequest MakeReadRequest(const ReadRequestInputs& in, uint64_t offset, size_t size) {
+  const EngineOptions& o = *in.options;
+  const IoFile& file = *in.file;
+  PlanRequest request = CommonRequest(in, offset, size);
   request.direct_allowed = o.direct_reads && file.direct_fd >= 0;
   request.no_direct = file.direct_fd < 0 ? Fallback::kNoDirect : Fallback::kDirectOff;
-  request.dio_mem_align = file.dio_mem_align;
   request.dio_offset_align = file.dio_offset_align;
-  request.page_size = in.page_size;
-  request.chunk_bytes = o.chunk_bytes;
   request.window_bytes = o.page_cache_window_bytes;
   request.page_cache_min_bytes = o.page_cache_min_bytes;
   request.page_cache_wanted = in.staged && in.page_cache;
@@ -88,24 +98,14 @@ PlanRequest MakeWriteRequest(const ReadRequestInputs& in, bool direct, uint64_t 
                              size_t size) {
   const EngineOptions& o = *in.options;
   const IoFile& file = *in.file;
-  PlanRequest request;
-  request.offset = offset;
-  request.size = size;
-  request.staged = in.staged;
-  request.memory_is_staging = in.memory_is_staging;
-  request.compat_allowed = in.allow_compat;
-  request.staging_align = in.page_size;
-  request.memory_address = in.memory_address;
+  PlanRequest request = CommonRequest(in, offset, size);
   request.direct_allowed = direct;
   request.no_direct = file.direct_fd < 0 ? Fallback::kNoDirect
                       : !o.direct_writes ? Fallback::kDirectOff
                                          : Fallback::kPinnedPages;
   request.residency_known = direct;  // written data is all "cold"
-  request.dio_mem_align = file.dio_mem_align;
   request.dio_offset_align =
       std::max<uint32_t>(file.dio_offset_align, static_cast<uint32_t>(in.page_size));
-  request.page_size = in.page_size;
-  request.chunk_bytes = o.chunk_bytes;
   return request;
 }
 
