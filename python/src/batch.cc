@@ -13,15 +13,12 @@
 #include <tuple>
 #include <vector>
 
+#include "results.h"
+
 namespace nb = nanobind;
 
 namespace hipfile::python {
 namespace {
-
-using ErrTuple = std::tuple<int, int>;
-ErrTuple Err(hipFileError_t e) {
-  return {static_cast<int>(e.err), static_cast<int>(e.hip_drv_err)};
-}
 
 // (fh, pointer, size, file_offset, buffer_offset, is_write, cookie)
 using Entry = std::tuple<uintptr_t, uintptr_t, size_t, int64_t, int64_t, bool, uintptr_t>;

@@ -20,6 +20,8 @@
 #include <thread>
 #include <tuple>
 
+#include "results.h"
+
 namespace nb = nanobind;
 
 namespace hipfile::python {
@@ -95,13 +97,8 @@ void Run(const Job& job) {
                                 job.size, job.file_offset);
       break;
   }
-  int extra = 0;
-  if (ret == -1) {
-    extra = errno;
-  } else if (ret == -static_cast<ssize_t>(hipFileHipDriverError)) {
-    extra = static_cast<int>(hipPeekAtLastError());
-  }
-  job.state->Finish(static_cast<int64_t>(ret), extra);
+  const auto [result, extra] = SyncResult(ret);
+  job.state->Finish(result, extra);
 }
 
 // Threads started as work arrives, up to a limit; never destroyed (the process's exit ends them:

@@ -13,16 +13,12 @@
 #include <string>
 #include <tuple>
 
+#include "results.h"
+
 namespace nb = nanobind;
 
 namespace hipfile::python {
 namespace {
-
-using ErrTuple = std::tuple<int, int>;
-
-ErrTuple Err(hipFileError_t e) {
-  return {static_cast<int>(e.err), static_cast<int>(e.hip_drv_err)};
-}
 
 // The (err, extra) of the stream-ordered wrappers: extra is the hipError_t of a GPU error, errno
 // of a system error (err == -1), else 0.
@@ -34,18 +30,6 @@ ErrTuple AsyncErr(hipFileError_t e, int saved_errno) {
     extra = saved_errno;
   }
   return {static_cast<int>(e.err), extra};
-}
-
-// (result, extra) of hipFileRead/Write: extra is errno when result == -1, the GPU runtime's last
-// error when result == -hipFileHipDriverError, else 0.
-std::tuple<int64_t, int> SyncResult(ssize_t ret) {
-  int extra = 0;
-  if (ret == -1) {
-    extra = errno;
-  } else if (ret == -static_cast<ssize_t>(hipFileHipDriverError)) {
-    extra = static_cast<int>(hipPeekAtLastError());
-  }
-  return {static_cast<int64_t>(ret), extra};
 }
 
 const char* OrEmpty(const char* s) { return s == nullptr ? "" : s; }

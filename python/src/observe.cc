@@ -9,15 +9,12 @@
 #include <string>
 #include <tuple>
 
+#include "results.h"
+
 namespace nb = nanobind;
 
 namespace hipfile::python {
 namespace {
-
-using ErrTuple = std::tuple<int, int>;
-ErrTuple Err(hipFileError_t e) {
-  return {static_cast<int>(e.err), static_cast<int>(e.hip_drv_err)};
-}
 
 nb::dict Counter(const hipFileOpCounter_t& c) {
   nb::dict d;
