@@ -61,7 +61,7 @@ const char* const kEnvVariables[] = {
     kEnvRuntime,         kEnvPageCache,         kEnvPageCachePinAfter, kEnvPageCacheMaxPinnedMb,
     kEnvCopySpinUs,      kEnvCopyNapUs,         kEnvDirectWrites,      kEnvWriteThrough,
     kEnvCopyKernel,      kEnvAsyncStaged,       kEnvIoUring,           kEnvIoThreads,
-    kEnvBatchWorkers,    kEnvPageCachePinAhead,
+    kEnvBatchWorkers,    kEnvPageCachePinAhead, kEnvPageCachePinAside,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -167,6 +167,7 @@ Config ParseConfig(platform::Sys& sys) {
              &config.page_cache_pin_after, &config);
   ReadNumber(sys, kEnvPageCachePinAhead, 0, 1024, "a number of windows from 0 to 1024", nullptr,
              &config.page_cache_pin_ahead, &config);
+  ReadBool(sys, kEnvPageCachePinAside, &config.page_cache_pin_aside, &config);
   ReadNumber(sys, kEnvPageCacheMaxPinnedMb, 0, uint64_t{1} << 40, "a size in MiB", "0 (automatic)",
              &config.page_cache_max_pinned_mb, &config);
   ReadNumber(sys, kEnvCopySpinUs, 0, 1000000, "microseconds from 0 to 1000000", nullptr,

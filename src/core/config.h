@@ -39,6 +39,7 @@ inline constexpr char kEnvPageCache[] = "HIPFILE_PAGE_CACHE";
 // n >= 1: a page-cache window is pinned on its n-th read (default 2: data read once is staged).
 inline constexpr char kEnvPageCachePinAfter[] = "HIPFILE_PAGE_CACHE_PIN_AFTER";
 inline constexpr char kEnvPageCachePinAhead[] = "HIPFILE_PAGE_CACHE_PIN_AHEAD";
+inline constexpr char kEnvPageCachePinAside[] = "HIPFILE_PAGE_CACHE_PIN_ASIDE";
 // Cap on pinned page-cache windows in MiB; 0 (default): a quarter of the machine's memory.
 inline constexpr char kEnvPageCacheMaxPinnedMb[] = "HIPFILE_PAGE_CACHE_MAX_PINNED_MB";
 // Microseconds a wait for a copy polls its stream before sleeping on an event (default 20).
@@ -108,6 +109,7 @@ struct Config {
   engine::PageCacheMode page_cache = engine::PageCacheMode::kAuto;
   unsigned page_cache_pin_after = 2;
   unsigned page_cache_pin_ahead = 32;
+  bool page_cache_pin_aside = false;
   uint64_t page_cache_max_pinned_mb = 0;
   unsigned copy_spin_us = 20;
   unsigned copy_nap_us = 0;

@@ -50,6 +50,7 @@ ParamSet::ParamSet(const Config& config)
     : page_cache_(config.page_cache),
       page_cache_pin_after_(config.page_cache_pin_after),
       page_cache_pin_ahead_(config.page_cache_pin_ahead),
+      page_cache_pin_aside_(config.page_cache_pin_aside),
       page_cache_max_pinned_bytes_(config.page_cache_max_pinned_mb << 20),
       copy_spin_us_(config.copy_spin_us),
       copy_nap_us_(config.copy_nap_us),
@@ -232,6 +233,7 @@ engine::EngineOptions ParamSet::ToEngineOptions() const {
   options.page_cache = page_cache_;
   options.page_cache_pin_after_uses = page_cache_pin_after_;
   options.page_cache_pin_ahead_windows = page_cache_pin_ahead_;
+  options.page_cache_pin_aside = page_cache_pin_aside_;
   options.page_cache_max_pinned_bytes = page_cache_max_pinned_bytes_;
   options.copy_spin_us = copy_spin_us_;
   options.copy_nap_us = copy_nap_us_;

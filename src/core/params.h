@@ -88,6 +88,7 @@ class ParamSet {
   engine::PageCacheMode page_cache_ = engine::PageCacheMode::kAuto;  // HIPFILE_PAGE_CACHE
   unsigned page_cache_pin_after_ = 2;                                // HIPFILE_PAGE_CACHE_PIN_AFTER
   unsigned page_cache_pin_ahead_ = 32;                               // HIPFILE_PAGE_CACHE_PIN_AHEAD
+  bool page_cache_pin_aside_ = false;                                // HIPFILE_PAGE_CACHE_PIN_ASIDE
   uint64_t page_cache_max_pinned_bytes_ = 0;  // HIPFILE_PAGE_CACHE_MAX_PINNED_MB
   unsigned copy_spin_us_ = 20;                // HIPFILE_COPY_SPIN_US
   unsigned copy_nap_us_ = 0;                  // HIPFILE_COPY_NAP_US

@@ -151,7 +151,9 @@ void PageCachePins::ScheduleAheadLocked(const std::shared_ptr<MappedFile>& file,
     queued = true;
   }
   if (!queued) return;
-  while (pinners_.size() < std::max(options_.pin_ahead_threads, 1u)) {
+  // Pins made aside are made one at a time (by the runtime): one pinner then.
+  const unsigned want = options_.pin_aside ? 1u : std::max(options_.pin_ahead_threads, 1u);
+  while (pinners_.size() < want) {
     Result<std::thread> t = sys_.StartThread([this] { PinnerLoop(); });
     if (!t.ok()) {
       // Exhaustion is a fault like any other: the queued windows go back to idle (readers pin
@@ -211,6 +213,16 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
         if (ahead) ScheduleAheadLocked(file, k);
         return slot.window;
       case MappedFile::Slot::State::kQueued:
+        if (options_.pin_aside) {
+          // Readers do not wait for pins: this one reads the window through staging, and the
+          // pinner skips it (a pin now would serve only the rest of this pass) for windows
+          // further ahead.
+          slot.state = MappedFile::Slot::State::kIdle;
+          counters_.pinned_bytes -= WindowLength(*file, k);
+          ++slot.uses;
+          ScheduleAheadLocked(file, k);
+          return nullptr;
+        }
         // The pinners are behind: this reader pins it (its bytes are reserved already).
         ++slot.uses;
         slot.state = MappedFile::Slot::State::kPinning;
@@ -227,6 +239,11 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
           return nullptr;
         }
         if (++slot.uses < options_.pin_after_uses && !ahead) return nullptr;
+        if (ahead && options_.pin_aside && !pinners_refused_) {
+          // Read through staging now; the pinner works ahead of the readers.
+          ScheduleAheadLocked(file, k);
+          return nullptr;
+        }
         length = WindowLength(*file, k);
         if (!ReserveLocked(length, /*reader=*/true)) return nullptr;
         slot.state = MappedFile::Slot::State::kPinning;
@@ -247,7 +264,10 @@ std::shared_ptr<const PinnedWindow> PageCachePins::PinReserved(
   std::vector<ByteRange> spans;
   const bool resident = file->Residency(begin, length, &spans).ok() && spans.size() == 1 &&
                         spans[0].begin == begin && spans[0].end == begin + length;
-  if (resident) pinned = gpu_.HostRegister(base, length, hipHostRegisterReadOnly);
+  if (resident) {
+    pinned = options_.pin_aside ? gpu_.HostRegisterAside(base, length, hipHostRegisterReadOnly)
+                                : gpu_.HostRegister(base, length, hipHostRegisterReadOnly);
+  }
 
   MutexLock lock(mu_);
   MappedFile::Slot& slot = file->slots_[k];
@@ -353,7 +373,8 @@ void PageCachePins::RetireLocked(MappedFile& file) {
 }
 
 void PageCachePins::Unpin(const PinnedWindow& window) {
-  const hipError_t e = gpu_.HostUnregister(window.base());
+  const hipError_t e = options_.pin_aside ? gpu_.HostUnregisterAside(window.base())
+                                          : gpu_.HostUnregister(window.base());
   if (e != hipSuccess) HF_LOG(kWarn, "unpinning a page-cache window failed: %s", GpuErrorName(e));
   MutexLock lock(mu_);
   counters_.pinned_bytes -= window.length();

@@ -21,6 +21,15 @@
 // queued window before a pinner does pins it itself; one that reaches a window being pinned reads
 // it through staging. Queued windows count against the cap from the moment they are queued.
 //
+// Pinning aside (`pin_aside`): on CUDA a pin holds its context's lock for the whole pin (1-2 ms
+// for a 64 MiB window), and every copy another thread queues meanwhile waits for it: pins and
+// copies then take turns, and a first pass runs at their serial rate. Pinned aside - from a
+// context of the runtime's own (GpuRuntime::HostRegisterAside) - the copies go on at the link
+// while the pins are made. Readers then leave pin-ahead's pins to one pinner thread (the runtime
+// makes such pins one at a time) and never wait for one: a reader whose window is not pinned yet
+// reads it through staging, takes it off the queue if it was there (a pin now would serve only
+// the rest of the pass), and the pinner works on the windows further ahead.
+//
 // Unpinning is an implicit synchronization on CUDA: it waits for every stream of the device, and
 // while it waits every other GPU call of the process waits too (measured on the H200 by
 // bench/probes/implicit-sync-probe). A stream stalled on a stream-ordered operation waits for the
@@ -132,7 +141,9 @@ class PageCachePins {
     unsigned pin_after_uses = 2;
     size_t page_size = 4096;
     unsigned pin_ahead_windows = 0;  // 0: off (see above)
-    unsigned pin_ahead_threads = 2;
+    unsigned pin_ahead_threads = 2;  // 1 when pinning aside
+    // Pins through GpuRuntime::HostRegisterAside (see "Pinning aside" above).
+    bool pin_aside = false;
   };
   struct Counters {
     uint64_t pinned_bytes = 0;  // retired windows included, until unpinned

@@ -59,6 +59,7 @@ PageCachePins::Options PinOptions(const EngineOptions& options, bool page_cache,
   if (o.max_pinned_bytes == 0) o.max_pinned_bytes = sys.PhysicalMemoryBytes() / 4;
   o.pin_after_uses = std::max(options.page_cache_pin_after_uses, 1u);
   o.pin_ahead_windows = options.page_cache_pin_ahead_windows;
+  o.pin_aside = options.page_cache_pin_aside;
   return o;
 }
 

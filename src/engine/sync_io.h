@@ -122,6 +122,8 @@ struct EngineOptions {
   unsigned page_cache_pin_after_uses = 2;
   // Pin-ahead (engine/page_cache_pins.h): windows pinned ahead of a sequential reader; 0: off.
   unsigned page_cache_pin_ahead_windows = 0;
+  // Pins made from a context of the runtime's own (engine/page_cache_pins.h, "Pinning aside").
+  bool page_cache_pin_aside = false;
 };
 
 inline constexpr size_t kMaxAutoIoThreads = 16;

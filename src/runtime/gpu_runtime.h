@@ -106,6 +106,16 @@ class GpuRuntime {
   // pinned.
   virtual hipError_t HostRegister(void* ptr, size_t size, unsigned flags) = 0;
   virtual hipError_t HostUnregister(void* ptr) = 0;
+  // HostRegister from a context of the runtime's own, so that a pin in progress does not hold up
+  // the copies other threads queue meanwhile: on CUDA, cuMemHostRegister holds its context's lock
+  // for the whole pin, and a copy queued in that context waited 30-45 ms behind a stream of 64
+  // MiB pins (H200, bench/probes/pin-lock-probe; from a second context the copies ran at the link
+  // while the pins went on). The memory is usable by every context, like HostRegister's. Pins
+  // made this way are released with HostUnregisterAside. Default: HostRegister / HostUnregister.
+  virtual hipError_t HostRegisterAside(void* ptr, size_t size, unsigned flags) {
+    return HostRegister(ptr, size, flags);
+  }
+  virtual hipError_t HostUnregisterAside(void* ptr) { return HostUnregister(ptr); }
   // Unknown host pointers succeed with type hipMemoryTypeUnregistered; a null pointer is
   // hipErrorInvalidValue.
   virtual hipError_t PointerGetInfo(const void* ptr, PointerInfo* info) = 0;

@@ -127,6 +127,16 @@ hipError_t FaultRuntime::HostUnregister(void* ptr) {
   return Forwarded(GpuOp::kHostUnregister, base_.HostUnregister(ptr));
 }
 
+hipError_t FaultRuntime::HostRegisterAside(void* ptr, size_t size, unsigned flags) {
+  if (const hipError_t e = Injected(GpuOp::kHostRegisterAside)) return e;
+  return Forwarded(GpuOp::kHostRegisterAside, base_.HostRegisterAside(ptr, size, flags));
+}
+
+hipError_t FaultRuntime::HostUnregisterAside(void* ptr) {
+  if (const hipError_t e = Injected(GpuOp::kHostUnregisterAside)) return e;
+  return Forwarded(GpuOp::kHostUnregisterAside, base_.HostUnregisterAside(ptr));
+}
+
 hipError_t FaultRuntime::PointerGetInfo(const void* ptr, runtime::PointerInfo* info) {
   if (const hipError_t e = Injected(GpuOp::kPointerGetInfo)) return e;
   return Forwarded(GpuOp::kPointerGetInfo, base_.PointerGetInfo(ptr, info));

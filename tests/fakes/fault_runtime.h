@@ -42,6 +42,8 @@ enum class GpuOp : size_t {
   kHostFree,
   kHostRegister,
   kHostUnregister,
+  kHostRegisterAside,
+  kHostUnregisterAside,
   kPointerGetInfo,
   kMemcpy,
   kMemcpyAsync,
@@ -127,6 +129,8 @@ class FaultRuntime : public runtime::GpuRuntime {
   hipError_t HostFree(void* ptr) override;
   hipError_t HostRegister(void* ptr, size_t size, unsigned flags) override;
   hipError_t HostUnregister(void* ptr) override;
+  hipError_t HostRegisterAside(void* ptr, size_t size, unsigned flags) override;
+  hipError_t HostUnregisterAside(void* ptr) override;
   hipError_t PointerGetInfo(const void* ptr, runtime::PointerInfo* info) override;
   hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) override;
   hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,

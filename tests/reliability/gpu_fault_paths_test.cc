@@ -65,6 +65,7 @@ class GpuFaultPathsTest : public IoPathTest {
     driver_.reset();
     ExpectBalanced(GpuOp::kHostMalloc, GpuOp::kHostFree);
     ExpectBalanced(GpuOp::kHostRegister, GpuOp::kHostUnregister);
+    ExpectBalanced(GpuOp::kHostRegisterAside, GpuOp::kHostUnregisterAside);
     ExpectBalanced(GpuOp::kStreamCreate, GpuOp::kStreamDestroy);
     ExpectBalanced(GpuOp::kEventCreate, GpuOp::kEventDestroy);
   }

@@ -56,6 +56,8 @@ void ResolveAll(Resolver& r, CudaDriver* d) {
   r.Required(&d->cuCtxSynchronize, "cuCtxSynchronize");
   r.Required(&d->cuCtxPushCurrent, "cuCtxPushCurrent_v2");
   r.Required(&d->cuCtxPopCurrent, "cuCtxPopCurrent_v2");
+  r.Optional(&d->cuCtxCreate, "cuCtxCreate_v2");
+  r.Optional(&d->cuCtxDestroy, "cuCtxDestroy_v2");
   r.Required(&d->cuMemGetInfo, "cuMemGetInfo_v2");
   r.Required(&d->cuMemAlloc, "cuMemAlloc_v2");
   r.Required(&d->cuMemAllocManaged, "cuMemAllocManaged");

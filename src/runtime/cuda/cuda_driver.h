@@ -31,6 +31,8 @@ struct CudaDriver {
   cu::PFN_cuCtxSynchronize cuCtxSynchronize = nullptr;
   cu::PFN_cuCtxPushCurrent cuCtxPushCurrent = nullptr;
   cu::PFN_cuCtxPopCurrent cuCtxPopCurrent = nullptr;
+  cu::PFN_cuCtxCreate cuCtxCreate = nullptr;    // optional: HostRegisterAside's context
+  cu::PFN_cuCtxDestroy cuCtxDestroy = nullptr;  // optional, with cuCtxCreate
   cu::PFN_cuMemGetInfo cuMemGetInfo = nullptr;
   cu::PFN_cuMemAlloc cuMemAlloc = nullptr;
   cu::PFN_cuMemAllocManaged cuMemAllocManaged = nullptr;

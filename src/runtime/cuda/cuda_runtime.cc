@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -73,6 +74,10 @@ class CudaRuntime final : public GpuRuntime {
         d_.cuModuleUnload(module);
       }
       d_.cuCtxSetCurrent(saved);
+    }
+    {
+      MutexLock lock(aside_mutex_);
+      DestroyAsideLocked();  // and with it any pin still made through it
     }
     for (size_t i = 0; i < devices_.size(); ++i) {
       if (contexts_[i].load() != nullptr) d_.cuDevicePrimaryCtxRelease(devices_[i]);
@@ -234,6 +239,14 @@ class CudaRuntime final : public GpuRuntime {
     if (const hipError_t err = Enter(); err != hipSuccess) return err;
     return Map(d_.cuMemHostUnregister(ptr));
   }
+
+  // From a context of the runtime's own (GpuRuntime::HostRegisterAside), made at the first such
+  // pin on the device current then, one pin at a time (pins from several threads at once ran
+  // slower in total on the H200), and destroyed when the last memory pinned through it is
+  // released: a context holds about half a GiB of device memory. Where no context can be made
+  // (the driver lacks cuCtxCreate_v2, or it fails), pins are made as HostRegister's.
+  hipError_t HostRegisterAside(void* ptr, size_t size, unsigned flags) override;
+  hipError_t HostUnregisterAside(void* ptr) override;
 
   hipError_t PointerGetInfo(const void* ptr, PointerInfo* info) override;
 
@@ -447,6 +460,7 @@ class CudaRuntime final : public GpuRuntime {
     return Dptr(host);
   }
 
+  void DestroyAsideLocked() REQUIRES(aside_mutex_);
   bool ProbeStreamMemOps(int device) REQUIRES(mutex_);
   size_t GatherCopies(const CopyOp* copies, const std::vector<size_t>& todo, hipMemcpyKind kind,
                       Stream stream);
@@ -469,6 +483,11 @@ class CudaRuntime final : public GpuRuntime {
   std::unique_ptr<Kernels[]> kernels_;                // written before kernel_state_ says 1
   std::vector<std::pair<int, cu::CUmodule>> modules_ GUARDED_BY(mutex_);  // (device, module)
   Mutex mutex_;  // serializes retains, probes and kernel loads
+  // HostRegisterAside's context and the memory pinned through it.
+  Mutex aside_mutex_;  // held for each pin made aside: one at a time
+  CUcontext aside_ GUARDED_BY(aside_mutex_) = nullptr;
+  std::unordered_set<void*> aside_pins_ GUARDED_BY(aside_mutex_);
+  bool aside_refused_ GUARDED_BY(aside_mutex_) = false;
 };
 
 hipError_t CudaRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
@@ -588,6 +607,61 @@ hipError_t CudaRuntime::StreamGetDevice(Stream stream, int* device) {
   if (ordinal < 0) return hipErrorInvalidDevice;
   *device = ordinal;
   return hipSuccess;
+}
+
+hipError_t CudaRuntime::HostRegisterAside(void* ptr, size_t size, unsigned flags) {
+  if (ptr == nullptr || size == 0) return hipErrorInvalidValue;
+  if ((flags & ~unsigned{hipHostRegisterReadOnly}) != 0) return HostRegister(ptr, size, flags);
+  if (const hipError_t err = Enter(); err != hipSuccess) return err;
+  MutexLock lock(aside_mutex_);
+  if (aside_ == nullptr && !aside_refused_) {
+    const bool can = d_.cuCtxCreate != nullptr && d_.cuCtxDestroy != nullptr;
+    CUcontext ctx = nullptr;
+    const CUresult made = can ? d_.cuCtxCreate(&ctx, 0, devices_[CurrentDevice()]) : CUDA_SUCCESS;
+    if (can && made == CUDA_SUCCESS) {
+      // cuCtxCreate makes the new context current; the caller's comes back.
+      CUcontext popped = nullptr;
+      d_.cuCtxPopCurrent(&popped);
+      aside_ = ctx;
+    } else {
+      aside_refused_ = true;
+      HF_LOG(kWarn,
+             "no context of its own for pinning page-cache windows (%s): they are pinned in the "
+             "primary context, where a pin holds up copies queued meanwhile",
+             can ? CudaErrorString(d_, made).c_str() : "the driver lacks cuCtxCreate_v2");
+    }
+  }
+  if (aside_ == nullptr) return HostRegister(ptr, size, flags);
+  if (const CUresult r = d_.cuCtxPushCurrent(aside_); r != CUDA_SUCCESS) return Map(r);
+  const unsigned cu_flags =
+      cu::CU_MEMHOSTREGISTER_PORTABLE | cu::CU_MEMHOSTREGISTER_DEVICEMAP |
+      ((flags & hipHostRegisterReadOnly) ? cu::CU_MEMHOSTREGISTER_READ_ONLY : 0u);
+  const CUresult r = d_.cuMemHostRegister(ptr, size, cu_flags);
+  CUcontext popped = nullptr;
+  d_.cuCtxPopCurrent(&popped);
+  if (r == CUDA_SUCCESS) aside_pins_.insert(ptr);
+  if (r != CUDA_SUCCESS && aside_pins_.empty()) DestroyAsideLocked();
+  return Map(r);
+}
+
+hipError_t CudaRuntime::HostUnregisterAside(void* ptr) {
+  if (ptr == nullptr) return hipErrorInvalidValue;
+  MutexLock lock(aside_mutex_);
+  if (aside_pins_.count(ptr) == 0) return HostUnregister(ptr);  // pinned in the primary context
+  if (const CUresult r = d_.cuCtxPushCurrent(aside_); r != CUDA_SUCCESS) return Map(r);
+  const CUresult r = d_.cuMemHostUnregister(ptr);
+  CUcontext popped = nullptr;
+  d_.cuCtxPopCurrent(&popped);
+  if (r != CUDA_SUCCESS) return Map(r);
+  aside_pins_.erase(ptr);
+  if (aside_pins_.empty()) DestroyAsideLocked();
+  return hipSuccess;
+}
+
+void CudaRuntime::DestroyAsideLocked() {
+  if (aside_ == nullptr) return;
+  d_.cuCtxDestroy(aside_);
+  aside_ = nullptr;
 }
 
 // Queues the copies that need queueing (not empty, not null) with as few driver calls as it can:

@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -248,6 +250,58 @@ TEST_F(PinAheadTest, ForgettingAFileWithWindowsQueuedLeavesNothingPinned) {
   }  // the destructor stops the pinners and unpins what they pinned meanwhile
   EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), gpu_.Calls(GpuOp::kHostRegister));
   EXPECT_EQ(sys_.Calls(SysOp::kMunmap), 1u);
+}
+
+// Pinned aside (GpuRuntime::HostRegisterAside): readers never pin and never wait for a pin; the
+// pinner works ahead of them.
+TEST_F(PinAheadTest, PinnedAsideTheReadersLeaveThePinsToThePinner) {
+  PageCachePins::Options o = Options(3);
+  o.pin_aside = true;
+  {
+    PageCachePins pins(sys_, gpu_, o);
+    auto file = *pins.Map(fd_->get(), st_);
+    EXPECT_EQ(pins.Pin(file, 0), nullptr) << "the reader stages its own window";
+    ASSERT_TRUE(PinnedAhead(pins, 3));
+    auto second = pins.Pin(file, kWindow + 10);
+    ASSERT_NE(second, nullptr) << "pinned ahead of the reader";
+    EXPECT_EQ(0, std::memcmp(second->At(kWindow + 10),
+                             PatternBytes(kWindows * kWindow, 9).data() + kWindow + 10, 100));
+    ASSERT_TRUE(PinnedAhead(pins, 4)) << "reading window 1 queues window 4";
+    EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegisterAside), 4u);
+    EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 0u) << "no pin in the primary context";
+    EXPECT_EQ(sys_.Calls(SysOp::kStartThread), 1u) << "one pinner: the runtime pins one at a time";
+  }
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregisterAside), 4u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), 0u);
+}
+
+TEST_F(PinAheadTest, PinnedAsideAReaderAheadOfThePinnerTakesItsWindowOffTheQueue) {
+  PageCachePins::Options o = Options(3);
+  o.pin_aside = true;
+  std::promise<void> entered, release;
+  auto released = release.get_future().share();
+  std::atomic<int> pins_begun{0};
+  gpu_.BeforeCall(GpuOp::kHostRegisterAside, [&] {
+    if (pins_begun++ == 0) {  // holds the first pin (window 1) until the reader has passed
+      entered.set_value();
+      released.wait();
+    }
+  });
+  PageCachePins pins(sys_, gpu_, o);
+  auto file = *pins.Map(fd_->get(), st_);
+  EXPECT_EQ(pins.Pin(file, 0), nullptr);
+  entered.get_future().wait();
+  EXPECT_EQ(pins.Pin(file, 2 * kWindow), nullptr) << "window 2, queued: read through staging";
+  EXPECT_EQ(pins.counters().pinned_bytes, 4 * kWindow)
+      << "windows 1 (pinning), 3, 4 and 5 reserved; 2 left the cap";
+  release.set_value();
+  ASSERT_TRUE(PinnedAhead(pins, 4)) << "windows 1, 3, 4 and 5 (queued by the read of 2)";
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegisterAside), 4u) << "window 2 was skipped";
+  EXPECT_EQ(pins.counters().pinned_bytes, 4 * kWindow);
+  EXPECT_NE(pins.Pin(file, 3 * kWindow), nullptr);
+  EXPECT_EQ(pins.Pin(file, 2 * kWindow + 1), nullptr) << "window 2 stays unpinned";
+  gpu_.Reset();
 }
 
 TEST_F(PinAheadTest, DestroyedWhilePinnersRun) {

@@ -52,10 +52,19 @@ struct FakeState {
   size_t range_size = 0;
   CUdeviceptr alloc_base = 0;  // cuMemGetAddressRange; 0: not found
   size_t alloc_size = 0;
+  // Contexts made and destroyed (cuCtxCreate_v2: ContextOf(100 + n)), and the context current
+  // at the last cuMemHostRegister / cuMemHostUnregister.
+  CUresult create_result = 0;
+  int creates = 0;
+  int destroys = 0;
+  CUcontext register_ctx = nullptr;
+  int unregister_calls = 0;
+  CUcontext unregister_ctx = nullptr;
 };
 
 FakeState g_fake;
 thread_local CUcontext g_current = nullptr;
+thread_local std::vector<CUcontext> g_pushed;  // contexts under g_current (push / pop)
 
 CudaDriver FakeDriver() {
   CudaDriver d;
@@ -104,6 +113,36 @@ CudaDriver FakeDriver() {
   d.cuMemHostRegister = [](void*, size_t, unsigned flags) -> CUresult {
     ++g_fake.register_calls;
     g_fake.register_flags = flags;
+    g_fake.register_ctx = g_current;
+    return 0;
+  };
+  d.cuMemHostUnregister = [](void*) -> CUresult {
+    ++g_fake.unregister_calls;
+    g_fake.unregister_ctx = g_current;
+    return 0;
+  };
+  d.cuCtxPushCurrent = [](CUcontext ctx) -> CUresult {
+    g_pushed.push_back(g_current);
+    g_current = ctx;
+    return 0;
+  };
+  d.cuCtxPopCurrent = [](CUcontext* ctx) -> CUresult {
+    if (g_pushed.empty()) return 201;
+    *ctx = g_current;
+    g_current = g_pushed.back();
+    g_pushed.pop_back();
+    return 0;
+  };
+  d.cuCtxCreate = [](CUcontext* ctx, unsigned, CUdevice device) -> CUresult {
+    if (g_fake.create_result != 0) return g_fake.create_result;
+    ++g_fake.creates;
+    *ctx = ContextOf(100 + static_cast<int>(device - kHandleBase));
+    g_pushed.push_back(g_current);  // made current, as cuCtxCreate does
+    g_current = *ctx;
+    return 0;
+  };
+  d.cuCtxDestroy = [](CUcontext) -> CUresult {
+    ++g_fake.destroys;
     return 0;
   };
   d.cuPointerGetAttributes = [](unsigned count, cu::CUpointer_attribute* attributes, void** data,
@@ -152,6 +191,7 @@ class CudaRuntimeFake : public ::testing::Test {
   void SetUp() override {
     g_fake = FakeState{};
     g_current = nullptr;
+    g_pushed.clear();
     driver_ = FakeDriver();
   }
 
@@ -279,6 +319,49 @@ TEST_F(CudaRuntimeFake, HostRegisterIsAlwaysPortableAndMapped) {
   EXPECT_EQ(rt->HostRegister(buffer, sizeof(buffer), 0x100), hipErrorInvalidValue);
   EXPECT_EQ(rt->HostRegister(buffer, 0, 0), hipErrorInvalidValue);
   EXPECT_EQ(g_fake.register_calls, 3);
+}
+
+TEST_F(CudaRuntimeFake, AsidePinsAreMadeInAContextOfTheirOwnWhileAnyLasts) {
+  auto rt = Create();
+  char a[64], b[64];
+  ASSERT_EQ(rt->HostRegisterAside(a, sizeof(a), hipHostRegisterReadOnly), hipSuccess);
+  EXPECT_EQ(g_fake.creates, 1);
+  EXPECT_EQ(g_fake.register_ctx, ContextOf(100)) << "pinned in the runtime's own context";
+  EXPECT_EQ(g_fake.register_flags, 0x1u | 0x2u | 0x8u) << "portable: usable by every context";
+  EXPECT_EQ(g_current, ContextOf(0)) << "the caller's context is current again";
+  EXPECT_TRUE(g_pushed.empty());
+  ASSERT_EQ(rt->HostRegisterAside(b, sizeof(b), hipHostRegisterReadOnly), hipSuccess);
+  EXPECT_EQ(g_fake.creates, 1) << "one context for every pin";
+  ASSERT_EQ(rt->HostUnregisterAside(a), hipSuccess);
+  EXPECT_EQ(g_fake.unregister_ctx, ContextOf(100));
+  EXPECT_EQ(g_fake.destroys, 0) << "b is still pinned through it";
+  ASSERT_EQ(rt->HostUnregisterAside(b), hipSuccess);
+  EXPECT_EQ(g_fake.destroys, 1) << "its device memory goes with the last pin";
+  EXPECT_EQ(g_current, ContextOf(0));
+  ASSERT_EQ(rt->HostRegisterAside(a, sizeof(a), hipHostRegisterReadOnly), hipSuccess);
+  EXPECT_EQ(g_fake.creates, 2) << "made again when needed";
+  rt.reset();
+  EXPECT_EQ(g_fake.destroys, 2) << "and destroyed with the runtime";
+}
+
+TEST_F(CudaRuntimeFake, AsidePinsAreOrdinaryPinsWhereNoContextCanBeMade) {
+  g_fake.create_result = 2;  // CUDA_ERROR_OUT_OF_MEMORY: a context takes device memory
+  auto rt = Create();
+  char a[64];
+  ASSERT_EQ(rt->HostRegisterAside(a, sizeof(a), hipHostRegisterReadOnly), hipSuccess);
+  EXPECT_EQ(g_fake.register_ctx, ContextOf(0)) << "pinned in the primary context";
+  ASSERT_EQ(rt->HostRegisterAside(a + 32, 16, hipHostRegisterReadOnly), hipSuccess);
+  ASSERT_EQ(rt->HostUnregisterAside(a), hipSuccess);
+  EXPECT_EQ(g_fake.unregister_ctx, ContextOf(0));
+  EXPECT_EQ(g_fake.creates, 0);
+  EXPECT_EQ(g_fake.destroys, 0);
+
+  driver_.cuCtxCreate = nullptr;  // a driver without cuCtxCreate_v2
+  auto old = Create();
+  ASSERT_EQ(old->HostRegisterAside(a, sizeof(a), hipHostRegisterReadOnly), hipSuccess);
+  EXPECT_EQ(g_fake.register_ctx, ContextOf(0));
+  EXPECT_EQ(old->HostRegisterAside(nullptr, 1, 0), hipErrorInvalidValue);
+  EXPECT_EQ(old->HostUnregisterAside(nullptr), hipErrorInvalidValue);
 }
 
 TEST_F(CudaRuntimeFake, UnknownPointersAreUnregistered) {
