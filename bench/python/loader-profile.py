@@ -3,7 +3,7 @@
 """loader-profile: where one hipfile.safetensors.load of a whole checkpoint spends its time.
 
     loader-profile.py CHECKPOINT_DIR [--device cuda:0] [--framework torch|numpy]
-                      [--open-driver] [--cprofile N]
+                      [--open-driver] [--cprofile N] [--cold] [--threads N] [--order offset|files]
 
 One load in this process (the checkpoint's pages should be in the page cache: `cat` them first),
 timed in phases by wrapping the package's own steps: the driver's open (implicit in the first
@@ -12,6 +12,9 @@ shards, reading and validating the headers, allocating the tensors, the reads th
 closing the shards (which releases the page-cache pins made for them). Prints one JSON object:
 seconds per phase, the total, GB/s of the load and of the reads alone, and the bytes each data
 path of the library moved. --cprofile N adds the N costliest functions (cumulative) to stderr.
+Experiments: --cold drops the page cache first (root); --threads sets the package's I/O thread
+limit (hipfile._hipfile._set_max_threads; 8 by default); --order files reads the shards one after
+another instead of all at once (interleaved by offset, the loader's order).
 """
 
 import argparse
@@ -31,6 +34,9 @@ def main() -> int:
     p.add_argument("--framework", default="torch", choices=("torch", "numpy"))
     p.add_argument("--open-driver", action="store_true")
     p.add_argument("--cprofile", type=int, default=0)
+    p.add_argument("--cold", action="store_true")
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--order", choices=("offset", "files"), default="offset")
     a = p.parse_args()
 
     import hipfile
@@ -64,7 +70,17 @@ def main() -> int:
     hfile.FileHandle.open = timed("open", hfile.FileHandle.open)
     hfile.FileHandle.close = timed("close", hfile.FileHandle.close)
     st._header_of = timed("headers", st._header_of)
-    st._read_all = timed("reads", st._read_all)
+    read_all = st._read_all
+    if a.order == "files":
+        read_all = (lambda f: lambda reads: f(sorted(reads, key=lambda r: (str(r.fh.path),
+                                                                          r.file_offset))))(read_all)
+    st._read_all = timed("reads", read_all)
+    if a.threads:
+        hipfile._hipfile._set_max_threads(a.threads)
+    if a.cold:
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
     for name in ("_torch_allocator", "_numpy_allocator"):
         make = getattr(st, name)
         setattr(st, name, (lambda make: lambda *x: timed("alloc", make(*x)))(make))
@@ -82,6 +98,7 @@ def main() -> int:
         pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(a.cprofile)
     nbytes = sum(t.nbytes for t in out.values())
     print(json.dumps({
+        "cold": a.cold, "threads": a.threads or None, "order": a.order,
         "tensors": len(out), "bytes": nbytes, "seconds": round(total, 4),
         "gb_s": round(nbytes / total / 1e9, 2),
         "reads_gb_s": round(nbytes / spent["reads"] / 1e9, 2) if spent["reads"] else None,
