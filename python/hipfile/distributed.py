@@ -41,6 +41,7 @@ def load_distributed(
     *,
     group: Any = None,
     filter: Callable[[str], bool] | Iterable[str] | None = None,  # pylint: disable=W0622
+    slices: Any = None,
     broadcast: bool = True,
 ) -> dict[str, Any]:
     """A (sharded) safetensors checkpoint on every rank of ``group`` (the default group when
@@ -53,6 +54,16 @@ def load_distributed(
     - ``broadcast=False``: each rank returns the tensors of its own shards only.
     - ``filter=``: each rank reads the tensors it selects (a callable on the name, or names), from
       whichever shard holds them, and returns those; nothing is broadcast.
+    - ``slices=``: each rank reads its share of the tensors (tensor parallelism: a mapping of
+      names to slices, or a callable on (name, ``TensorInfo``), as in ``load``), with ``filter``
+      or every tensor, and returns those; nothing is broadcast. For example, rank r of w loading
+      the rows of every weight matrix it owns::
+
+          def rows(name, info):
+              if len(info.shape) != 2 or info.shape[0] % w:
+                  return None  # whole
+              n = info.shape[0] // w
+              return slice(r * n, (r + 1) * n)
 
     torch.distributed must be initialised. ``ValueError`` for a bad file, as ``load``."""
     import torch  # pylint: disable=import-outside-toplevel
@@ -67,8 +78,8 @@ def load_distributed(
         )
     if device is None:
         device = _default_device(dist, torch, group)
-    if filter is not None:
-        return st.load(paths, device=device, framework="torch", filter=filter)
+    if filter is not None or slices is not None:
+        return st.load(paths, device=device, framework="torch", filter=filter, slices=slices)
 
     rank = dist.get_rank(group)
     world = dist.get_world_size(group)

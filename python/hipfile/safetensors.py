@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from hipfile import _hipfile as _c  # pylint: disable=E0401,E0611
+from hipfile import _tensor_slices
 from hipfile.batch import Batch
 from hipfile.file import _READ_DEVICE, _READ_HOST, FileHandle
 from hipfile.futures import IOFuture
@@ -354,20 +355,51 @@ def _check(r: _Read, got: int) -> None:
         raise ValueError(f"{r.what}: read {got} of {r.nbytes} bytes (did the file shrink?)")
 
 
+def _read_slice(alloc, fh, path, t, plan, out, reads, finish) -> None:
+    """Allocates the result of a sliced tensor and queues its reads: each run where it lands,
+    or the rows holding the slice into a temporary that `finish` copies the slice out of."""
+    what = f"safetensors file {path!r}: tensor {t.name!r}"
+    result, target, _ = alloc(path, t._replace(shape=plan.shape, nbytes=plan.nbytes))
+    out[t.name] = result
+    if plan.runs:
+        ptr, on_device = _pointer(target)
+        at = 0
+        for offset, size in plan.runs:
+            reads.append(_Read(fh, ptr + at, size, offset, on_device, what))
+            at += size
+    elif plan.cover is not None:
+        offset, size = plan.cover
+        rows, rows_target, _ = alloc(path, t._replace(shape=plan.cover_shape, nbytes=size))
+        ptr, on_device = _pointer(rows_target)
+        reads.append(_Read(fh, ptr, size, offset, on_device, what))
+
+        def copy_out() -> None:
+            if hasattr(result, "copy_"):
+                result.copy_(rows[plan.index])  # torch, on the device's current stream
+            else:
+                result[...] = rows[plan.index]
+
+        finish.append(copy_out)
+
+
 def load(
     paths: Any,
     device: Any = "cuda:0",
     framework: str = "torch",
     filter: Callable[[str], bool] | Iterable[str] | None = None,  # pylint: disable=W0622
+    slices: Mapping[str, Any] | Callable[[str, TensorInfo], Any] | None = None,
 ) -> dict[str, Any]:
     """The tensors of a (sharded) checkpoint: ``paths`` is a file, a list of shard files, or a
     ``*.safetensors.index.json`` (its ``weight_map`` names the shards, beside it). Returns
     ``{name: tensor}``: torch tensors on ``device`` (``framework="torch"``; ``"cpu"`` too), or
     host NumPy arrays (``framework="numpy"``, ``device`` ignored; BF16 and float8 as ml_dtypes
     types). ``filter``: a callable on the name, or a list of names (``KeyError`` for one no
-    shard holds), loads a subset. Every shard is read at once, each byte once, each tensor into
-    memory of its own. ``ValueError`` for a bad file, a name in two shards, or a dtype the
-    framework lacks."""
+    shard holds), loads a subset. ``slices``: part of a tensor instead of all of it (a
+    tensor-parallel rank's share) - a mapping of names to a slice or a tuple of slices (step 1),
+    or a callable on (name, ``TensorInfo``) returning one or ``None`` (whole); only the bytes
+    the slice needs are read (see hipfile/_tensor_slices.py). Every shard is read at once, each
+    byte once, each tensor into memory of its own. ``ValueError`` for a bad file, a name in two
+    shards, a dtype the framework lacks, or a bad slice."""
     if framework in ("torch", "pt"):
         alloc = _torch_allocator(device)
     elif framework in ("numpy", "np"):
@@ -376,6 +408,7 @@ def load(
         raise ValueError(f"framework must be 'torch' or 'numpy', got {framework!r}")
     shards, weight_map = _shard_paths(paths)
     wanted, names = _selector(filter)
+    slice_of, sliced_names = _tensor_slices.slicer(slices)
     if weight_map is not None:  # open only the shards holding a wanted tensor
         indexed = set(weight_map.values())
         needed = {weight_map[n] for n in weight_map if wanted(n)}
@@ -403,6 +436,8 @@ def load(
                 chosen.append((fh, t))
         if names is not None and names - where.keys():
             raise KeyError(f"no shard holds {sorted(names - where.keys())}")
+        if sliced_names is not None and sliced_names - where.keys():
+            raise KeyError(f"slices name tensors not loaded: {sorted(sliced_names - where.keys())}")
         if weight_map is not None:
             missing = [n for n in weight_map if wanted(n) and n not in where]
             if missing:
@@ -411,8 +446,18 @@ def load(
         out: dict[str, Any] = {}
         reads: list[_Read] = []
         finish: list[Callable[[], None]] = []
+        plans: dict[str, _tensor_slices.SlicePlan | None] = {}
+        for fh, t in chosen:  # every slice checked before anything is allocated
+            index = slice_of(t.name, t)
+            if index is not None:
+                what = f"safetensors file {os.fspath(fh.path)!r}: tensor {t.name!r}"
+                plans[t.name] = _tensor_slices.plan(what, t, index)
         for fh, t in chosen:
             path = os.fspath(fh.path)
+            plan = plans.get(t.name)
+            if plan is not None:
+                _read_slice(alloc, fh, path, t, plan, out, reads, finish)
+                continue
             # `target` is where the bytes land: the result, or (F4 in NumPy) packed bytes that
             # `after` unpacks into it; `finish` keeps it alive until then.
             result, target, after = alloc(path, t)
@@ -439,9 +484,10 @@ def load_file(
     device: Any = "cuda:0",
     framework: str = "torch",
     filter: Callable[[str], bool] | Iterable[str] | None = None,  # pylint: disable=W0622
+    slices: Mapping[str, Any] | Callable[[str, TensorInfo], Any] | None = None,
 ) -> dict[str, Any]:
     """The tensors of one safetensors file, as ``load``: ``{name: tensor}`` on ``device``."""
-    return load([path], device=device, framework=framework, filter=filter)
+    return load([path], device=device, framework=framework, filter=filter, slices=slices)
 
 
 # Several processes of a torch.distributed job: hipfile/distributed.py (imports this module

@@ -76,6 +76,27 @@ def _worker(rank: int, paths: list[str], rendezvous: str, results: str) -> None:
         names = sorted(expected)
         part = hst.load_distributed(paths, filter=lambda n: names.index(n) % WORLD == rank)
         assert sorted(part) == [n for i, n in enumerate(names) if i % WORLD == rank]
+        # Tensor parallelism: each rank its rows of every tensor of two or more dimensions;
+        # the rows of all ranks make up the tensor, and each rank read only its share.
+        def rows(_name, info):
+            if len(info.shape) < 2:
+                return None
+            n = -(-info.shape[0] // WORLD)
+            return slice(rank * n, (rank + 1) * n)
+
+        before = hipfile.stats()["read_bytes"]
+        share = hst.load_distributed(paths, slices=rows)
+        read = hipfile.stats()["read_bytes"] - before
+        shares = [None] * WORLD
+        dist.all_gather_object(shares, {k: v.cpu() for k, v in share.items()})
+        for name, t in expected.items():
+            if t.dim() >= 2:
+                assert torch.equal(torch.cat([s[name] for s in shares]), t), name
+        mine = sum(
+            v.numel() * v.element_size() for k, v in share.items() if expected[k].dim() >= 2
+        )
+        whole = sum(v.numel() * v.element_size() for k, v in share.items() if expected[k].dim() < 2)
+        assert read == mine + whole, (read, mine, whole)
         own = hst.load_distributed(paths, broadcast=False)
         counts = [0] * WORLD
         dist.all_gather_object(counts, len(own))

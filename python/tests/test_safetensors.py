@@ -307,6 +307,124 @@ def test_grouped_batch_path_reads_into_device_memory(tmp_path, device_buffer):
         )
 
 
+# ---- slices (tensor-parallel shares) ------------------------------------------------------------
+
+
+def _slice_case(tmp_path):
+    tensors = {
+        "emb": random_array(ml_dtypes.bfloat16, (300, 16)),  # column slices: 300 runs
+        "qkv": random_array(np.float32, (12, 8)),
+        "cube": random_array(np.int16, (4, 5, 6)),
+        "bias": random_array(np.float32, (10,)),
+        "s": random_array(np.int64, ()),
+        "e": random_array(np.float16, (0, 4)),
+    }
+    path = tmp_path / "tp.safetensors"
+    sn.save_file(tensors, str(path))
+    return path, tensors
+
+
+# (name, index, whether safetensors' get_slice takes it: it refuses negative and out-of-range
+# bounds and slices of empty tensors, which NumPy's slicing, ours, takes)
+SLICES = [
+    ("qkv", slice(4, 8), True),  # rows: one run
+    ("qkv", (slice(None), slice(2, 6)), True),  # columns: a run a row
+    ("qkv", (slice(-3, None), slice(1, -1)), False),  # negative bounds
+    ("emb", (slice(None), slice(8, 16)), True),  # more runs than MAX_RUNS: the rows, then a copy
+    ("emb", (slice(100, 250), slice(0, 4)), True),
+    ("cube", (slice(1, 3), slice(2, 4), slice(0, 6)), True),
+    ("cube", (slice(None), slice(None), slice(3, 5)), True),
+    ("cube", (slice(0, 4), slice(4, 5)), True),
+    ("bias", slice(2, 7), True),
+    ("bias", slice(7, 2), False),  # empty
+    ("bias", slice(0, 100), False),  # past the end: clamped, the whole tensor
+    ("e", (slice(None), slice(1, 3)), False),
+    ("s", (), False),  # theirs gives a scalar shape (1,)
+]
+
+@pytest.mark.parametrize("name,index,theirs_too", SLICES, ids=[f"{n}{i}" for n, i, _ in SLICES])
+def test_slices_read_only_their_share(tmp_path, name, index, theirs_too):
+    from safetensors import safe_open  # pylint: disable=import-outside-toplevel
+
+    path, tensors = _slice_case(tmp_path)
+    ref = tensors[name][index].copy()  # C order; ascontiguousarray would make a scalar 1-D
+    ours = st.load_file(path, framework="numpy", filter=[name], slices={name: index})[name]
+    assert ours.dtype == ref.dtype and ours.shape == ref.shape
+    assert ours.tobytes() == ref.tobytes()
+    if theirs_too:
+        with safe_open(str(path), framework="numpy") as f:
+            theirs = f.get_slice(name)[index]
+        assert theirs.shape == ours.shape and theirs.tobytes() == ours.tobytes()
+    assert_owned({name: ours})
+
+
+def test_slices_by_callable_with_unsliced_tensors_alongside(tmp_path):
+    path, tensors = _slice_case(tmp_path)
+    rank, world = 1, 3
+
+    def rows(name, info):
+        assert info.name == name
+        if len(info.shape) != 2 or info.shape[0] % world:
+            return None
+        n = info.shape[0] // world
+        return slice(rank * n, (rank + 1) * n)
+
+    ours = st.load_file(path, framework="numpy", slices=rows)
+    assert sorted(ours) == sorted(tensors)
+    assert ours["emb"].tobytes() == tensors["emb"][100:200].tobytes()
+    assert ours["qkv"].tobytes() == tensors["qkv"][4:8].tobytes()
+    assert ours["cube"].tobytes() == tensors["cube"].tobytes()  # 3-D: whole
+    assert ours["bias"].tobytes() == tensors["bias"].tobytes()
+    assert_owned(ours)
+
+
+@pytest.mark.parametrize(
+    "index,message",
+    [
+        ((slice(0, 4, 2),), "has a step"),
+        (3, "not an integer"),
+        ((slice(None), 1), "not an integer"),
+        ((slice(None), slice(None), slice(None)), "3 slices for a tensor of shape"),
+    ],
+)
+def test_bad_slices_are_refused_before_anything_is_read(tmp_path, index, message):
+    path, _ = _slice_case(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        st.load_file(path, framework="numpy", slices={"qkv": index})
+
+
+def test_slices_of_a_tensor_not_loaded_are_refused(tmp_path):
+    path, _ = _slice_case(tmp_path)
+    with pytest.raises(KeyError, match="nope"):
+        st.load_file(path, framework="numpy", slices={"nope": slice(0, 1)})
+    with pytest.raises(KeyError, match="qkv"):
+        st.load_file(path, framework="numpy", filter=["bias"], slices={"qkv": slice(0, 1)})
+    with pytest.raises(TypeError, match="slices"):
+        st.load_file(path, framework="numpy", slices=[slice(0, 1)])
+
+
+def test_float4_is_not_sliced(tmp_path):
+    path = tmp_path / "f4.safetensors"
+    craft(path, {"q": {"dtype": "F4", "shape": [4, 4], "data_offsets": [0, 8]}}, bytes(range(8)))
+    with pytest.raises(ValueError, match="F4 packs two elements a byte"):
+        st.load_file(path, framework="numpy", slices={"q": slice(0, 2)})
+
+
+def test_torch_slices(tmp_path):
+    torch = pytest.importorskip("torch")
+    path, tensors = _slice_case(tmp_path)
+    index = {"emb": (slice(None), slice(8, 16)), "qkv": slice(4, 8)}
+    devices = ["cpu"]
+    if torch.cuda.is_available() and hipfile.runtime()[0] == "cuda":
+        devices.append("cuda:0")
+    for device in devices:
+        ours = st.load_file(path, device=device, slices=index)
+        emb = ours["emb"].cpu().view(torch.int16).numpy()
+        assert emb.tobytes() == np.ascontiguousarray(tensors["emb"][:, 8:16]).tobytes(), device
+        assert ours["qkv"].cpu().numpy().tobytes() == tensors["qkv"][4:8].tobytes(), device
+        assert ours["emb"].is_contiguous() and ours["emb"]._base is None  # pylint: disable=W0212
+
+
 # ---- bad files --------------------------------------------------------------------------------
 
 F32_2 = {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}
