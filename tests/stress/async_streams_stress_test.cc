@@ -224,7 +224,15 @@ void RunStreams(int streams, bool with_null_stream) {
 TEST(AsyncStreamsStress, OneStream) { RunStreams(1, false); }
 TEST(AsyncStreamsStress, SixteenStreams) { RunStreams(16, false); }
 TEST(AsyncStreamsStress, TwoHundredFiftySixStreams) { RunStreams(256, false); }
-TEST(AsyncStreamsStress, FourThousandNinetySixStreams) { RunStreams(4096, false); }
+// 4,096 streams are 4,096 CPU-runtime threads: under TSan the case ran past 300 s on 2 cores
+// (seconds without), so sanitizer builds skip it; the smaller cases cover their races.
+TEST(AsyncStreamsStress, FourThousandNinetySixStreams) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "4,096 stream threads are too slow under a sanitizer";
+#else
+  RunStreams(4096, false);
+#endif
+}
 // The default (null) stream among 15 blocking streams. (The CPU runtime has no per-thread
 // default stream: runtime/cpu/cpu_runtime.h.)
 TEST(AsyncStreamsStress, NullStreamAmongBlockingStreams) { RunStreams(16, true); }
