@@ -30,9 +30,7 @@ Result<StreamStagingBlock> StreamStagingBlock::Pin(runtime::GpuRuntime& gpu) {
   const hipError_t e = gpu.HostMalloc(&block, kBytes, hipHostMallocPortable | hipHostMallocMapped);
   if (e != hipSuccess) return Status::Gpu(e);
   if (block == nullptr) return Status::Gpu(hipErrorOutOfMemory);
-  StreamStagingBlock made(block);
-  made.ClearTables();
-  return made;
+  return StreamStagingBlock(block);
 }
 
 void StreamStagingBlock::Free(runtime::GpuRuntime& gpu) {
@@ -42,7 +40,24 @@ void StreamStagingBlock::Free(runtime::GpuRuntime& gpu) {
   block_ = nullptr;
 }
 
-void StreamStagingBlock::ClearTables() const {
+Result<StreamCopyTables> StreamCopyTables::Pin(runtime::GpuRuntime& gpu) {
+  void* tables = nullptr;
+  const hipError_t e = gpu.HostMalloc(&tables, kBytes, hipHostMallocPortable | hipHostMallocMapped);
+  if (e != hipSuccess) return Status::Gpu(e);
+  if (tables == nullptr) return Status::Gpu(hipErrorOutOfMemory);
+  StreamCopyTables made(tables);
+  made.Clear();
+  return made;
+}
+
+void StreamCopyTables::Free(runtime::GpuRuntime& gpu) {
+  if (tables_ == nullptr) return;
+  const hipError_t e = gpu.HostFree(tables_);
+  if (e != hipSuccess) HF_LOG(kWarn, "freeing a stream's copy tables failed: %s", GpuErrorName(e));
+  tables_ = nullptr;
+}
+
+void StreamCopyTables::Clear() const {
   Table(0)->count = 0;
   Table(1)->count = 0;
 }
@@ -52,8 +67,8 @@ size_t StagedChunks::ChunkBytes(size_t k) const {
   return stopped || size <= done ? 0 : std::min(kStreamChunkBytes, size - done);
 }
 
-void StagedChunks::FillForRead(const StreamStagingBlock& block, uint32_t* ready, size_t k,
-                               const ChunkMover& move) {
+void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopyTables& tables,
+                               uint32_t* ready, size_t k, const ChunkMover& move) {
   const uint32_t token = Token(k);
   unsigned char* staging = block.Slot(token);
   const size_t done = k * kStreamChunkBytes;
@@ -68,15 +83,16 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, uint32_t* ready,
       if (!read.ok()) error = read.status();
     }
   }
-  SetTable(block.Table(token), static_cast<char*>(device) + done, staging, got);
+  SetTable(tables.Table(token), static_cast<char*>(device) + done, staging, got);
   StoreRelease(ready, token);  // the table and the staging are written
 }
 
-void StagedChunks::ReleaseForWrite(const StreamStagingBlock& block, uint32_t* ready, size_t k) {
+void StagedChunks::ReleaseForWrite(const StreamStagingBlock& block, const StreamCopyTables& tables,
+                                   uint32_t* ready, size_t k) {
   const uint32_t token = Token(k);
   const size_t want = ChunkBytes(k);
   slot_bytes[token % 2] = want;
-  SetTable(block.Table(token), block.Slot(token),
+  SetTable(tables.Table(token), block.Slot(token),
            static_cast<char*>(device) + k * kStreamChunkBytes, want);
   StoreRelease(ready, token);
 }

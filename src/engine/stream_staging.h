@@ -25,17 +25,19 @@ namespace hipfile::engine {
 // Bytes one slot holds: a staged operation moves in chunks of this size.
 inline constexpr size_t kStreamChunkBytes = size_t{2} << 20;
 
-// A stream's staging: one pinned block holding slot 0, slot 1, table 0 and table 1. Token t uses
-// slot and table t % 2. Pinned portable and mapped, so the copy kernel can read the tables.
+// Staging for one staged operation at a time: one pinned block holding slot 0 and slot 1; token t
+// uses slot t % 2. Blocks are the executor's pool, leased to an operation when its stream reaches
+// it and back once the stream has copied out of them (core/async/async_executor.h). Pinned
+// portable and mapped, so the copy kernel can read them.
 class StreamStagingBlock {
  public:
-  static constexpr size_t kBytes = 2 * kStreamChunkBytes + 2 * sizeof(runtime::CopyTable);
+  static constexpr size_t kBytes = 2 * kStreamChunkBytes;
 
   StreamStagingBlock() = default;
   explicit StreamStagingBlock(void* block) : block_(static_cast<unsigned char*>(block)) {}
-  // A new block, its tables empty; the runtime's error when it cannot be pinned. On CUDA
-  // pinning returns while streams wait (bench/results/h200-2026-11-30-pins), but it waits while
-  // another thread frees memory: call it without locks a stream's progress needs.
+  // A new block; the runtime's error when it cannot be pinned. On CUDA pinning returns while
+  // streams wait (bench/results/h200-2026-11-30-pins), but it waits while another thread frees
+  // memory: call it without locks a stream's progress needs.
   static Result<StreamStagingBlock> Pin(runtime::GpuRuntime& gpu);
   // Frees it. On CUDA this waits for every stream: only where no staged operation is in flight.
   void Free(runtime::GpuRuntime& gpu);
@@ -43,14 +45,33 @@ class StreamStagingBlock {
   void* get() const { return block_; }
   explicit operator bool() const { return block_ != nullptr; }
   unsigned char* Slot(uint32_t token) const { return block_ + (token % 2) * kStreamChunkBytes; }
-  runtime::CopyTable* Table(uint32_t token) const {
-    return reinterpret_cast<runtime::CopyTable*>(block_ + 2 * kStreamChunkBytes) + token % 2;
-  }
-  // Both tables copy nothing (for a stream that gets past them without a worker filling them).
-  void ClearTables() const;
 
  private:
   unsigned char* block_ = nullptr;
+};
+
+// A stream's two copy tables: token t's copy reads table t % 2 when the stream runs it. A stream's
+// chain names its tables when it is queued, so they belong to the stream's channel for the
+// channel's life (the slots they point into are leased per operation). Pinned portable and
+// mapped, apart from any block: 2 x sizeof(runtime::CopyTable) per channel.
+class StreamCopyTables {
+ public:
+  static constexpr size_t kBytes = 2 * sizeof(runtime::CopyTable);
+
+  StreamCopyTables() = default;
+  explicit StreamCopyTables(void* tables) : tables_(static_cast<runtime::CopyTable*>(tables)) {}
+  // New tables that copy nothing; the runtime's error when they cannot be pinned (as
+  // StreamStagingBlock::Pin).
+  static Result<StreamCopyTables> Pin(runtime::GpuRuntime& gpu);
+  void Free(runtime::GpuRuntime& gpu);
+
+  explicit operator bool() const { return tables_ != nullptr; }
+  runtime::CopyTable* Table(uint32_t token) const { return tables_ + token % 2; }
+  // Both tables copy nothing (for a stream that gets past them without a worker filling them).
+  void Clear() const;
+
+ private:
+  runtime::CopyTable* tables_ = nullptr;
 };
 
 // Moves `bytes` between pinned `staging` and the file at `offset` (a read fills the staging, a
@@ -84,11 +105,12 @@ struct StagedChunks {
   // A read's chunk k: fills its slot from the file, writes the table that copies what came, and
   // stores ready = its token (release) so the stream copies it. Past a failed or short chunk
   // the table copies nothing.
-  void FillForRead(const StreamStagingBlock& block, uint32_t* ready, size_t k,
-                   const ChunkMover& move);
+  void FillForRead(const StreamStagingBlock& block, const StreamCopyTables& tables, uint32_t* ready,
+                   size_t k, const ChunkMover& move);
   // A write's chunk k: writes the table that copies it from the device into its slot, and
   // stores ready = its token.
-  void ReleaseForWrite(const StreamStagingBlock& block, uint32_t* ready, size_t k);
+  void ReleaseForWrite(const StreamStagingBlock& block, const StreamCopyTables& tables,
+                       uint32_t* ready, size_t k);
   // A write's next chunk once the stream has copied it into its slot: writes the slot to the
   // file and counts it written.
   void WriteOut(const StreamStagingBlock& block, const ChunkMover& move);
@@ -98,7 +120,8 @@ struct StagedChunks {
 
 // The pinned staging limit, split. Transfers (sync and batch) get two buffers per I/O thread
 // that works on one request, but at most half the limit and at least one buffer; streams
-// carrying staged operations get the rest, one StreamStagingBlock each. The limit is first
+// carrying staged operations get the rest, in StreamStagingBlocks (the channels' copy tables are
+// outside it, as their words are). The limit is first
 // capped at a quarter of physical memory (when known): pinned pages cannot be reclaimed.
 struct StagingBudget {
   uint64_t limit = 0;           // what was asked, capped

@@ -81,8 +81,11 @@ struct AsyncExecutor::Staged {
   ssize_t refused = 0;   // BindParams' refusal, 0 when none
   bool started = false;  // plan made (or the error set)
   // The bytes' side, moved on by the engine (engine/stream_staging.h): chunk k is token
-  // data.first_token + k, slot and table (data.first_token + k) % 2.
+  // data.first_token + k, slot (of `block`) and table (of the channel) (data.first_token + k) % 2.
   engine::StagedChunks data;
+  // Its slots, leased from the executor's pool by the poller (under mutex_) once the stream has
+  // reached it, and handed back when it finishes (AsyncExecutor::ReleaseBlockLocked).
+  engine::StreamStagingBlock block;
 };
 
 // A runtime call with what it throws (a CPU runtime's queue or table that cannot grow) turned
@@ -127,18 +130,20 @@ struct AsyncExecutor::Channel {
   Mutex submit_mu;
   std::list<Channel*>::iterator lru;
 
-  // Staged operations (async_staged.cc): the channel's pinned staging (two slots and their copy
-  // tables), made at its first staged operation (or taken from an idle channel) and kept while
-  // the channel holds it. It changes under mutex_, with submit_mu held too unless the channel is
-  // idle (a donor); the submission and the workers of the channel's operations read it without
-  // mutex_.
-  engine::StreamStagingBlock staging;
+  // Staged operations (async_staged.cc): the channel's pinned copy tables, made at its first
+  // staged submission and kept for the channel's life (a stream's chain names them when it is
+  // queued). The slots they point into are a block leased to the active operation
+  // (Staged::block). Set under mutex_ with submit_mu held; read without mutex_ by the submission
+  // and the workers of the channel's operations.
+  engine::StreamCopyTables tables;
   uint32_t last_token = 0;     // the last token a chain on the stream copies for
   bool staged_broken = false;  // a chain could not be enqueued: no more staged operations
   // The staged operation the stream has reached, if any: set and cleared under mutex_, used
-  // without it by the worker moving it on.
+  // without it by the worker moving it on. It starts moving once it holds a block; until then
+  // the channel is in the executor's starved_ queue.
   std::unique_ptr<Staged> active;
   bool waiting = false;  // active waits for copied >= trigger; mutex_ guards both
+  bool busy = false;     // in the executor's busy_ list (mutex_)
   uint32_t trigger = 0;
 
   // Every operation submitted released its stream, and every staged copy is done: no worker

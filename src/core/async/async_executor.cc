@@ -55,6 +55,8 @@ AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels)
   } else {
     HF_LOG(kError, "pinning the stream-ordered I/O words failed: %s", GpuErrorName(e));
   }
+  starved_.reserve(max_channels_);  // the poller queues a channel there without allocating
+  busy_.reserve(max_channels_);     // and a submission or a worker marks one busy
   int devices = 0;
   if (gpu_.GetDeviceCount(&devices) != hipSuccess) devices = 0;
   for (int d = 0; d < devices; ++d) {
@@ -98,8 +100,10 @@ AsyncExecutor::~AsyncExecutor() {
   reaper_.reset();
   reap_pool_.reset();
   for (auto& entry : channels_) {
-    entry.second->staging.Free(gpu_);
+    entry.second->tables.Free(gpu_);
   }
+  for (engine::StreamStagingBlock& block : free_blocks_) block.Free(gpu_);
+  for (Draining& draining : draining_) draining.block.Free(gpu_);
   if (slab_ != nullptr) (void)gpu_.HostFree(slab_);
 }
 
@@ -279,6 +283,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     } else {
       if (staged) chain = std::make_unique<Staged>();
       channel->queued.emplace_back();  // filled in below; last: nothing throws after it
+      MarkBusyLocked(channel);         // room reserved at construction: does not throw
     }
     seq = ++channel->last_seq;
     if (ready == nullptr) channel->queued.back().seq = seq;
@@ -291,6 +296,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
       first_token = channel->last_token + 1;
       chunks = engine::StagedChunks::ChunksFor(op->submitted.size);
       chain->seq = seq;
+      ++staged_in_flight_;
       chain->data.first_token = first_token;
       chain->chunks = chunks;
       chain->op = std::move(op);
@@ -376,6 +382,12 @@ void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<Asy
   if (--outstanding_ == 0) idle_.NotifyAll();
 }
 
+void AsyncExecutor::MarkBusyLocked(Channel* channel) {
+  if (channel->busy) return;
+  channel->busy = true;
+  busy_.push_back(channel);
+}
+
 size_t AsyncExecutor::ChannelsRecycled() {
   MutexLock lock(mutex_);
   return recycled_;
@@ -405,9 +417,11 @@ void AsyncExecutor::PollLoop() {
   unsigned idle_rounds = 0;
   MutexLock lock(mutex_);
   for (;;) {
-    if (queued_ == 0 && waiting_ == 0) {
+    if (queued_ == 0 && waiting_ == 0 && starved_.empty()) {
       if (stopping_) return;
-      while (!stopping_ && queued_ == 0 && waiting_ == 0) wake_poller_.Wait(mutex_);
+      while (!stopping_ && queued_ == 0 && waiting_ == 0 && starved_.empty()) {
+        wake_poller_.Wait(mutex_);
+      }
       idle_rounds = 0;
       continue;
     }
@@ -423,8 +437,15 @@ void AsyncExecutor::PollLoop() {
       }
       ran_here = true;
     };
-    for (auto it = channels_.begin(); it != channels_.end() && !ran_here; ++it) {
-      Channel* channel = it->second.get();
+    // Operations waiting for a staging block get the blocks handed back, in the order their
+    // streams reached them.
+    const auto start = [&](Channel* channel)
+                           REQUIRES(mutex_) { hand_over([this, channel] { Step(channel); }); };
+    if (!starved_.empty() && FeedStarvedLocked(start)) progressed = true;
+    // Only the channels with something queued or waiting: with thousands of streams, walking
+    // every channel each round took most of the poller's time.
+    for (size_t i = 0; i < busy_.size() && !ran_here; ++i) {
+      Channel* channel = busy_[i];
       // A staged operation moves on once its stream has copied what it waits for, or once its
       // submission failed part-way, so that the copy it waits for will never come.
       if (channel->waiting && (Reached(LoadWord(&channel->words[kCopied]), channel->trigger) ||
@@ -448,7 +469,15 @@ void AsyncExecutor::PollLoop() {
           // The stream passed the previous operation's whole chain: none is active.
           channel->active = std::move(pending.staged);
           BindLocked(*channel->active);
-          hand_over([this, channel] { Step(channel); });
+          // It starts with a block of its own, or queues behind those waiting for one.
+          engine::StreamStagingBlock block;
+          if (starved_.empty() && TakeBlockLocked(&block)) {
+            channel->active->block = block;
+            hand_over([this, channel] { Step(channel); });
+          } else {
+            starved_.push_back(channel);  // reserved at construction: one entry per channel
+            ++staging_waits_;
+          }
         } else {
           AsyncOp* op = pending.op.release();
           hand_over(
@@ -457,10 +486,19 @@ void AsyncExecutor::PollLoop() {
       }
     }
     if (ran_here) continue;
+    // Channels with nothing queued or waiting leave the list until they have again.
+    busy_.erase(std::remove_if(busy_.begin(), busy_.end(),
+                               [](Channel* channel) {
+                                 if (!channel->queued.empty() || channel->waiting) return false;
+                                 channel->busy = false;
+                                 return true;
+                               }),
+                busy_.end());
     idle_rounds = progressed ? 0 : idle_rounds + 1;
     // A staged operation waiting for its stream's copy is near: its copy takes microseconds to
     // a millisecond, and the worker that moves it on waits for this loop.
-    if (waiting_ > 0) idle_rounds = std::min(idle_rounds, 4999u);
+    // So is a block that an operation waiting for one gets once its stream's last copy is made.
+    if (waiting_ > 0 || !starved_.empty()) idle_rounds = std::min(idle_rounds, 4999u);
     MutexUnlock unlocked(mutex_);
     if (idle_rounds < 64) {
       sched_yield();

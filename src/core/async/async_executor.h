@@ -49,22 +49,31 @@
 // logged) while every channel has operations in flight.
 //
 // Staged operations (AsyncOp::staged: device memory on a GPU) keep every GPU copy on their own
-// stream. A channel that carries one gets a staging block (engine::StreamStagingBlock: two slots
-// of engine::kStreamChunkBytes and two copy tables), and two more words, `ready` and `copied`. An
-// operation of K chunks is given tokens t..t+K-1 of the channel and enqueues
+// stream. A channel that carries one gets two copy tables (engine::StreamCopyTables) and two more
+// words, `ready` and `copied`. An operation of K chunks is given tokens t..t+K-1 of the channel
+// and enqueues
 //   write reached = n;  K x { wait until ready >= t+k;  copy table (t+k) % 2;  write copied = t+k }
 //   wait until done >= n
-// When the stream reaches it, workers move it on one chunk at a time: a read fills slot
-// (t+k) % 2 from the file once the stream has copied out of it (copied >= t+k-2), writes the
-// table and stores ready = t+k; a write releases chunks into the slots, and once copied >= t+k
-// writes slot (t+k) % 2 to the file. A worker never waits for the GPU: when the stream has not
-// got there, it hands the trigger to the poller and returns; so operations whose streams share
-// hardware queues with stalled streams (the GPU runs what shares one in order) wait for those
-// streams, but never for a worker that waits for them. The engine's own streams (the `run` way)
-// can deadlock there: 16 streams on the H200, docs/async.md. At most SetStagingBlocks channels
-// hold staging; past that a stream takes the block of the least recently used idle channel.
+// When the stream reaches it, the poller leases it a staging block (engine::StreamStagingBlock:
+// two slots of engine::kStreamChunkBytes) from a pool, and workers move it on one chunk at a
+// time: a read fills slot (t+k) % 2 from the file once the stream has copied out of it
+// (copied >= t+k-2), writes the table and stores ready = t+k; a write releases chunks into the
+// slots, and once copied >= t+k writes slot (t+k) % 2 to the file. A worker never waits for the
+// GPU: when the stream has not got there, it hands the trigger to the poller and returns.
+//
+// Blocks are pinned by submissions (never by the poller or a worker), up to SetStagingBlocks; an
+// operation reached when every block is leased waits in a queue (starved_, first come first
+// served) for the next block whose last copy its stream has made. That wait never deadlocks:
+// an operation holding a block needs only the workers and its own copies, and those copies are
+// never queued on the GPU behind the waiting stream's `wait ready`, because a stream's chain is
+// queued whole under chain_mu_: in a hardware queue that two streams share, either the holder's
+// chain comes first (its copies run) or the waiting stream's does (and then the holder cannot
+// have been reached before the waiting stream's wait was passed). Before 2026-12-02 blocks
+// belonged to streams, and a stream that found all of them busy took the `run` way: on the H200
+// `hipfile-bench -x 5 -w 256 -Q 1` hung there (workers waiting for engine copies queued behind
+// streams that waited for the workers).
 // Streams without stream memory operations or copy tables, a channel where a chain could not be
-// enqueued, and a stream finding every block busy take the `run` way.
+// enqueued, and a program whose limit leaves streams no block take the `run` way.
 //
 // A finished operation is destroyed only after its stream was released, and on a reaper thread:
 // what it holds may free memory, which waits for every stream, this one included. (The Driver
@@ -135,16 +144,16 @@ class AsyncExecutor {
   // Channels moved from one stream to another so far.
   size_t ChannelsRecycled();
 
-  // Staged operations: the most channels that hold a staging block (engine::StreamStagingBlock,
-  // pinned on a channel's first staged operation): the streams' share of the pinned staging
-  // limit (engine::SplitStagingBudget), set by the Driver at each open. Blocks pinned already are
-  // kept when it is lowered (freeing would wait for the streams); new ones wait until the count
-  // is under it. Default: none until set.
+  // Staged operations: the most staging blocks (engine::StreamStagingBlock, pinned by
+  // submissions as needed) in the pool: the streams' share of the pinned staging limit
+  // (engine::SplitStagingBudget), set by the Driver at each open. Blocks pinned already are kept
+  // when it is lowered (freeing would wait for the streams); new ones wait until the count is
+  // under it. Default: none until set.
   void SetStagingBlocks(size_t blocks);
   // Operations run staged so far.
   size_t StagedOperations();
-  // Staging blocks handed from an idle channel to a stream needing one (past the limit) so far.
-  size_t StagingMoves();
+  // Staged operations that, reached by their stream, waited for a block so far.
+  size_t StagingWaits();
   // Staging blocks pinned so far, and the most there may be (SetStagingBlocks).
   size_t StagingBlocks();
   size_t StagingBlockLimit() const { return max_staged_channels_.load(std::memory_order_relaxed); }
@@ -160,7 +169,8 @@ class AsyncExecutor {
   Status Start(platform::Sys& sys, engine::WorkerPool& workers);
   // The stream's channel; a stream without one gets one for `device`.
   Result<Channel*> ChannelFor(runtime::Stream stream, int device) REQUIRES(mutex_);
-  Channel* IdleChannel() REQUIRES(mutex_);  // null when none is idle
+  Channel* IdleChannel() REQUIRES(mutex_);                 // null when none is idle
+  void MarkBusyLocked(Channel* channel) REQUIRES(mutex_);  // puts it in busy_
   void PollLoop() EXCLUDES(mutex_);
   void Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) EXCLUDES(mutex_);
   static void HostFnTrampoline(void* arg);
@@ -171,10 +181,18 @@ class AsyncExecutor {
 
   // Staged operations (async_staged.cc).
   bool CanStage(const Channel& channel, const AsyncOp& op) REQUIRES(mutex_);
-  // Gives the channel staging where it has none: an idle channel's, or a block it pins (with
-  // mutex_ released meanwhile). False when neither can be had. The caller counts as the channel's
-  // submitter.
+  // Makes what a staged submission needs (with mutex_ released meanwhile): the channel's tables,
+  // and a block in the pool when none is free and the pool is under its limit. False when the
+  // operation cannot run staged (no tables, or the pool has no block and can get none). The
+  // caller counts as the channel's submitter.
   bool StagingLocked(Channel* channel) REQUIRES(mutex_, SubmitMu(channel));
+  // A free block for the poller: one never leased, or one whose last copy its stream has made.
+  bool TakeBlockLocked(engine::StreamStagingBlock* block) REQUIRES(mutex_);
+  // The poller: leases blocks to starved channels, first come first served; true when one moved.
+  bool FeedStarvedLocked(const std::function<void(Channel*)>& start) REQUIRES(mutex_);
+  // A finished operation's block goes back to the pool, free once `copied` reaches `last`.
+  void ReleaseBlockLocked(Channel* channel, engine::StreamStagingBlock block, uint32_t last)
+      REQUIRES(mutex_);
   void WarnNoStagingLocked(const char* why_not, hipError_t error) REQUIRES(mutex_);  // once
   // The part of Submit that queues stream operations.
   Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op)
@@ -183,7 +201,7 @@ class AsyncExecutor {
   // (sequence number seq, tokens first..first+chunks-1); records how much is on the stream when a
   // call fails.
   Status SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
-                      size_t chunks) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+                      size_t chunks) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_, chain_mu_);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
   // (the sequence number it took is given back, and it no longer counts as outstanding).
   void EndSubmissionLocked(Channel* channel, bool refused) REQUIRES(mutex_, SubmitMu(channel));
@@ -218,10 +236,30 @@ class AsyncExecutor {
   // Per device, probed at construction: 1 when stream memory operations, or copy tables, work.
   std::vector<char> mem_ops_;
   std::vector<char> tables_;
-  size_t staged_channels_ GUARDED_BY(mutex_) = 0;  // channels with staging
-  std::atomic<size_t> max_staged_channels_{0};     // SetStagingBlocks; read under mutex_
-  size_t staged_ops_ GUARDED_BY(mutex_) = 0;       // operations submitted staged
-  size_t staging_moves_ GUARDED_BY(mutex_) = 0;    // staging blocks moved between channels
+  // The staging pool: blocks pinned (or being pinned), free ones, and ones handed back whose
+  // stream may still be copying out of them (free once its `copied` word reaches `last`).
+  struct Draining {
+    engine::StreamStagingBlock block;
+    const uint32_t* copied;
+    uint32_t last;
+  };
+  size_t staged_channels_ GUARDED_BY(mutex_) = 0;   // blocks pinned or being pinned
+  size_t staged_in_flight_ GUARDED_BY(mutex_) = 0;  // staged operations submitted, not finished
+  std::atomic<size_t> max_staged_channels_{0};      // SetStagingBlocks; read under mutex_
+  std::vector<engine::StreamStagingBlock> free_blocks_ GUARDED_BY(mutex_);
+  std::vector<Draining> draining_ GUARDED_BY(mutex_);
+  // Channels whose active operation waits for a block, in the order their streams reached them
+  // (room for every channel is made at construction).
+  std::vector<Channel*> starved_ GUARDED_BY(mutex_);
+  // Channels with operations queued or a staged one waiting for `copied`: what the poller walks
+  // (room for every channel is made at construction).
+  std::vector<Channel*> busy_ GUARDED_BY(mutex_);
+  size_t staged_ops_ GUARDED_BY(mutex_) = 0;     // operations submitted staged
+  size_t staging_waits_ GUARDED_BY(mutex_) = 0;  // operations that waited for a block
+  // Held while a staged chain is queued on its stream, so that chains of streams sharing a
+  // hardware queue never interleave (see the header comment). Taken inside submit_mu, never
+  // with mutex_.
+  Mutex chain_mu_;
   size_t waiting_ GUARDED_BY(mutex_) = 0;  // channels whose active operation waits for `copied`
   bool warned_staging_ GUARDED_BY(mutex_) = false;
   size_t queued_ GUARDED_BY(mutex_) = 0;       // submitted, waiting for their stream to reach them

@@ -22,31 +22,39 @@ bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
 }
 
 bool AsyncExecutor::StagingLocked(Channel* channel) {
-  if (channel->staging) return true;
-  if (staged_channels_ >= max_staged_channels_.load(std::memory_order_relaxed)) {
-    // Take the staging of the least recently used idle channel: none of its operations is
-    // queued or running and its stream has made every copy, so nothing touches the block. (A
-    // program that makes a stream per request would otherwise run out after 256 streams.)
-    for (Channel* donor : lru_) {
-      if (donor == channel || !donor->staging || donor->active != nullptr ||
-          !donor->queued.empty() || !donor->Idle()) {
-        continue;
-      }
-      channel->staging = std::exchange(donor->staging, engine::StreamStagingBlock());
-      channel->staging.ClearTables();
-      ++staging_moves_;
-      return true;
-    }
-    WarnNoStagingLocked("every stream with staging has operations in flight", hipSuccess);
-    return false;
-  }
-  ++staged_channels_;  // this channel's, reserved while it is pinned
   // Pinned with mutex_ released: on CUDA, pinning waits while another thread frees memory, and
   // that waits for every stream - some of which wait for the poller, which needs mutex_.
   // (Pinning itself returns while streams wait: bench/results/h200-2026-11-30-pins.) Freeing
-  // would wait for the streams, so the block stays with the channel for the executor's life. The
+  // would wait for the streams, so tables and blocks stay with the executor for its life. The
   // channel keeps what the caller saw meanwhile: it has a submitter (submit_mu held), so it is
-  // neither recycled nor idle, and gives no block away.
+  // neither recycled nor idle.
+  if (!channel->tables) {
+    Result<engine::StreamCopyTables> tables = Status::Gpu(hipErrorOutOfMemory);
+    {
+      MutexUnlock unlocked(mutex_);
+      tables = CatchToStatus("pinning a stream's copy tables",
+                             [&] { return engine::StreamCopyTables::Pin(gpu_); });
+    }
+    if (!tables.ok()) {
+      const Status why = tables.status();
+      WarnNoStagingLocked("pinning a stream's copy tables failed",
+                          why.kind() == Status::Kind::kGpu ? static_cast<hipError_t>(why.code())
+                                                           : hipErrorOutOfMemory);
+      return false;
+    }
+    channel->tables = *tables;
+  }
+  // A block for the pool when it has fewer than staged operations in flight (this one counted)
+  // and is under its limit: this operation may not get that block (the poller leases blocks in
+  // the order streams reach their operations), but the pool has one for each operation in
+  // flight, up to the limit. Past the limit, operations queue for the blocks there are.
+  if (staged_in_flight_ < staged_channels_ ||
+      staged_channels_ >= max_staged_channels_.load(std::memory_order_relaxed)) {
+    if (staged_channels_ > 0) return true;
+    WarnNoStagingLocked("the pinned staging limit leaves streams no block", hipSuccess);
+    return false;
+  }
+  ++staged_channels_;  // reserved while it is pinned
   Result<engine::StreamStagingBlock> block = Status::Gpu(hipErrorOutOfMemory);
   {
     MutexUnlock unlocked(mutex_);
@@ -56,30 +64,81 @@ bool AsyncExecutor::StagingLocked(Channel* channel) {
   if (!block.ok()) {
     --staged_channels_;
     const Status why = block.status();
+    // Operations queue for the blocks there are; with none at all they take the `run` way.
+    if (staged_channels_ > 0) return true;
     WarnNoStagingLocked("pinning its staging failed", why.kind() == Status::Kind::kGpu
                                                           ? static_cast<hipError_t>(why.code())
                                                           : hipErrorOutOfMemory);
     return false;
   }
-  channel->staging = *block;
+  try {
+    // Room for every block in either list, so that handing one back never allocates.
+    free_blocks_.reserve(staged_channels_);
+    draining_.reserve(staged_channels_);
+    free_blocks_.push_back(*block);
+  } catch (...) {
+    --staged_channels_;
+    MutexUnlock unlocked(mutex_);
+    block->Free(gpu_);  // no operation has seen it: freeing waits for streams, not for this one
+    return false;
+  }
   return true;
+}
+
+bool AsyncExecutor::TakeBlockLocked(engine::StreamStagingBlock* block) {
+  if (!free_blocks_.empty()) {
+    *block = free_blocks_.back();
+    free_blocks_.pop_back();
+    return true;
+  }
+  for (auto it = draining_.begin(); it != draining_.end(); ++it) {
+    if (Reached(LoadWord(it->copied), it->last)) {
+      *block = it->block;
+      draining_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool AsyncExecutor::FeedStarvedLocked(const std::function<void(Channel*)>& start) {
+  bool fed = false;
+  engine::StreamStagingBlock block;
+  while (!starved_.empty() && TakeBlockLocked(&block)) {
+    Channel* channel = starved_.front();
+    starved_.erase(starved_.begin());
+    channel->active->block = block;
+    fed = true;
+    start(channel);
+  }
+  return fed;
+}
+
+void AsyncExecutor::ReleaseBlockLocked(Channel* channel, engine::StreamStagingBlock block,
+                                       uint32_t last) {
+  if (!block) return;
+  // Room was made when it was pinned (StagingLocked), so this does not throw.
+  draining_.push_back(Draining{block, &channel->words[kCopied], last});
 }
 
 void AsyncExecutor::WarnNoStagingLocked(const char* why_not, hipError_t error) {
   if (warned_staging_) return;
   warned_staging_ = true;
   HF_LOG(kWarn,
-         "stream-ordered I/O: %s (%s); operations of further streams copy on the engine's "
-         "streams, which can deadlock with many streams (docs/async.md)",
+         "stream-ordered I/O: %s (%s); operations on device memory take the engine's streams, "
+         "which can deadlock with many streams (docs/async.md)",
          why_not, error != hipSuccess ? GpuErrorName(error) : "limit reached");
 }
 
 Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
                                    uint32_t first, size_t chunks) {
   const uint32_t before = first - 1;
+  // The chain goes on the stream whole, with no other stream's chain in between (header).
+  chain_mu_.Lock();
   hipError_t e =
       NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
   if (e != hipSuccess) {
+    chain_mu_.Unlock();
     Channel::Pending refused;
     {
       // Nothing is on the stream, so the poller has not taken the entry: the stream never
@@ -89,6 +148,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
       channel->queued.pop_back();
       --queued_;
       channel->last_token = before;
+      --staged_in_flight_;
       EndSubmissionLocked(channel, true);
     }
     return Status::Gpu(e);  // the operation is destroyed here, without mutex_
@@ -101,7 +161,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
     e = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
     if (e != hipSuccess) break;
     waits = k + 1;
-    e = NoThrow([&] { return gpu_.CopyTableAsync(channel->staging.Table(token), stream); });
+    e = NoThrow([&] { return gpu_.CopyTableAsync(channel->tables.Table(token), stream); });
     if (e != hipSuccess) break;
     e = NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token); });
     if (e != hipSuccess) break;
@@ -111,6 +171,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
   if (e == hipSuccess) {
     e = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
   }
+  chain_mu_.Unlock();
   {
     MutexLock lock(mutex_);
     if (e != hipSuccess) {
@@ -192,7 +253,7 @@ void AsyncExecutor::Step(Channel* channel) {
         WaitForCopied(channel, free_at);
         return;
       }
-      data.FillForRead(channel->staging, ready, data.released, move);
+      data.FillForRead(s.block, channel->tables, ready, data.released, move);
     }
     FinishStaged(channel);
     return;
@@ -201,7 +262,7 @@ void AsyncExecutor::Step(Channel* channel) {
   for (;;) {
     // Chunk k + 2 reuses chunk k's slot, which was written out already.
     for (; data.released < limits.waits && data.released < data.written + 2; ++data.released) {
-      data.ReleaseForWrite(channel->staging, ready, data.released);
+      data.ReleaseForWrite(s.block, channel->tables, ready, data.released);
     }
     if (data.written >= limits.copies) break;
     const uint32_t token = data.Token(data.written);
@@ -209,7 +270,7 @@ void AsyncExecutor::Step(Channel* channel) {
       WaitForCopied(channel, token);
       return;
     }
-    data.WriteOut(channel->staging, move);
+    data.WriteOut(s.block, move);
   }
   FinishStaged(channel);
 }
@@ -219,6 +280,7 @@ void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {
     MutexLock lock(mutex_);
     channel->trigger = token;
     channel->waiting = true;
+    MarkBusyLocked(channel);
     ++waiting_;
   }
   wake_poller_.NotifyOne();
@@ -234,12 +296,21 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
     result = CaughtResult();
   }
   std::unique_ptr<Staged> finished;
+  bool feed = false;
   {
     MutexLock lock(mutex_);
     // A submission that failed part-way returned its error: the caller's variable is left alone.
     if (s.Limits().error == hipSuccess) *s.op->bytes_p = result;
+    // The block is free once the stream has made the last copy queued for it: at once for a
+    // write (each chunk was written out after its copy), after the last chunk's copy for a read.
+    const size_t copies = s.Limits().copies;
+    ReleaseBlockLocked(channel, std::exchange(s.block, engine::StreamStagingBlock()),
+                       s.data.first_token + static_cast<uint32_t>(copies) - 1);
     finished = std::move(channel->active);
+    --staged_in_flight_;
+    feed = !starved_.empty();
   }
+  if (feed) wake_poller_.NotifyOne();
   // Released after the last ready: the stream runs the copies first, then passes the wait.
   AdvanceWord(&channel->words[kDone], finished->seq);
   Staged* gone = finished.release();
@@ -257,9 +328,9 @@ size_t AsyncExecutor::StagingBlocks() {
   return staged_channels_;
 }
 
-size_t AsyncExecutor::StagingMoves() {
+size_t AsyncExecutor::StagingWaits() {
   MutexLock lock(mutex_);
-  return staging_moves_;
+  return staging_waits_;
 }
 
 size_t AsyncExecutor::StagedOperations() {
