@@ -114,6 +114,39 @@ typedef struct hipFileExtLatencyStats {
 /* Fills *stats; hipFileInvalidValue for NULL. Needs no open driver. */
 HIPFILE_API hipFileError_t hipFileExtGetLatencyStats(hipFileExtLatencyStats_t *stats);
 
+/* Where stream-ordered operations' time goes (docs/async.md, "Where a stream-ordered operation's
+ * time goes"). Recorded only at HIPFILE_STATS_LEVEL 2 and above, or with
+ * HIPFILE_ASYNC_STAGE_TIMES=1; otherwise every count stays 0. Per operation that completed its
+ * round trip (submission returned without error), steady-clock stamps are taken at: the call;
+ * the call returning; the poller seeing the stream reach it; a worker starting it; its file I/O
+ * done; its release (the stream may go on once its copies are made); the poller seeing the
+ * stream's last copy for it (the release, where nothing is copied after it). Each stamp counts
+ * from the one before, and no earlier (a part that ran before the previous ended counts 0), so
+ * parts 0..5 add up to part 6, the total. Per part: operations counted, their sum in ns, and a
+ * log2 histogram: bucket 0 holds parts of 0 ns, bucket i (1..38) [2^(i-1), 2^i) ns, bucket 39 the
+ * rest. */
+typedef enum hipFileExtAsyncStage {
+    hipFileExtAsyncStageSubmit = 0,  /* the call, to its return */
+    hipFileExtAsyncStageReach = 1,   /* the return, to the poller seeing the stream reach it */
+    hipFileExtAsyncStageHandoff = 2, /* to a worker starting it (a staging block's wait included) */
+    hipFileExtAsyncStageIo = 3,      /* to its file I/O done (copies it waited for included) */
+    hipFileExtAsyncStageRelease = 4, /* to its release: *bytes_p and `done` stored */
+    hipFileExtAsyncStageCopy = 5,    /* to the poller seeing the stream's last copy made */
+    hipFileExtAsyncStageTotal = 6    /* the call to the last copy: parts 0..5 together */
+} hipFileExtAsyncStage_t;
+#define HIPFILE_EXT_ASYNC_STAGES 7
+#define HIPFILE_EXT_ASYNC_STAGE_BUCKETS 40
+typedef struct hipFileExtAsyncStageStats {
+    uint64_t count[HIPFILE_EXT_ASYNC_STAGES];
+    uint64_t sum_ns[HIPFILE_EXT_ASYNC_STAGES];
+    uint64_t ns_hist[HIPFILE_EXT_ASYNC_STAGES][HIPFILE_EXT_ASYNC_STAGE_BUCKETS];
+} hipFileExtAsyncStageStats_t;
+
+/* Fills *stats with this process's figures; hipFileInvalidValue for NULL. Needs no open driver. */
+HIPFILE_API hipFileError_t hipFileExtGetAsyncStageStats(hipFileExtAsyncStageStats_t *stats);
+/* "submit", "reach", "handoff", "io", "release", "copy", "total"; "unknown" for another value. */
+HIPFILE_API const char *hipFileExtAsyncStageName(int stage);
+
 /* hipFile's two backends, counted by transfer as hipFileGetStatsL3 counts n_nvfs_* / n_posix_*:
  * a transfer that took the compatibility path (buffered or io_uring) for any byte is a Fallback
  * one; the others (page-cache windows, O_DIRECT, host memory) are Fastpath ones. A failure is

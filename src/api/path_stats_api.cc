@@ -55,6 +55,20 @@ HIPFILE_API hipFileError_t hipFileExtGetLatencyStats(hipFileExtLatencyStats_t* s
   });
 }
 
+HIPFILE_API hipFileError_t hipFileExtGetAsyncStageStats(hipFileExtAsyncStageStats_t* stats) {
+  return hipfile::api::GuardError("hipFileExtGetAsyncStageStats", [&] {
+    if (stats == nullptr) return OpError(hipFileInvalidValue);
+    Driver::Global().async_stage_stats().Fill(stats);
+    return Success();
+  });
+}
+
+HIPFILE_API const char* hipFileExtAsyncStageName(int stage) {
+  static const char* const kNames[HIPFILE_EXT_ASYNC_STAGES] = {"submit",  "reach", "handoff", "io",
+                                                               "release", "copy",  "total"};
+  return stage >= 0 && stage < HIPFILE_EXT_ASYNC_STAGES ? kNames[stage] : "unknown";
+}
+
 HIPFILE_API hipFileError_t hipFileExtGetGpuStats(int device, hipFileExtGpuStats_t* stats) {
   return hipfile::api::GuardError("hipFileExtGetGpuStats", [&] {
     if (stats == nullptr || device < 0 || device >= HIPFILE_MAX_GPUS) {

@@ -137,6 +137,7 @@ Config ParseConfig(platform::Sys& sys) {
   ReadBool(sys, kEnvIoUring, &config.io_uring, &config);
   ReadBool(sys, kEnvCopyKernel, &config.copy_kernel, &config);
   ReadBool(sys, kEnvAsyncStaged, &config.async_staged, &config);
+  ReadBool(sys, kEnvAsyncStageTimes, &config.async_stage_times, &config);
   if (const char* value = sys.Getenv(kEnvStatsLevel)) {
     const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);
     if (parsed) {

@@ -33,6 +33,9 @@ inline constexpr char kEnvProfileNvtx[] = "HIPFILE_PROFILE_NVTX";
 inline constexpr char kEnvUnsupportedFileSystems[] = "HIPFILE_UNSUPPORTED_FILE_SYSTEMS";
 // 0 = no statistics, 1 = basic, 2 = detailed (same as 1); larger values are clamped to 2.
 inline constexpr char kEnvStatsLevel[] = "HIPFILE_STATS_LEVEL";
+// true | false: stamp every stream-ordered operation's round trip (hipFileExtGetAsyncStageStats)
+// below HIPFILE_STATS_LEVEL 2, which turns it on too. Read once, at the first driver's making.
+inline constexpr char kEnvAsyncStageTimes[] = "HIPFILE_ASYNC_STAGE_TIMES";
 // auto | on | off: the engine's page-cache path (pinning windows of resident file pages and
 // letting the GPU copy from them). auto: on a GPU, off on the CPU runtime.
 inline constexpr char kEnvPageCache[] = "HIPFILE_PAGE_CACHE";
@@ -105,6 +108,7 @@ struct Config {
   bool profile_nvtx = false;
   bool unsupported_file_systems = false;
   unsigned stats_level = 1;
+  bool async_stage_times = false;
   LogLevel log_level = LogLevel::kWarn;
   engine::PageCacheMode page_cache = engine::PageCacheMode::kAuto;
   unsigned page_cache_pin_after = 2;

@@ -34,12 +34,14 @@ Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& confi
       // operations waiting on shared hardware queues: refused wherever copies happen.
       async_staged_(config.async_staged || !gpu.DeviceMemoryIsHostMemory()),
       refused_unstaged_(!config.async_staged && !gpu.DeviceMemoryIsHostMemory()),
+      async_stage_times_(config.async_stage_times),
       io_pool_(sys, IoThreadsOf(config)),
       async_pool_(sys, IoThreadsOf(config), "async"),
       service_(sys.PageSize(), stats_),
       next_(config),
       in_use_(config) {
   stats_.set_level(next_.stats_level());
+  async_stage_stats_.set_enabled(async_stage_times_ || next_.stats_level() >= 2);
 }
 
 Driver::~Driver() = default;
@@ -90,6 +92,7 @@ Status Driver::InitializeLocked() {
   in_use_ = next_;
   in_use_.ResolveForOpen();
   stats_.set_level(in_use_.stats_level());
+  async_stage_stats_.set_enabled(async_stage_times_ || in_use_.stats_level() >= 2);
   // Each device's uuid, for tools reading the statistics from outside (hipfile-stats), which
   // cannot ask the GPU runtime of this process: asked here, on the caller's thread, once per open.
   for (int d = 0; d < std::min(devices, HIPFILE_MAX_GPUS); ++d) {

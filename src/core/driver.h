@@ -167,6 +167,7 @@ class Driver {
   std::optional<engine::EngineOptions> EngineOptionsInUse() const;
 
   Stats& stats() { return stats_; }
+  AsyncStageStats& async_stage_stats() { return async_stage_stats_; }
   // Where every transfer runs once looked up (core/io_service.h).
   IoService& io_service() { return service_; }
   platform::Sys& sys() { return sys_; }
@@ -215,9 +216,12 @@ class Driver {
 
   platform::Sys& sys_;
   runtime::GpuRuntime& gpu_;
-  const bool async_staged_;      // HIPFILE_ASYNC_STAGED, where it cannot hang
-  const bool refused_unstaged_;  // HIPFILE_ASYNC_STAGED=false asked for where it could hang
-  std::string runtime_reason_;   // why the process's runtime was chosen; empty in tests
+  const bool async_staged_;       // HIPFILE_ASYNC_STAGED, where it cannot hang
+  const bool refused_unstaged_;   // HIPFILE_ASYNC_STAGED=false asked for where it could hang
+  const bool async_stage_times_;  // HIPFILE_ASYNC_STAGE_TIMES
+  // Where stream-ordered operations' time goes: on at stats level 2, or async_stage_times_.
+  AsyncStageStats async_stage_stats_;
+  std::string runtime_reason_;  // why the process's runtime was chosen; empty in tests
   // Before everything that queues on them, so destroyed after all of them.
   engine::WorkerPool io_pool_;
   engine::WorkerPool async_pool_;

@@ -20,7 +20,9 @@ Result<AsyncExecutor*> Driver::Async() {
   MutexLock lock(async_mu_);
   if (async_ == nullptr) {
     // Its threads may be refused (a process limit): the call fails, and a later one tries again.
-    HF_ASSIGN_OR_RETURN(async_, AsyncExecutor::Create(sys_, gpu_, async_pool_));
+    HF_ASSIGN_OR_RETURN(async_,
+                        AsyncExecutor::Create(sys_, gpu_, async_pool_, AsyncExecutor::kMaxChannels,
+                                              &async_stage_stats_));
     async_->SetStagingBlocks(stream_staging_blocks_.load(std::memory_order_relaxed));
   }
   return async_.get();

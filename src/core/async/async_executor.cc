@@ -39,14 +39,16 @@ struct AsyncExecutor::Ready {
 Result<std::unique_ptr<AsyncExecutor>> AsyncExecutor::Create(platform::Sys& sys,
                                                              runtime::GpuRuntime& gpu,
                                                              engine::WorkerPool& workers,
-                                                             size_t max_channels) {
-  std::unique_ptr<AsyncExecutor> executor(new AsyncExecutor(gpu, max_channels));
+                                                             size_t max_channels,
+                                                             AsyncStageStats* stage_stats) {
+  std::unique_ptr<AsyncExecutor> executor(new AsyncExecutor(gpu, max_channels, stage_stats));
   HF_RETURN_IF_ERROR(executor->Start(sys, workers));
   return executor;
 }
 
-AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels)
-    : gpu_(gpu), max_channels_(max_channels) {
+AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels,
+                             AsyncStageStats* stage_stats)
+    : gpu_(gpu), stage_stats_(stage_stats), max_channels_(max_channels) {
   void* slab = nullptr;
   const hipError_t e = gpu_.HostMalloc(&slab, max_channels_ * kWordsPerChannel * sizeof(uint32_t),
                                        hipHostMallocPortable | hipHostMallocMapped);
@@ -211,6 +213,36 @@ AsyncExecutor::Channel* AsyncExecutor::IdleChannel() {
 }
 
 Status AsyncExecutor::Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op) {
+  std::shared_ptr<AsyncStamps> stamps = stage_stats_ != nullptr ? stage_stats_->Start() : nullptr;
+  if (stamps == nullptr) return SubmitUntimed(stream, std::move(op));
+  op->stamps = stamps;
+  const Status status = SubmitUntimed(stream, std::move(op));
+  // A refused submission is not recorded (one refused part-way leaves its stamps unfinished).
+  if (status.ok()) {
+    stamps->t[AsyncStamps::kReturned] = StampNow();
+    stage_stats_->Finish(stamps);
+  }
+  return status;
+}
+
+void AsyncExecutor::StampRelease(Channel* channel, const std::shared_ptr<AsyncStamps>& stamps,
+                                 uint32_t last, bool watch) {
+  const uint64_t now = StampNow();
+  stamps->t[AsyncStamps::kReleased] = now;
+  if (watch && !Reached(LoadWord(&channel->words[kCopied]), last)) {
+    MutexLock lock(mutex_);
+    try {
+      copy_watch_.push_back(CopyWatch{&channel->words[kCopied], last, stamps});
+      return;  // the poller stamps it (it keeps polling while copy_watch_ has entries)
+    } catch (...) {
+      // No room: the copy counts as made at the release.
+    }
+  }
+  stamps->t[AsyncStamps::kCopied] = now;
+  stage_stats_->Finish(stamps);
+}
+
+Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<AsyncOp> op) {
   Channel* channel = nullptr;
   // A stream without a channel gets one for its device, which is asked without mutex_ (no runtime
   // call is made with it held: see the header). Twice at most: the channel a stream had when the
@@ -372,8 +404,13 @@ void AsyncExecutor::HostFnTrampoline(void* arg) {
 }
 
 void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) {
+  std::shared_ptr<AsyncStamps> stamps = op ? op->stamps : nullptr;
+  if (stamps != nullptr) stamps->t[AsyncStamps::kStarted] = StampNow();
   if (op) *op->bytes_p = RunBoundNoThrow(*op);
+  if (stamps != nullptr) stamps->t[AsyncStamps::kIoDone] = StampNow();
   AdvanceWord(&channel->words[kDone], seq);
+  // Run made its copies: nothing is copied after the release.
+  if (stamps != nullptr) StampRelease(channel, stamps, 0, false);
   if (op) {
     AsyncOp* finished = op.release();
     reaper_->PostOrRun([finished] { delete finished; });
@@ -417,9 +454,10 @@ void AsyncExecutor::PollLoop() {
   unsigned idle_rounds = 0;
   MutexLock lock(mutex_);
   for (;;) {
-    if (queued_ == 0 && waiting_ == 0 && starved_.empty()) {
+    if (queued_ == 0 && waiting_ == 0 && starved_.empty() && copy_watch_.empty()) {
       if (stopping_) return;
-      while (!stopping_ && queued_ == 0 && waiting_ == 0 && starved_.empty()) {
+      while (!stopping_ && queued_ == 0 && waiting_ == 0 && starved_.empty() &&
+             copy_watch_.empty()) {
         wake_poller_.Wait(mutex_);
       }
       idle_rounds = 0;
@@ -442,6 +480,19 @@ void AsyncExecutor::PollLoop() {
     const auto start = [&](Channel* channel)
                            REQUIRES(mutex_) { hand_over([this, channel] { Step(channel); }); };
     if (!starved_.empty() && FeedStarvedLocked(start)) progressed = true;
+    // Timing: released operations whose stream's last copy is now made.
+    for (size_t i = 0; i < copy_watch_.size();) {
+      CopyWatch& watch = copy_watch_[i];
+      if (!Reached(LoadWord(watch.copied), watch.last)) {
+        ++i;
+        continue;
+      }
+      watch.stamps->t[AsyncStamps::kCopied] = StampNow();
+      stage_stats_->Finish(watch.stamps);
+      copy_watch_[i] = std::move(copy_watch_.back());
+      copy_watch_.pop_back();
+      progressed = true;
+    }
     // Only the channels with something queued or waiting: with thousands of streams, walking
     // every channel each round took most of the poller's time.
     for (size_t i = 0; i < busy_.size() && !ran_here; ++i) {
@@ -465,6 +516,11 @@ void AsyncExecutor::PollLoop() {
         --queued_;
         progressed = true;
         const uint32_t seq = pending.seq;
+        AsyncOp* const reached_op =
+            pending.staged != nullptr ? pending.staged->op.get() : pending.op.get();
+        if (reached_op != nullptr && reached_op->stamps != nullptr) {
+          reached_op->stamps->t[AsyncStamps::kReached] = StampNow();
+        }
         if (pending.staged != nullptr) {
           // The stream passed the previous operation's whole chain: none is active.
           channel->active = std::move(pending.staged);
@@ -498,7 +554,8 @@ void AsyncExecutor::PollLoop() {
     // A staged operation waiting for its stream's copy is near: its copy takes microseconds to
     // a millisecond, and the worker that moves it on waits for this loop.
     // So is a block that an operation waiting for one gets once its stream's last copy is made.
-    if (waiting_ > 0 || !starved_.empty()) idle_rounds = std::min(idle_rounds, 4999u);
+    if (waiting_ > 0 || !starved_.empty() || !copy_watch_.empty())
+      idle_rounds = std::min(idle_rounds, 4999u);
     MutexUnlock unlocked(mutex_);
     if (idle_rounds < 64) {
       sched_yield();

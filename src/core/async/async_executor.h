@@ -94,6 +94,7 @@
 #include <vector>
 
 #include "core/async/async_op.h"
+#include "core/async/async_stage_stats.h"
 #include "engine/stream_staging.h"
 #include "engine/worker_pool.h"
 #include "platform/sys.h"
@@ -114,7 +115,8 @@ class AsyncExecutor {
   // or ENOMEM), and a later Create can try again.
   static Result<std::unique_ptr<AsyncExecutor>> Create(platform::Sys& sys, runtime::GpuRuntime& gpu,
                                                        engine::WorkerPool& workers,
-                                                       size_t max_channels = kMaxChannels);
+                                                       size_t max_channels = kMaxChannels,
+                                                       AsyncStageStats* stage_stats = nullptr);
   ~AsyncExecutor();  // waits for submitted operations, then stops its threads
   AsyncExecutor(const AsyncExecutor&) = delete;
   AsyncExecutor& operator=(const AsyncExecutor&) = delete;
@@ -129,7 +131,8 @@ class AsyncExecutor {
   unsigned StreamFlags(runtime::Stream stream);
 
   // Enqueues `op` on `stream`, with the stream's registered HIPFILE_STREAM_FIXED_* flags added to
-  // op->fixed_flags. On error nothing was enqueued that will run it.
+  // op->fixed_flags. On error nothing was enqueued that will run it. Where `stage_stats` (Create)
+  // is enabled, the operation's round trip is stamped and recorded there.
   Status Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
 
   // Operations submitted and not yet completed. An operation counts as completed a moment after
@@ -164,7 +167,19 @@ class AsyncExecutor {
   struct Staged;
   struct ChainLimits;
 
-  AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels);
+  AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels, AsyncStageStats* stage_stats);
+  Status SubmitUntimed(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
+  // Timing (stage_stats_ enabled): a staged operation released before the poller saw its
+  // stream's last copy waits here for it (the poller stamps kCopied).
+  struct CopyWatch {
+    const uint32_t* copied;
+    uint32_t last;
+    std::shared_ptr<AsyncStamps> stamps;
+  };
+  // Stamps kReleased, and kCopied once the stream's `copied` reached `last` (now, or by the
+  // poller); no copy to wait for when `watch` is false.
+  void StampRelease(Channel* channel, const std::shared_ptr<AsyncStamps>& stamps, uint32_t last,
+                    bool watch) EXCLUDES(mutex_);
   // Create's second half: the threads.
   Status Start(platform::Sys& sys, engine::WorkerPool& workers);
   // The stream's channel; a stream without one gets one for `device`.
@@ -214,6 +229,7 @@ class AsyncExecutor {
   void BindLocked(Staged& s) REQUIRES(mutex_);
 
   runtime::GpuRuntime& gpu_;
+  AsyncStageStats* const stage_stats_;          // null: no timing
   std::unique_ptr<engine::TaskGroup> workers_;  // drained before the members its tasks use
   // One thread of its own, outside the I/O budget: destroying an operation may free memory, which
   // waits for every stream, and the I/O threads must go on moving those streams meanwhile.
@@ -265,6 +281,7 @@ class AsyncExecutor {
   size_t queued_ GUARDED_BY(mutex_) = 0;       // submitted, waiting for their stream to reach them
   size_t outstanding_ GUARDED_BY(mutex_) = 0;  // submitted, not completed
   bool stopping_ GUARDED_BY(mutex_) = false;
+  std::vector<CopyWatch> copy_watch_ GUARDED_BY(mutex_);
   bool warned_host_fn_fallback_ GUARDED_BY(mutex_) = false;
   std::thread poller_;
 };

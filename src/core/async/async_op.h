@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/async/async_stage_stats.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -84,6 +85,8 @@ struct AsyncOp {
   // clamped to it, as hipFileRead clamps. No cap unless set.
   size_t max_rw_count = std::numeric_limits<size_t>::max();
   std::unique_ptr<AsyncWork> work;
+  // Its round trip's stamps (core/async/async_stage_stats.h), when timing is on; else null.
+  std::shared_ptr<AsyncStamps> stamps;
 };
 
 // Binds the parameters the operation runs with into *p: fixed ones from submission, the rest read

@@ -218,6 +218,7 @@ void AsyncExecutor::Step(Channel* channel) {
   const ChainLimits limits = s.Limits();
   if (!s.started) {
     s.started = true;
+    if (s.op->stamps != nullptr) s.op->stamps->t[AsyncStamps::kStarted] = StampNow();
     if (!s.bound) {
       data.stopped = true;  // failed before it began: nothing moves
     } else if (s.refused != 0) {
@@ -288,6 +289,8 @@ void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {
 
 void AsyncExecutor::FinishStaged(Channel* channel) {
   Staged& s = *channel->active;
+  std::shared_ptr<AsyncStamps> stamps = s.op->stamps;
+  if (stamps != nullptr) stamps->t[AsyncStamps::kIoDone] = StampNow();
   const Result<size_t> outcome = s.data.Outcome();
   ssize_t result = 0;
   try {
@@ -297,6 +300,8 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   }
   std::unique_ptr<Staged> finished;
   bool feed = false;
+  bool whole = false;  // the chain is on the stream: its last copy comes
+  uint32_t last_copy = 0;
   {
     MutexLock lock(mutex_);
     // A submission that failed part-way returned its error: the caller's variable is left alone.
@@ -304,6 +309,8 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
     // The block is free once the stream has made the last copy queued for it: at once for a
     // write (each chunk was written out after its copy), after the last chunk's copy for a read.
     const size_t copies = s.Limits().copies;
+    whole = s.Limits().error == hipSuccess;
+    last_copy = s.data.first_token + static_cast<uint32_t>(copies) - 1;
     ReleaseBlockLocked(channel, std::exchange(s.block, engine::StreamStagingBlock()),
                        s.data.first_token + static_cast<uint32_t>(copies) - 1);
     finished = std::move(channel->active);
@@ -313,6 +320,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   if (feed) wake_poller_.NotifyOne();
   // Released after the last ready: the stream runs the copies first, then passes the wait.
   AdvanceWord(&channel->words[kDone], finished->seq);
+  if (stamps != nullptr) StampRelease(channel, stamps, last_copy, whole);
   Staged* gone = finished.release();
   reaper_->PostOrRun([gone] { delete gone; });
   MutexLock lock(mutex_);
