@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "async_stages.h"
 #include "data_set.h"
 #include "options.h"
 #include "path_shares.h"
@@ -572,6 +573,9 @@ int Run(int argc, char** argv) {
       return 2;
   }
   if (o.io_size > o.size) o.size = o.io_size;
+  // -x 5 stamps its operations' round trips (hipFileExtGetAsyncStageStats), unless the
+  // environment says otherwise: read at the library's first driver, so set before any call.
+  if (o.xfer == 5) ::setenv("HIPFILE_ASYNC_STAGE_TIMES", "1", 0);
   DataSet data_set;
   if (o.xfer != 9) {
     if (const int status = data_set.Prepare(o)) return status;
@@ -618,6 +622,8 @@ int Run(int argc, char** argv) {
   std::vector<std::thread> threads;
   hipFileExtPathStats_t paths_before = {};
   if (uses_hipfile) (void)hipFileExtGetPathStats(&paths_before);
+  hipFileExtAsyncStageStats_t stages_before = {};
+  if (o.xfer == 5) (void)hipFileExtGetAsyncStageStats(&stages_before);
   const double cpu_start = CpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   s.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -636,10 +642,26 @@ int Run(int argc, char** argv) {
 
   // The run's bytes by the path the library took (hipfile_ext.h), both directions together.
   hipfile_tools::PathShares paths;
+  hipFileExtAsyncStageStats_t stages_after = {};
   if (uses_hipfile) {
     hipFileExtPathStats_t after = {};
     (void)hipFileExtGetPathStats(&after);
     paths = hipfile_tools::PathShares::Between(paths_before, after);
+    if (o.xfer == 5) {
+      // Every operation's last copy is seen once its stream is synchronized, but the poller may
+      // record it a moment later: wait (briefly) for the counts to settle.
+      hipFileExtAsyncStageStats_t now = {};
+      for (int i = 0; i < 200; ++i) {
+        (void)hipFileExtGetAsyncStageStats(&now);
+        if (now.count[hipFileExtAsyncStageTotal] == stages_after.count[hipFileExtAsyncStageTotal] &&
+            i > 0) {
+          break;
+        }
+        stages_after = now;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      stages_after = StagesBetween(stages_before, now);
+    }
     hipFileHandleDeregister(s.fh);
     (void)hipFileDriverClose();
   }
@@ -687,12 +709,13 @@ int Run(int argc, char** argv) {
         "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
         ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"cpu_cores\": %.2f, "
         "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"paths\": %s, "
-        "\"fallbacks\": %s, \"ok\": %s}\n",
+        "\"fallbacks\": %s%s%s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0,
         queued ? o.queue_depth : 1, cpu_cores, gib_s > 0 ? cpu_cores / gib_s : 0,
         o.verify ? "true" : "false", runtime, paths.Json().c_str(), paths.FallbackJson().c_str(),
-        failed ? "false" : "true");
+        o.xfer == 5 ? ", \"async_stages\": " : "",
+        o.xfer == 5 ? StagesJson(stages_after).c_str() : "", failed ? "false" : "true");
   } else {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);
@@ -703,6 +726,7 @@ int Run(int argc, char** argv) {
                 bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs, runtime);
     if (uses_hipfile) std::printf(" Paths: %s", paths.Text().c_str());
     std::printf("\n");
+    if (o.xfer == 5 && o.stages) std::printf("%s", StagesText(stages_after).c_str());
   }
   return failed ? 1 : 0;
 }

@@ -45,7 +45,7 @@ void PrintUsage(std::FILE* out) {
       out,
       "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] [-i IOSIZE]\n"
       "                     [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-Q DEPTH] [-b] [-V] [--fsync]\n"
-      "                     [--overwrite] [--json]\n"
+      "                     [--overwrite] [--json] [--stages]\n"
       "Moves a data set between a file and GPU memory with several threads and prints gdsio's\n"
       "result line, or one JSON line.\n"
       "\n"
@@ -77,7 +77,9 @@ void PrintUsage(std::FILE* out) {
       "               block written carries that pattern and is read back\n"
       "  --fsync      write runs: fsync (and msync for -x 4) before the clock stops\n"
       "  --overwrite  let the run write FILE though it is not hipfile-bench's data set\n"
-      "  --json       one JSON line instead of the result line\n"
+      "  --json       one JSON line instead of the result line (-x 5: with \"async_stages\",\n"
+      "               where its operations' time went, docs/async.md)\n"
+      "  --stages     -x 5: print where its operations' time went after the result line\n"
       "  -h, --help   this text\n"
       "SIZE and IOSIZE are whole numbers of bytes with an optional K, M or G (powers of 1024).\n"
       "\n"
@@ -220,6 +222,10 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
     }
     if (a == "--json") {
       o->json = true;
+      continue;
+    }
+    if (a == "--stages") {
+      o->stages = true;
       continue;
     }
     if (a == "--fsync") {

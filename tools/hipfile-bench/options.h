@@ -22,6 +22,7 @@ struct Options {
   double seconds = 0;   // -T; 0: one pass over each thread's share
   bool verify = false;
   bool json = false;
+  bool stages = false;            // --stages: -x 5's breakdown by part after the result line
   bool register_buffers = false;  // -b: hipFileBufRegister the device buffers
   bool fsync = false;             // --fsync: writes count only once fsync returned
   bool overwrite = false;         // --overwrite: may write a file that is not its data set

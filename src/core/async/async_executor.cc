@@ -230,12 +230,20 @@ void AsyncExecutor::StampRelease(Channel* channel, const std::shared_ptr<AsyncSt
   const uint64_t now = StampNow();
   stamps->t[AsyncStamps::kReleased] = now;
   if (watch && !Reached(LoadWord(&channel->words[kCopied]), last)) {
-    MutexLock lock(mutex_);
-    try {
-      copy_watch_.push_back(CopyWatch{&channel->words[kCopied], last, stamps});
-      return;  // the poller stamps it (it keeps polling while copy_watch_ has entries)
-    } catch (...) {
-      // No room: the copy counts as made at the release.
+    bool watched = false;
+    {
+      MutexLock lock(mutex_);
+      try {
+        copy_watch_.push_back(CopyWatch{&channel->words[kCopied], last, stamps});
+        watched = true;
+      } catch (...) {
+        // No room: the copy counts as made at the release.
+      }
+    }
+    if (watched) {
+      // The poller stamps it; it polls while copy_watch_ has entries, but may be asleep now.
+      wake_poller_.NotifyOne();
+      return;
     }
   }
   stamps->t[AsyncStamps::kCopied] = now;
