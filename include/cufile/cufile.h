@@ -28,7 +28,9 @@
 #include <sys/types.h>
 #include <time.h>
 
-#if !defined(__cuda_cuda_h__) && defined(__has_include)
+/* HIPFILE_CUFILE_NO_CUDA_H: use the declarations below even where <cuda.h> exists (the library's
+ * own build does, so that it builds the same with and without a CUDA toolkit). */
+#if !defined(__cuda_cuda_h__) && !defined(HIPFILE_CUFILE_NO_CUDA_H) && defined(__has_include)
 #if __has_include(<cuda.h>)
 #include <cuda.h>
 #endif
