@@ -5,7 +5,10 @@
 #include <hipfile.h>
 #include <hipfile_ext.h>
 
+#include <unordered_set>
+
 #include "cufile/error_map.h"
+#include "util/mutex.h"
 
 using hipfile::cufile::CuFileSsize;
 using hipfile::cufile::ToCuFile;
@@ -26,6 +29,31 @@ bool SystemMemoryAllowed(ssize_t hipfile_result) {
       hipFileGetParameterBool(hipFileParamPropertiesAllowSystemMemory, &allowed);
   return status.err == hipFileSuccess && allowed;
 }
+
+// Host memory registered while system memory is allowed: hipFile registers device and pinned
+// memory only, so these are remembered here, for cuFileBufDeregister to accept them back. A
+// registration costs nothing else: hipFileExtReadHost needs none.
+class SystemBuffers {
+ public:
+  static SystemBuffers& Get() {
+    static SystemBuffers* buffers = new SystemBuffers;  // never destroyed: used until exit
+    return *buffers;
+  }
+  bool Add(const void* p) {
+    hipfile::MutexLock lock(mu_);
+    return set_.insert(p).second;
+  }
+  bool Remove(const void* p) {
+    hipfile::MutexLock lock(mu_);
+    return set_.erase(p) == 1;
+  }
+
+ private:
+  hipfile::Mutex mu_;
+  std::unordered_set<const void*> set_ GUARDED_BY(mu_);
+};
+
+bool MemoryTypeRefused(hipFileError_t e) { return e.err == hipFileHipMemoryTypeInvalid; }
 
 }  // namespace
 
@@ -49,11 +77,26 @@ CUFILE_API CUfileError_t cuFileHandleRegister(CUfileHandle_t* fh, CUfileDescr_t*
 CUFILE_API void cuFileHandleDeregister(CUfileHandle_t fh) { hipFileHandleDeregister(fh); }
 
 CUFILE_API CUfileError_t cuFileBufRegister(const void* bufPtr_base, size_t length, int flags) {
-  return ToCuFile(hipFileBufRegister(bufPtr_base, length, flags));
+  const hipFileError_t status = hipFileBufRegister(bufPtr_base, length, flags);
+  if (MemoryTypeRefused(status) &&
+      SystemMemoryAllowed(-static_cast<ssize_t>(hipFileHipMemoryTypeInvalid))) {
+    try {
+      return ToCuFile(
+          {SystemBuffers::Get().Add(bufPtr_base) ? hipFileSuccess : hipFileMemoryAlreadyRegistered,
+           hipSuccess});
+    } catch (...) {  // the set could not grow
+      return ToCuFile({hipFileHipDriverError, hipErrorOutOfMemory});
+    }
+  }
+  return ToCuFile(status);
 }
 
 CUFILE_API CUfileError_t cuFileBufDeregister(const void* bufPtr_base) {
-  return ToCuFile(hipFileBufDeregister(bufPtr_base));
+  const hipFileError_t status = hipFileBufDeregister(bufPtr_base);
+  if (status.err == hipFileMemoryNotRegistered && SystemBuffers::Get().Remove(bufPtr_base)) {
+    return ToCuFile({hipFileSuccess, hipSuccess});
+  }
+  return ToCuFile(status);
 }
 
 CUFILE_API ssize_t cuFileRead(CUfileHandle_t fh, void* bufPtr_base, size_t size, off_t file_offset,

@@ -147,18 +147,23 @@ TEST_F(CuFileApiTest, PageableMemoryNeedsAllowSystemMemory) {
   CUfileHandle_t fh = CuRegister(fd);
   std::vector<unsigned char> host(kSize);
   EXPECT_EQ(cuFileRead(fh, host.data(), kSize, 0, 0), -CU_FILE_CUDA_MEMORY_TYPE_INVALID);
+  EXPECT_TRUE(Is(cuFileBufRegister(host.data(), kSize, 0), CU_FILE_CUDA_MEMORY_TYPE_INVALID));
   cuFileHandleDeregister(fh);
   ASSERT_TRUE(Ok(cuFileDriverClose()));
 
   ASSERT_TRUE(Ok(cuFileSetParameterBool(CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY, true)));
   ASSERT_TRUE(Ok(cuFileDriverOpen()));
   fh = CuRegister(fd);
+  ASSERT_TRUE(Ok(cuFileBufRegister(host.data(), kSize, 0)));
+  EXPECT_TRUE(Is(cuFileBufRegister(host.data(), kSize, 0), CU_FILE_MEMORY_ALREADY_REGISTERED));
   EXPECT_EQ(cuFileRead(fh, host.data(), kSize - 100, 100, 100), static_cast<ssize_t>(kSize - 100));
   const std::vector<unsigned char> pattern = testing::PatternBytes(kSize);
   EXPECT_EQ(std::memcmp(host.data() + 100, pattern.data() + 100, kSize - 100), 0);
   std::vector<unsigned char> other = testing::PatternBytes(kSize, 3);
   EXPECT_EQ(cuFileWrite(fh, other.data(), kSize, 0, 0), static_cast<ssize_t>(kSize));
   EXPECT_EQ(testing::ReadFileOrDie(dir_.File("host.bin")), other);
+  EXPECT_TRUE(Ok(cuFileBufDeregister(host.data())));
+  EXPECT_TRUE(Is(cuFileBufDeregister(host.data()), CU_FILE_MEMORY_NOT_REGISTERED));
   cuFileHandleDeregister(fh);
   ASSERT_TRUE(Ok(cuFileDriverClose()));
   ASSERT_TRUE(Ok(cuFileSetParameterBool(CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY, false)));
