@@ -15,6 +15,14 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/compat/hip/hip_runtime.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hipfile/compat/hip)
 
+# The cuFile drop-in (docs/cufile.md): libcufile.so.0 in a directory of its own, used only where
+# LD_LIBRARY_PATH (or a program's run path) names it, and our cufile.h beside hipFile's headers in
+# one of its own, so that neither shadows NVIDIA's.
+install(TARGETS hipfile_cufile
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/hipfile-cufile)
+install(FILES ${PROJECT_SOURCE_DIR}/include/cufile/cufile.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hipfile-cufile)
+
 install(EXPORT hipfileTargets NAMESPACE hip:: DESTINATION ${HIPFILE_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/hipfileConfig.cmake.in
   ${PROJECT_BINARY_DIR}/hipfileConfig.cmake INSTALL_DESTINATION ${HIPFILE_CMAKE_DIR})

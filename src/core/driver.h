@@ -110,6 +110,12 @@ class Driver {
   Result<size_t> GetParameterSizeT(int param) const;
   Result<bool> GetParameterBool(int param) const;
   Result<std::string> GetParameterString(int param) const;
+  // The statistics level, settable while the driver is open too (cuFileSetStatsLevel): the level
+  // recorded at from now on and at the next open (hipFileParamProfileStats). Levels past the
+  // parameter's range are hipFileInvalidValue. StatsLevel: the level recorded at now while open,
+  // else the next open's.
+  Status SetStatsLevel(size_t level) EXCLUDES(mu_);
+  size_t StatsLevel() const EXCLUDES(mu_);
   // Where a parameter's value came from (ParamSet::Source), for the values Get* reports: those in
   // use while the driver is open, the next open's while it is closed. Opens nothing.
   Result<SettingSource> GetParameterSource(ParamKind kind, int param) const;

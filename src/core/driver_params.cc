@@ -24,6 +24,20 @@ Status Driver::SetParameter(const char* name, int param, Fn&& set) {
   return Status::Ok();
 }
 
+Status Driver::SetStatsLevel(size_t level) {
+  MutexLock lock(mu_);
+  ParamSet candidate = next_;
+  HF_RETURN_IF_ERROR(candidate.SetSizeT(hipFileParamProfileStats, level));
+  next_ = std::move(candidate);
+  if (count_ > 0) stats_.set_level(static_cast<unsigned>(level));
+  return Status::Ok();
+}
+
+size_t Driver::StatsLevel() const {
+  MutexLock lock(mu_);
+  return count_ > 0 ? stats_.level() : next_.stats_level();
+}
+
 Status Driver::SetParameterSizeT(int param, size_t value) {
   return SetParameter("hipFileSetParameterSizeT", param, [&](ParamSet& p) {
     const Status status = p.SetSizeT(param, value);

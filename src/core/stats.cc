@@ -79,6 +79,29 @@ Stats::Stats() {
   own_.level.store(1, std::memory_order_relaxed);
 }
 
+void Stats::Reset() {
+  struct Kept {
+    uint64_t in_use, uuid[2], reg_bytes;
+  } kept[HIPFILE_MAX_GPUS];
+  for (size_t i = 0; i < HIPFILE_MAX_GPUS; ++i) {
+    const StatsCounters::PerGpu& gpu = c_->gpus[i];
+    kept[i] = {
+        gpu.in_use.load(std::memory_order_relaxed),
+        {gpu.uuid[0].load(std::memory_order_relaxed), gpu.uuid[1].load(std::memory_order_relaxed)},
+        gpu.reg_bytes.load(std::memory_order_relaxed)};
+  }
+  const uint64_t level = c_->level.load(std::memory_order_relaxed);
+  ZeroCounters(*c_);
+  c_->level.store(level, std::memory_order_relaxed);
+  for (size_t i = 0; i < HIPFILE_MAX_GPUS; ++i) {
+    StatsCounters::PerGpu& gpu = c_->gpus[i];
+    gpu.in_use.store(kept[i].in_use, std::memory_order_relaxed);
+    gpu.uuid[0].store(kept[i].uuid[0], std::memory_order_relaxed);
+    gpu.uuid[1].store(kept[i].uuid[1], std::memory_order_relaxed);
+    gpu.reg_bytes.store(kept[i].reg_bytes, std::memory_order_relaxed);
+  }
+}
+
 void Stats::MoveCountersTo(StatsCounters* shared) {
   if (shared == c_) return;
   // Word by word: both are arrays of lock-free 64-bit atomics (stats_counters.h).

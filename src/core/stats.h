@@ -96,6 +96,24 @@ class Stats {
   // Stats), starting from the values counted so far. Call it before the Stats is shared between
   // threads: the switch itself is not synchronized.
   void MoveCountersTo(StatsCounters* shared);
+  // Every counter back to zero (cuFileStatsReset), except what describes the process rather than
+  // counts its work: the level, each GPU's uuid and in-use mark, and the bytes registered now (a
+  // later deregistration subtracts from them). Not atomic as a whole: a transfer recorded during
+  // the reset may keep part of its counts.
+  void Reset();
+  // cuFileStatsStop / cuFileStatsStart: Pause records nothing from now on, remembering the level
+  // when it was above 0; Resume, at level 0, records again at the level Pause remembered (1 if
+  // none was), and at another level changes nothing.
+  void Pause() {
+    const unsigned was = level();
+    if (was > 0) paused_level_.store(was, std::memory_order_relaxed);
+    set_level(0);
+  }
+  void Resume() {
+    uint64_t expected = 0;
+    c_->level.compare_exchange_strong(expected, paused_level_.load(std::memory_order_relaxed),
+                                      std::memory_order_relaxed);
+  }
   // Back to process memory, with the values counted so far (a forked child, single-threaded).
   void MoveCountersHome() { MoveCountersTo(&own_); }
   const StatsCounters& counters() const { return *c_; }
@@ -135,6 +153,7 @@ class Stats {
     if (Enabled()) counter.fetch_add(1, std::memory_order_relaxed);
   }
 
+  std::atomic<unsigned> paused_level_{1};
   StatsCounters own_;
   StatsCounters* c_ = &own_;  // own_, or the published region's
 };

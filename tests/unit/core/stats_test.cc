@@ -22,6 +22,43 @@ TEST(SizeHistogramBucketTest, PowerOfTwoKiBBuckets) {
   EXPECT_EQ(SizeHistogramBucket(UINT64_MAX), 31u);
 }
 
+TEST(StatsTest, ResetZeroesCountsButKeepsLevelUuidAndRegisteredBytes) {
+  Stats stats;
+  stats.set_level(2);
+  const char uuid[16] = {'g', 'p', 'u', '-', '3'};
+  stats.PublishUuid(3, uuid);
+  stats.RecordBufRegister(true, 3, 1 << 20);
+  stats.RecordHandleRegister(true);
+  stats.RecordIo(IoDirection::kRead, 3, true, 4096, 10, false);
+  stats.RecordIo(IoDirection::kWrite, 3, false, 4096, 0, false);
+  stats.Reset();
+
+  hipFileStatsLevel2_t l2;
+  stats.FillL2(&l2);
+  EXPECT_EQ(l2.basic.read_ops.ok, 0u);
+  EXPECT_EQ(l2.basic.write_ops.err, 0u);
+  EXPECT_EQ(l2.basic.read_bytes, 0u);
+  EXPECT_EQ(l2.basic.hdl_register_ops.ok, 0u);
+  EXPECT_EQ(l2.basic.buf_register_ops.ok, 0u);
+  for (uint64_t bucket : l2.read_size_kb_hist) EXPECT_EQ(bucket, 0u);
+  EXPECT_EQ(stats.level(), 2u);
+  const StatsCounters& c = stats.counters();
+  EXPECT_EQ(c.gpus[3].reg_bytes.load(), uint64_t{1} << 20);
+  EXPECT_EQ(c.gpus[3].in_use.load(), 1u);
+  char kept[16];
+  const uint64_t words[2] = {c.gpus[3].uuid[0].load(), c.gpus[3].uuid[1].load()};
+  std::memcpy(kept, words, sizeof kept);
+  EXPECT_EQ(std::memcmp(kept, uuid, sizeof uuid), 0);
+
+  // Counting resumes from zero, and the registered bytes still come off at deregistration.
+  stats.RecordIo(IoDirection::kRead, 3, true, 8192, 10, false);
+  stats.RecordBufDeregister(true, 3, 1 << 20);
+  stats.FillL2(&l2);
+  EXPECT_EQ(l2.basic.read_ops.ok, 1u);
+  EXPECT_EQ(l2.basic.read_bytes, 8192u);
+  EXPECT_EQ(c.gpus[3].reg_bytes.load(), 0u);
+}
+
 TEST(StatsTest, CountsOperationsBytesAndLatency) {
   Stats stats;
   stats.RecordIo(IoDirection::kRead, 0, true, 4096, 10, false);
