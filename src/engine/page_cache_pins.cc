@@ -8,6 +8,7 @@
 #include "util/align.h"
 #include "util/errors.h"
 #include "util/log.h"
+#include "util/thread_name.h"
 
 namespace hipfile::engine {
 
@@ -178,6 +179,7 @@ void PageCachePins::ScheduleAheadLocked(const std::shared_ptr<MappedFile>& file,
 }
 
 void PageCachePins::PinnerLoop() {
+  NameThisThread("pin");
   for (;;) {
     Queued q;
     size_t length = 0;
