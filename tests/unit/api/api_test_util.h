@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <hip/hip_runtime_api.h>
 #include <hipfile.h>
 #include <unistd.h>
 
@@ -40,6 +41,12 @@ class ApiTest : public ::testing::Test {
     EXPECT_GE(fd, 0);
     fds_.push_back(fd);
     return fd;
+  }
+  // `size` bytes of device memory, copied to the host.
+  std::vector<unsigned char> DeviceBytes(const void* device, size_t size) {
+    std::vector<unsigned char> bytes(size);
+    EXPECT_EQ(hipMemcpy(bytes.data(), device, size, hipMemcpyDeviceToHost), hipSuccess);
+    return bytes;
   }
   hipFileHandle_t Register(int fd) {
     hipFileDescr_t descr = {};

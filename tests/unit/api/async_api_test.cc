@@ -38,12 +38,6 @@ class AsyncApiTest : public ApiTest {
     ASSERT_TRUE(IsSuccess(hipFileStreamRegister(stream_, flags)));
     stream_registered_ = true;
   }
-  std::vector<unsigned char> DeviceBytes(const void* dev, size_t size) {
-    std::vector<unsigned char> out(size);
-    EXPECT_EQ(hipMemcpy(out.data(), dev, size, hipMemcpyDeviceToHost), hipSuccess);
-    return out;
-  }
-
   hipStream_t stream_ = nullptr;
   bool stream_registered_ = false;
 };

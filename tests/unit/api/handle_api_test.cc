@@ -29,11 +29,6 @@ class HandleValueTest : public ApiTest {
     EXPECT_GE(fd, 0);
     return fd;
   }
-  std::vector<unsigned char> DeviceBytes(const void* dev, size_t size) {
-    std::vector<unsigned char> out(size);
-    EXPECT_EQ(hipMemcpy(out.data(), dev, size, hipMemcpyDeviceToHost), hipSuccess);
-    return out;
-  }
 };
 
 // The bug: the handle was the File object's address, which the next registration could get back;

@@ -31,11 +31,6 @@ class CuFileApiTest : public api::ApiTest {
     EXPECT_TRUE(Ok(cuFileHandleRegister(&fh, &descr)));
     return fh;
   }
-  std::vector<unsigned char> FromDevice(const void* device, size_t size) {
-    std::vector<unsigned char> bytes(size);
-    EXPECT_EQ(hipMemcpy(bytes.data(), device, size, hipMemcpyDeviceToHost), hipSuccess);
-    return bytes;
-  }
 };
 
 TEST_F(CuFileApiTest, DriverOpensClosesAndCountsUses) {
@@ -116,7 +111,7 @@ TEST_F(CuFileApiTest, WritesAndReadsBackThroughARegisteredBuffer) {
   ASSERT_EQ(cuFileRead(fh, device, kSize / 2, kSize / 2, kSize / 2),
             static_cast<ssize_t>(kSize / 2));
   ASSERT_EQ(cuFileRead(fh, device, kSize / 2, 0, 0), static_cast<ssize_t>(kSize / 2));
-  EXPECT_EQ(FromDevice(device, kSize), pattern);
+  EXPECT_EQ(DeviceBytes(device, kSize), pattern);
   EXPECT_EQ(cuFileRead(fh, device, kSize, kSize, 0), 0);  // at the end of the file
 
   EXPECT_TRUE(Ok(cuFileBufDeregister(device)));
@@ -236,7 +231,7 @@ TEST_F(CuFileApiTest, BatchReadsCompleteWithTheirCookies) {
     EXPECT_TRUE(cookie >= 100 && cookie < 100 + kEntries);
   }
   const std::vector<unsigned char> file = testing::PatternBytes(kChunk * kEntries);
-  const std::vector<unsigned char> got = FromDevice(device, kChunk * kEntries);
+  const std::vector<unsigned char> got = DeviceBytes(device, kChunk * kEntries);
   for (unsigned i = 0; i < kEntries; ++i) {
     EXPECT_EQ(
         std::memcmp(got.data() + i * kChunk, file.data() + (kEntries - 1 - i) * kChunk, kChunk), 0)
