@@ -19,20 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include "cu_check.h"
 #include "runtime/cuda/gather_kernel.h"
 
 namespace {
-
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (x);                                                               \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      const char* s_ = nullptr;                                                      \
-      cuGetErrorString(r_, &s_);                                                     \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 double CpuSeconds() {
   rusage u{};

@@ -36,22 +36,13 @@
 #include <thread>
 #include <vector>
 
+#include "cu_check.h"
+
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
 
 namespace {
-
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (x);                                                               \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      const char* s_ = nullptr;                                                      \
-      cuGetErrorString(r_, &s_);                                                     \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 constexpr size_t kMiB = 1ull << 20;
 constexpr size_t kGiB = 1ull << 30;

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// CHECK(call): the driver-API probes' way with a failed CUDA call - file, line, the call and the
+// driver's message on stderr, then exit 1 (a probe has nothing to recover).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#define CHECK(x)                                                                     \
+  do {                                                                               \
+    CUresult r_ = (x);                                                               \
+    if (r_ != CUDA_SUCCESS) {                                                        \
+      const char* s_ = nullptr;                                                      \
+      cuGetErrorString(r_, &s_);                                                     \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
