@@ -17,4 +17,4 @@ DEST=${1:?usage: fetch-liburing.sh DEST}
 mkdir -p "$DEST"
 cd "$DEST"
 apt-get download liburing-dev
-ls -l "$DEST"/liburing-dev_*.deb
+ls -l "$PWD"/liburing-dev_*.deb

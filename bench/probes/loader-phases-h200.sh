@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Where hipfile.safetensors.load's time goes on the H200, warm and cold (issue 20 item 4), as run
+# through `device` with OUT set and the package on PYTHONPATH (bench/h200-prep.sh): makes an
+# 8 GB, 16-shard checkpoint when missing, then one bench/python/loader-profile.py load per row,
+# each a fresh process, and writes OUT/loader-phases.jsonl (one line a row, with "row") and
+# OUT/loader-phases.txt (a line a row: total, reads, GB/s, bytes per data path).
+#
+#   bench/probes/loader-phases-h200.sh [CKPT]      (CKPT default /var/tmp/ck8)
+#
+# Rows: warm (shards read by `cat` first), warm --threads 16, cold (page cache dropped),
+# cold --threads 16, cold --threads 32, cold --order files. ROWS="warm cold" picks some.
+set -uo pipefail
+CKPT=${1:-/var/tmp/ck8}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${OUT:?set OUT}"
+[[ -f $CKPT/.complete ]] || {
+  python3 "$HERE/python/make-checkpoint.py" --gb 8 --shards 16 -j 16 "$CKPT" > /dev/null &&
+    touch "$CKPT/.complete"
+} || exit 1
+declare -A ARGS=(
+  [warm]=""
+  [warm-t16]="--threads 16"
+  [cold]="--cold"
+  [cold-t16]="--cold --threads 16"
+  [cold-t32]="--cold --threads 32"
+  [cold-files]="--cold --order files"
+)
+for row in ${ROWS:-warm warm-t16 cold cold-t16 cold-t32 cold-files}; do
+  [[ $row == warm* ]] && cat "$CKPT"/*.safetensors > /dev/null
+  # shellcheck disable=SC2086  # the row's flags are words
+  line=$(timeout 120 python3 "$HERE/python/loader-profile.py" "$CKPT" ${ARGS[$row]} \
+    2>> "$OUT/loader-phases.err") || { echo "$row: failed rc=$?" | tee -a "$OUT/loader-phases.txt"; continue; }
+  python3 - "$row" "$line" <<'PY' | tee -a "$OUT/loader-phases.txt"
+import json, sys
+row, d = sys.argv[1], json.loads(sys.argv[2])
+d["row"] = row
+print(json.dumps(d), file=open(__import__("os").environ["OUT"] + "/loader-phases.jsonl", "a"))
+print(row, {k: v for k, v in d.items() if k != "row"})
+PY
+done
