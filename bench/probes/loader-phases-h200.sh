@@ -8,8 +8,11 @@
 #
 #   bench/probes/loader-phases-h200.sh [CKPT]      (CKPT default /var/tmp/ck8)
 #
-# Rows: warm (shards read by `cat` first), warm --threads 16, cold (page cache dropped),
-# cold --threads 16, cold --threads 32, cold --order files. ROWS="warm cold" picks some.
+# Rows (the loader's own order, shard by shard, unless "offset"): warm (shards read by `cat`
+# first), warm-t16 (16 I/O threads), warm-offset (all shards at once, interleaved by offset: the
+# order before 2026-12-02), cold (page cache dropped), cold-t16, cold-t32, cold-offset.
+# ROWS="warm cold" picks some. (bench/results/h200-2026-12-02-owed ran before the order changed:
+# there "warm"/"cold" are by offset and "*-files" shard by shard.)
 set -uo pipefail
 CKPT=${1:-/var/tmp/ck8}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,12 +24,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 declare -A ARGS=(
   [warm]=""
   [warm-t16]="--threads 16"
+  [warm-offset]="--order offset"
   [cold]="--cold"
   [cold-t16]="--cold --threads 16"
   [cold-t32]="--cold --threads 32"
-  [cold-files]="--cold --order files"
+  [cold-offset]="--cold --order offset"
 )
-for row in ${ROWS:-warm warm-t16 cold cold-t16 cold-t32 cold-files}; do
+for row in ${ROWS:-warm warm-offset cold cold-offset}; do
   [[ $row == warm* ]] && cat "$CKPT"/*.safetensors > /dev/null
   # shellcheck disable=SC2086  # the row's flags are words
   line=$(timeout 120 python3 "$HERE/python/loader-profile.py" "$CKPT" ${ARGS[$row]} \

@@ -3,7 +3,7 @@
 """loader-profile: where one hipfile.safetensors.load of a whole checkpoint spends its time.
 
     loader-profile.py CHECKPOINT_DIR [--device cuda:0] [--framework torch|numpy]
-                      [--open-driver] [--cprofile N] [--cold] [--threads N] [--order offset|files]
+                      [--open-driver] [--cprofile N] [--cold] [--threads N] [--order files|offset]
 
 One load in this process (the checkpoint's pages should be in the page cache: `cat` them first),
 timed in phases by wrapping the package's own steps: the driver's open (implicit in the first
@@ -13,8 +13,8 @@ closing the shards (which releases the page-cache pins made for them). Prints on
 seconds per phase, the total, GB/s of the load and of the reads alone, and the bytes each data
 path of the library moved. --cprofile N adds the N costliest functions (cumulative) to stderr.
 Experiments: --cold drops the page cache first (root); --threads sets the package's I/O thread
-limit (hipfile._hipfile._set_max_threads; 8 by default); --order files reads the shards one after
-another instead of all at once (interleaved by offset, the loader's order).
+limit (hipfile._hipfile._set_max_threads; 8 by default); --order offset reads all shards at once,
+interleaved by offset (the loader's order before 2026-12-02), instead of one after another.
 """
 
 import argparse
@@ -36,7 +36,7 @@ def main() -> int:
     p.add_argument("--cprofile", type=int, default=0)
     p.add_argument("--cold", action="store_true")
     p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--order", choices=("offset", "files"), default="offset")
+    p.add_argument("--order", choices=("files", "offset"), default="files")
     a = p.parse_args()
 
     import hipfile
@@ -71,9 +71,8 @@ def main() -> int:
     hfile.FileHandle.close = timed("close", hfile.FileHandle.close)
     st._header_of = timed("headers", st._header_of)
     read_all = st._read_all
-    if a.order == "files":
-        read_all = (lambda f: lambda reads: f(sorted(reads, key=lambda r: (str(r.fh.path),
-                                                                          r.file_offset))))(read_all)
+    if a.order == "offset":
+        read_all = (lambda f: lambda reads: f(sorted(reads, key=lambda r: r.file_offset)))(read_all)
     st._read_all = timed("reads", read_all)
     if a.threads:
         hipfile._hipfile._set_max_threads(a.threads)

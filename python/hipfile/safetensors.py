@@ -468,8 +468,10 @@ def load(
                 ptr, on_device = _pointer(target)
                 what = f"safetensors file {path!r}: tensor {t.name!r}"
                 reads.append(_Read(fh, ptr, t.nbytes, t.file_offset, on_device, what))
-        # Shards interleaved by position: each file is read front to back, all at once.
-        reads.sort(key=lambda r: r.file_offset)
+        # Shard by shard, each front to back: on the H200 (8 GB, 16 shards) this read 16% faster
+        # warm and 5% cold than all shards at once interleaved by offset (docs/python.md).
+        shard_of = {id(fh): i for i, fh in enumerate(handles)}
+        reads.sort(key=lambda r: (shard_of[id(r.fh)], r.file_offset))
         _read_all(reads)
     finally:
         for fh in handles:
