@@ -111,37 +111,43 @@ run_step() {
   return "$rc"
 }
 
-# step NAME LIMIT CMD...: a set-up step; a failure becomes a row of its own.
-step() {
-  local name=$1 rc why=""
-  run_step "$1" "$2" - "${@:3}"
-  rc=$?
-  ((rc == 124 || rc == 137)) && why=" (timed out)"
-  ((rc == 125)) && why=" (not started: the budget was spent)"
-  ((rc != 0)) && record row="step $name" ok=false rc="$rc" \
-    error="exit status $rc$why: $(tail -c 300 "$ERR" | tr '\n' ' ')"
-  return "$rc"
+# failure RC: why a step gave no result, from its exit status and the end of its stderr.
+failure() {
+  case $1 in
+    125) echo "not started: the budget of $BUDGET_S s was spent"; return ;;
+    124 | 137) echo -n "timed out" ;;
+    *) echo -n "exit status $1" ;;
+  esac
+  echo ": $(tail -c 300 "$ERR" | tr '\n' ' ')"
 }
 
-drop_caches() { sync && echo 3 > /proc/sys/vm/drop_caches; }
+# step NAME LIMIT CMD...: a set-up step; a failure becomes a row of its own.
+step() {
+  local rc
+  run_step "$1" "$2" - "${@:3}"
+  rc=$?
+  ((rc != 0)) && record row="step $1" ok=false rc="$rc" error="$(failure "$rc")"
+  return "$rc"
+}
 
 # cache_state CACHE: puts the data set in the page cache (warm, read by cat, never by the client)
 # or out of it (cold); prints a note when it could not.
 cache_state() {
   if [[ $1 == warm ]]; then
-    cat "$DATA" > /dev/null
-  elif ! drop_caches 2> /dev/null; then
+    timeout 60 cat "$DATA" > /dev/null || echo "the data set could not be read into the page cache"
+  elif ! timeout 60 bash -c 'sync && echo 3 > /proc/sys/vm/drop_caches' 2> /dev/null; then
     echo "page cache not dropped (not root?)"
   fi
 }
 
 # --- hipfile-bench rows ---------------------------------------------------------------------
 bench_row() {  # bench_row ROW CACHE ARGS...: one hipfile-bench process on the data set
-  local row=$1 cache=$2 note="" line rc
+  local row=$1 cache=$2 note="" line rc limit=$ROW_TIMEOUT
   shift 2
   rm -f "$WORK/row.out"
   [[ $cache == - ]] || note=$(cache_state "$cache")
-  run_step "$row $cache" "$ROW_TIMEOUT" "$WORK/row.out" \
+  [[ $row == c-api-verify ]] && limit=150  # it may have to write the data set first
+  run_step "$row $cache" "$limit" "$WORK/row.out" \
     "$BENCH" -f "$DATA" -s "$SIZE" -x 0 --json "$@" < /dev/null
   rc=$?
   line=$(grep '^{' "$WORK/row.out" | tail -1)
@@ -150,7 +156,7 @@ bench_row() {  # bench_row ROW CACHE ARGS...: one hipfile-bench process on the d
     record row="$row" cache="$cache" tool=hipfile-bench r="$line" note="hipfile-bench -x 0 $* $note"
   else
     record row="$row" cache="$cache" ok=false rc="$rc" \
-      error="no result line (exit status $rc): $(tail -c 300 "$ERR" | tr '\n' ' ')"
+      error="no result line, $(failure "$rc")"
   fi
 }
 
@@ -170,7 +176,7 @@ roundtrip_c_row() {  # roundtrip_c_row ROW LIBDIR|-: the reference program on th
   fields=(ok=false check_ok=false)
   ((rc == 0)) && fields[0]=ok=true
   [[ $out == OK* ]] && fields[1]=check_ok=true
-  ((rc == 0)) || fields+=("error=exit status $rc: $(tail -c 300 "$ERR" | tr '\n' ' ')")
+  ((rc == 0)) || fields+=("error=$(failure "$rc")")
   grep -q "answered by hipfile's drop-in" "$ERR" && fields+=(dropin_log=true)
   record row="$row" cache=- rc="$rc" libcufile="${lib:-}" "${fields[@]}" \
     note="4 MiB written and read back: ${out:0:160}"
@@ -207,7 +213,7 @@ client_row() {
       < "$WORK/row.out" >> "$JSONL"
   else
     record row="$row" library="$library" ok=false rc="$rc" \
-      error="no result line (exit status $rc): $(tail -c 300 "$ERR" | tr '\n' ' ')"
+      error="no result line, $(failure "$rc")"
   fi
   rm -f "$WORK/row.out"
 }
@@ -216,18 +222,22 @@ client_row() {
 {
   echo "# run_cufile_clients_h200.sh, $(date -u +%FT%TZ), $(git -C "$ROOT" rev-parse --short HEAD 2> /dev/null || echo 'no git')"
   uname -r
-  nvidia-smi -L 2> /dev/null || echo "nvidia-smi: none"
+  timeout 20 nvidia-smi -L 2> /dev/null || echo "nvidia-smi: none"
   "$PYTHON" -c 'import sys; print("python", sys.version.split()[0])'
-  "$PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
-  "$PYTHON" -c 'import cupy; print("cupy", cupy.__version__)' 2>&1 | tail -1
+  timeout 30 "$PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
+  timeout 30 "$PYTHON" -c 'import cupy; print("cupy", cupy.__version__)' 2>&1 | tail -1
   echo "libcufile on the loader's path: $(ldconfig -p 2> /dev/null | grep -o '/[^ ]*libcufile\.so\.0$' | tr '\n' ' ')"
   mkdir -p "$(dirname "$DATA")" && echo "data set: $DATA on $(stat -f -c %T "$(dirname "$DATA")")," \
     "$(df -h --output=avail "$(dirname "$DATA")" | tail -1 | tr -d ' ') free"
 } >> "$LOG" 2>&1
 
-step build "$BUILD_TIMEOUT" h200_build "$BUILD" hipfile hipfile_cufile hipfile-bench
-step install 60 h200_install "$BUILD" "$PREFIX"
-step wheels 90 h200_kvikio "$KV_SITE" "$NV_SITE"
+# The helpers keep their output in a log of their own (BUILD.log, ...): its end joins ours.
+step build "$BUILD_TIMEOUT" h200_build "$BUILD" hipfile hipfile_cufile hipfile-bench ||
+  { echo "--- $BUILD.log, last 30 lines"; tail -30 "$BUILD.log"; } >> "$LOG" 2>&1
+step install 60 h200_install "$BUILD" "$PREFIX" ||
+  { echo "--- $BUILD.install.log, last 30 lines"; tail -30 "$BUILD.install.log"; } >> "$LOG" 2>&1
+step wheels 90 h200_kvikio "$KV_SITE" "$NV_SITE" ||
+  { echo "--- $KV_SITE.log, last 30 lines"; tail -30 "$KV_SITE.log"; } >> "$LOG" 2>&1
 [[ -f $DROPIN/libcufile.so.0 ]] || say "no drop-in at $DROPIN: the drop-in rows will fail"
 
 bench_row c-api-verify - -i 16M -w 8 -V
