@@ -23,8 +23,9 @@ Timed reads, in the order --caches gives: warm (the file read through the page c
 script first, never by the client) and cold (sync, then 3 written to /proc/sys/vm/drop_caches:
 root only; a failure to drop is said in the line). The round trip (--roundtrip bytes, 0 for none)
 writes FILE.roundtrip-CLIENT, checks what comes back, and removes it; it runs after the timed
-reads. Which libcufile the process mapped is read from /proc/self/maps once the data set is open;
-with --expect-libcufile DIR it must be the one in DIR (else exit 3 before any timed read). Each
+reads. Which libcufile the process mapped is read from /proc/self/maps after the imports and once
+the data set is open; with --expect-libcufile DIR it must be the one in DIR (else exit 3 before
+any timed read, also when the client failed to open the file on another library). Each
 timed line also says how many bytes that library counted through cuFileRead during the read
 (cuFileGetStatsL1; null where the library keeps no statistics): with KvikIO's compat mode off all
 of them, on its POSIX path none.
@@ -256,15 +257,17 @@ def first_mismatch_cupy(cupy, a, offset=0):
     return None
 
 
-def expect_libcufile(a, report):
-    """False (after the line) when --expect-libcufile names a directory the library is not in."""
+def expect_libcufile(a, report, step, none_yet_ok=False):
+    """False (after the line) when --expect-libcufile names a directory that a libcufile the
+    process mapped is not in, or, unless none_yet_ok (before the client has touched cuFile: it may
+    load the library late), when none is mapped."""
     if not a.expect_libcufile:
         return True
     want = os.path.realpath(a.expect_libcufile)
     got = mapped_libcufile()
-    if got and all(os.path.dirname(p) == want for p in got):
+    if all(os.path.dirname(p) == want for p in got) and (got or none_yet_ok):
         return True
-    report.emit(op="open", ok=False, wrong_libcufile=True,
+    report.emit(op=step, ok=False, wrong_libcufile=True,
                 error=f"the process mapped {got or 'no libcufile'}, not the one in {want}")
     return False
 
@@ -292,10 +295,16 @@ def run_kvikio(a, size, report):
     try:
         import kvikio
         import kvikio.defaults
-        step = "import cupy"
-        import cupy
     except Exception as e:  # noqa: BLE001 - ImportError, or a CUDA error raised at import
         report.emit(op="import", ok=False, error=f"{step}: {one_line(e)}")
+        return
+    # KvikIO loads libcufile as it is imported (cuda-pathfinder: site-packages first).
+    if not expect_libcufile(a, report, "import", none_yet_ok=True):
+        return
+    try:
+        import cupy
+    except Exception as e:  # noqa: BLE001
+        report.emit(op="import", ok=False, error=f"import cupy: {one_line(e)}")
         return
     preferred = kvikio.defaults.is_compat_mode_preferred()
     report.common.update(kvikio_version=getattr(kvikio, "__version__", None),
@@ -313,11 +322,12 @@ def run_kvikio(a, size, report):
         step = "kvikio.CuFile"
         f = kvikio.CuFile(a.file, "r")
     except Exception as e:  # noqa: BLE001
-        report.emit(op="open", ok=False, error=f"{step}: {one_line(e)}")
+        if expect_libcufile(a, report, "open", none_yet_ok=True):
+            report.emit(op="open", ok=False, error=f"{step}: {one_line(e)}")
         return
     stats = CuFileStats()
     try:
-        if not expect_libcufile(a, report):
+        if not expect_libcufile(a, report, "open"):
             return
         for cache in a.caches:
             note = prepare_cache(a.file, size, cache)
@@ -402,6 +412,8 @@ def run_torch_gds(a, size, report):
     except Exception as e:  # noqa: BLE001
         report.emit(op="import", ok=False, error=f"import torch: {one_line(e)}")
         return
+    if not expect_libcufile(a, report, "import", none_yet_ok=True):
+        return
     report.common.update(torch_version=torch.__version__, registered=not a.no_register)
     step = "torch.empty"
     try:
@@ -414,11 +426,12 @@ def run_torch_gds(a, size, report):
         step = "GdsFile"
         f = gds.GdsFile(a.file, os.O_RDONLY)
     except Exception as e:  # noqa: BLE001
-        report.emit(op="open", ok=False, error=f"{step}: {one_line(e)}")
+        if expect_libcufile(a, report, "open", none_yet_ok=True):
+            report.emit(op="open", ok=False, error=f"{step}: {one_line(e)}")
         return
     stats = CuFileStats()
     try:
-        if not expect_libcufile(a, report):
+        if not expect_libcufile(a, report, "open"):
             return
         for cache in a.caches:
             note = prepare_cache(a.file, size, cache)
