@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Sourced (not run) by the scripts that run on the H200 through `device`: the set-up each of them
 # repeated. The H200 image has cmake, ninja, nanobind, scikit-build-core, torch and CuPy, but no
 # liburing-dev and no network; the tree's .whl folder (gitignored, carried) holds what it lacks.
@@ -8,9 +9,10 @@
 #   h200_package /tmp/site                        # the Python package into a --target folder,
 #                                                 # put on PYTHONPATH (log /tmp/site.log)
 #   h200_install /tmp/b /tmp/prefix               # the libraries and headers of a build that made
-#                                                 # hipfile and hipfile_cufile, into a prefix
+#                                                 # hipfile and hipfile_cufile (log /tmp/prefix.log)
 #   h200_kvikio /tmp/kv [/tmp/nv]                 # KvikIO's wheels from .whl into a --target folder;
 #                                                 # NVIDIA's libcufile wheel apart, or not at all
+#                                                 # (log /tmp/kv.log)
 #
 # Each returns non-zero after printing the log's last lines when it fails. H200_JOBS (unset: all
 # cores) bounds the build's parallel jobs, for a trial run on a small machine.
@@ -47,10 +49,10 @@ h200_package() {  # h200_package SITE_DIR
 # libcufile.so.0 in lib/hipfile-cufile, the headers, the package files), so that a build of the
 # targets hipfile and hipfile_cufile is enough: `cmake --install` would also want every tool that
 # tools/ installs.
-h200_install() {  # h200_install BUILD_DIR PREFIX
+h200_install() {  # h200_install BUILD_DIR PREFIX (log PREFIX.log)
   local dir=$1 prefix=$2
   cmake -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LOCAL_ONLY=ON -P "$dir/cmake_install.cmake" \
-    > "$dir.install.log" 2>&1 || { tail -20 "$dir.install.log"; return 1; }
+    > "$prefix.log" 2>&1 || { tail -20 "$prefix.log"; return 1; }
 }
 
 # KvikIO (bench/competitors/fetch-kvikio-wheels.sh) into SITE_DIR, for PYTHONPATH. NVIDIA's
@@ -62,8 +64,12 @@ h200_kvikio() {  # h200_kvikio SITE_DIR [NVIDIA_DIR]
   local site=$1 nv=${2:-} wheels=()
   local w
   for w in .whl/*.whl; do
-    [[ $w == .whl/nvidia_cufile-* ]] || wheels+=("$w")
+    [[ -f $w && $w != .whl/nvidia_cufile-* ]] && wheels+=("$w")
   done
+  if ! ls .whl/kvikio_*.whl > /dev/null 2>&1; then
+    echo "no KvikIO wheel in $PWD/.whl: bench/competitors/fetch-kvikio-wheels.sh .whl" >&2
+    return 1
+  fi
   {
     python3 -m pip install -q --no-index --no-deps --target "$site" "${wheels[@]}" &&
       if [[ -n $nv ]] && ls .whl/nvidia_cufile-*.whl > /dev/null 2>&1; then

@@ -15,10 +15,12 @@
 #
 # Environment: SIZE (4G), DATA (/var/tmp/hipfile-cufile-clients-$SIZE.dat: hipfile-bench's data
 # set, made by the verify row when missing), WORK (/tmp/hipfile-cufile-clients: prefix, wheels,
-# scratch), BUILD (WORK/build), ROUNDTRIP (256M written and read back through each client),
-# BUDGET_S (270: no step starts after that many seconds, and none runs past it), ROW_TIMEOUT (90 s
-# a client), BUILD_TIMEOUT (180 s), H200_JOBS (unset: every core), PYTHON (python3). On a machine
-# without a GPU, HIPFILE_RUNTIME=cpu runs the C rows (the python ones then fail, recorded).
+# scratch), BUILD (WORK/build), SKIP_BUILD (1: BUILD already holds the three targets, as in the
+# CPU test), ONE_CALL (1G: the call size of the one-thread C row), ROUNDTRIP (256M written and
+# read back through each client), BUDGET_S (270: no step starts after that many seconds, and none
+# runs past it), ROW_TIMEOUT (90 s a client), BUILD_TIMEOUT (180 s), H200_JOBS (unset: every
+# core), PYTHON (python3), CC (cc). Without a GPU, HIPFILE_RUNTIME=cpu runs the C rows (the python
+# ones then fail, recorded): CTest bench.run_cufile_clients_h200.cpu does, small.
 #
 # Steps, each under `timeout`; a failing step is recorded as a row and the run goes on:
 #   build         Release, tests and examples off: hipfile, hipfile_cufile, hipfile-bench only
@@ -38,7 +40,8 @@
 #                       tensor (one cuFileRead); round trip save_storage, load_storage
 #   kvikio-compat       KvikIO with KVIKIO_COMPAT_MODE=ON: its POSIX path, the same reads
 #   c-api-16M-8thr      hipfile-bench -x 0 -i 16M -w 8 (KvikIO's shape), warm and cold
-#   c-api-1G-1thr       hipfile-bench -x 0 -i 1G -w 1 (one large call at a time, torch's shape)
+#   c-api-1G-1thr       hipfile-bench -x 0 -i 1G -w 1 (one large call at a time, torch's shape;
+#                       the name follows ONE_CALL)
 #   kvikio-nvidia, torch-gds-nvidia   the same clients on NVIDIA's library, warm only: what
 #                       happens there (on the H200 cuFileHandleRegister refuses the file: 5027)
 # Drop-in rows run with LD_LIBRARY_PATH=<prefix>/lib/hipfile-cufile and must map that library
@@ -58,6 +61,8 @@ BUDGET_S=${BUDGET_S:-270}
 ROW_TIMEOUT=${ROW_TIMEOUT:-90}
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-180}
 PYTHON=${PYTHON:-python3}
+CC=${CC:-cc}
+ONE_CALL=${ONE_CALL:-1G}
 BUILD=${BUILD:-$WORK/build}
 PREFIX=$WORK/prefix
 DROPIN=$PREFIX/lib/hipfile-cufile
@@ -236,17 +241,21 @@ client_row() {
 } >> "$LOG" 2>&1
 
 # The helpers keep their output in a log of their own (BUILD.log, ...): its end joins ours.
-step build "$BUILD_TIMEOUT" h200_build "$BUILD" hipfile hipfile_cufile hipfile-bench ||
-  { echo "--- $BUILD.log, last 30 lines"; tail -30 "$BUILD.log"; } >> "$LOG" 2>&1
+if [[ ${SKIP_BUILD:-0} == 1 ]]; then
+  say "build: skipped (SKIP_BUILD=1), $BUILD used as it is"
+else
+  step build "$BUILD_TIMEOUT" h200_build "$BUILD" hipfile hipfile_cufile hipfile-bench ||
+    { echo "--- $BUILD.log, last 30 lines"; tail -30 "$BUILD.log"; } >> "$LOG" 2>&1
+fi
 step install 60 h200_install "$BUILD" "$PREFIX" ||
-  { echo "--- $BUILD.install.log, last 30 lines"; tail -30 "$BUILD.install.log"; } >> "$LOG" 2>&1
+  { echo "--- $PREFIX.log, last 30 lines"; tail -30 "$PREFIX.log"; } >> "$LOG" 2>&1
 step wheels 90 h200_kvikio "$KV_SITE" "$NV_SITE" ||
   { echo "--- $KV_SITE.log, last 30 lines"; tail -30 "$KV_SITE.log"; } >> "$LOG" 2>&1
 [[ -f $DROPIN/libcufile.so.0 ]] || say "no drop-in at $DROPIN: the drop-in rows will fail"
 
 bench_row c-api-verify - -i 16M -w 8 -V
 
-if step compile-roundtrip.c 60 cc -std=c11 -D_GNU_SOURCE -O2 -I"$PREFIX/include/hipfile-cufile" \
+if step compile-roundtrip.c 60 "$CC" -std=c11 -D_GNU_SOURCE -O2 -I"$PREFIX/include/hipfile-cufile" \
   tests/compat/cufile_program/cufile_roundtrip.c -o "$WORK/cufile_roundtrip" \
   -L"$DROPIN" -lcufile -ldl; then
   roundtrip_c_row roundtrip.c-dropin "$DROPIN"
@@ -258,7 +267,7 @@ client_row torch-gds-dropin dropin --client torch-gds --roundtrip "$ROUNDTRIP"
 client_row kvikio-compat nvidia --client kvikio --kvikio-compat ON --roundtrip 0
 for cache in warm cold; do
   bench_row c-api-16M-8thr "$cache" -i 16M -w 8
-  bench_row c-api-1G-1thr "$cache" -i 1G -w 1
+  bench_row "c-api-$ONE_CALL-1thr" "$cache" -i "$ONE_CALL" -w 1
 done
 # Expected to fail at the first registration: a shorter limit, in case NVIDIA's library waits.
 CLIENT_LIMIT=45 client_row kvikio-nvidia nvidia --client kvikio --kvikio-compat OFF --caches warm \
