@@ -238,7 +238,8 @@ client_row() {
   echo "libcufile on the loader's path: $(ldconfig -p 2> /dev/null | grep -o '/[^ ]*libcufile\.so\.0$' | tr '\n' ' ')"
   mkdir -p "$(dirname "$DATA")" && echo "data set: $DATA on $(stat -f -c %T "$(dirname "$DATA")")," \
     "$(df -h --output=avail "$(dirname "$DATA")" | tail -1 | tr -d ' ') free"
-} >> "$LOG" 2>&1
+} > "$WORK/machine.txt" 2>&1
+cat "$WORK/machine.txt" >> "$LOG"
 
 # The helpers keep their output in a log of their own (BUILD.log, ...): its end joins ours.
 if [[ ${SKIP_BUILD:-0} == 1 ]]; then
@@ -283,6 +284,10 @@ fi
   echo "bench/run_cufile_clients_h200.sh: $SIZE of $DATA, GB/s = 10^9 bytes a second, warm = in"
   echo "the page cache, cold = dropped first. Raw lines in cufile-clients.jsonl, every step in"
   echo "cufile-clients.log. Run took $((SECONDS - START)) s."
+  echo
+  echo '```'
+  cat "$WORK/machine.txt"
+  echo '```'
   echo
   "$PYTHON" "$REPORT" summary "$JSONL"
 } > "$MD" 2>> "$LOG"
