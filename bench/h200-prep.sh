@@ -10,7 +10,7 @@
 #                                                 # put on PYTHONPATH (log /tmp/site.log)
 #   h200_install /tmp/b /tmp/prefix               # the libraries and headers of a build that made
 #                                                 # hipfile and hipfile_cufile (log /tmp/prefix.log)
-#   h200_kvikio /tmp/kv [/tmp/nv]                 # KvikIO's wheels from .whl into a --target folder;
+#   h200_kvikio /tmp/kv [/tmp/nv]                 # KvikIO's wheels from .whl into a --target dir;
 #                                                 # NVIDIA's libcufile wheel apart, or not at all
 #                                                 # (log /tmp/kv.log)
 #

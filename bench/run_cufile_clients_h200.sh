@@ -217,7 +217,8 @@ client_row() {
     rc=$?
   fi
   if grep -q '^{' "$WORK/row.out"; then
-    "$PYTHON" "$REPORT" tag library="$library" preload="$preload" own_libcufile="${own:-[]}" rc="$rc" \
+    "$PYTHON" "$REPORT" tag library="$library" preload="$preload" own_libcufile="${own:-[]}" \
+      rc="$rc" \
       dropin_log="$(grep -q "answered by hipfile's drop-in" "$ERR" && echo true || echo false)" \
       < "$WORK/row.out" >> "$JSONL"
   else
@@ -229,13 +230,16 @@ client_row() {
 
 # --- the run --------------------------------------------------------------------------------
 {
-  echo "# run_cufile_clients_h200.sh, $(date -u +%FT%TZ), $(git -C "$ROOT" rev-parse --short HEAD 2> /dev/null || echo 'no git')"
+  echo "# run_cufile_clients_h200.sh, $(date -u +%FT%TZ)," \
+    "$(git -C "$ROOT" rev-parse --short HEAD 2> /dev/null || echo 'no git')"
   uname -r
   timeout 20 nvidia-smi -L 2> /dev/null || echo "nvidia-smi: none"
   "$PYTHON" -c 'import sys; print("python", sys.version.split()[0])'
-  timeout 30 "$PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
+  timeout 30 "$PYTHON" -c 'import torch; print("torch", torch.__version__, torch.version.cuda)' 2>&1 |
+    tail -1
   timeout 30 "$PYTHON" -c 'import cupy; print("cupy", cupy.__version__)' 2>&1 | tail -1
-  echo "libcufile on the loader's path: $(ldconfig -p 2> /dev/null | grep -o '/[^ ]*libcufile\.so\.0$' | tr '\n' ' ')"
+  echo "libcufile on the loader's path:" \
+    "$(ldconfig -p 2> /dev/null | grep -o '/[^ ]*libcufile\.so\.0$' | tr '\n' ' ')"
   mkdir -p "$(dirname "$DATA")" && echo "data set: $DATA on $(stat -f -c %T "$(dirname "$DATA")")," \
     "$(df -h --output=avail "$(dirname "$DATA")" | tail -1 | tr -d ' ') free"
 } > "$WORK/machine.txt" 2>&1
@@ -260,7 +264,9 @@ if step compile-roundtrip.c 60 "$CC" -std=c11 -D_GNU_SOURCE -O2 -I"$PREFIX/inclu
   tests/compat/cufile_program/cufile_roundtrip.c -o "$WORK/cufile_roundtrip" \
   -L"$DROPIN" -lcufile -ldl; then
   roundtrip_c_row roundtrip.c-dropin "$DROPIN"
-  if [[ -d $NV_LIB ]]; then roundtrip_c_row roundtrip.c-nvidia "$NV_LIB"; else roundtrip_c_row roundtrip.c-nvidia -; fi
+  nv=-  # without the wheel, whichever libcufile the loader finds
+  [[ -d $NV_LIB ]] && nv=$NV_LIB
+  roundtrip_c_row roundtrip.c-nvidia "$nv"
 fi
 
 client_row kvikio-dropin dropin --client kvikio --kvikio-compat OFF --roundtrip "$ROUNDTRIP"
@@ -279,7 +285,8 @@ if [[ -s $WORK/cufile.log ]]; then  # NVIDIA's library writes its log in the wor
   { echo "--- NVIDIA's cufile.log (last 40 lines)"; tail -40 "$WORK/cufile.log"; } >> "$LOG"
 fi
 {
-  echo "# cuFile clients on the drop-in: $(date -u +%F), $(nvidia-smi -L 2> /dev/null | head -1 | cut -d'(' -f1)"
+  echo "# cuFile clients on the drop-in: $(date -u +%F)," \
+    "$(timeout 20 nvidia-smi -L 2> /dev/null | head -1 | cut -d'(' -f1)"
   echo
   echo "bench/run_cufile_clients_h200.sh: $SIZE of $DATA, GB/s = 10^9 bytes a second, warm = in"
   echo "the page cache, cold = dropped first. Raw lines in cufile-clients.jsonl, every step in"

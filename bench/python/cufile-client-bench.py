@@ -449,7 +449,8 @@ def run_torch_gds(a, size, report):
                 return
             moved = through_cufile(before, stats.bytes())
             bad = first_mismatch_torch(torch, t, 0)
-            report.emit(op="GdsFile.load_storage", cache=cache, **rate_fields(size, seconds), **moved,
+            report.emit(op="GdsFile.load_storage", cache=cache, **rate_fields(size, seconds),
+                        **moved,
                         check_ok=bad is None, first_bad=bad, **({"note": note} if note else {}))
             t.zero_()  # no stale bytes for the next check
     finally:

@@ -101,8 +101,9 @@ def summary(path):
             rate[(name, cache)] = gb_s
         notes = [r.get("op", ""), r.get("note", "")]
         if r.get("preload"):
-            notes.append("needed LD_PRELOAD of the drop-in: by itself the client loaded "
-                         + fmt_lib(r.get("own_libcufile")))
+            own = r.get("own_libcufile")
+            notes.append("needed LD_PRELOAD of the drop-in: by itself the client "
+                         + (f"loaded {fmt_lib(own)}" if own else "had mapped no libcufile yet"))
         if not r.get("ok"):
             notes.append("FAILED: " + str(r.get("error", "no error given")))
         if r.get("cufile_read_bytes") is not None and str(r.get("op")).startswith("roundtrip"):
