@@ -33,7 +33,8 @@ h200_build() {  # h200_build BUILD_DIR TARGET...
   h200_uring
   {
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHIPFILE_BUILD_TESTS=OFF \
-      -DHIPFILE_BUILD_EXAMPLES=OFF && cmake --build "$dir" ${H200_JOBS:+-j "$H200_JOBS"} --target "$@"
+      -DHIPFILE_BUILD_EXAMPLES=OFF &&
+      cmake --build "$dir" ${H200_JOBS:+-j "$H200_JOBS"} --target "$@"
   } > "$dir.log" 2>&1 || { tail -20 "$dir.log"; return 1; }
 }
 
