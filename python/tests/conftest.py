@@ -63,4 +63,4 @@ def runtime() -> str:
     return hipfile.runtime()[0]
 
 
-os.environ.setdefault("HIPFILE_LOGGING_LEVEL", "ERROR")
+os.environ.setdefault("HIPFILE_LOG_LEVEL", "error")
