@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "core/config.h"
 
+#include <fcntl.h>
 #include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <iterator>
 #include <thread>
@@ -109,15 +111,57 @@ size_t IoThreadsOf(const Config& config) {
   return config.io_threads != 0 ? config.io_threads : AutoIoThreads();
 }
 
+namespace {
+
+std::atomic<const char*> fallback_variable{nullptr};
+std::atomic<const char*> fallback_default_path{nullptr};
+
+// The configuration file's path and, in *named_by, what named it: HIPFILE_CONFIG, else the
+// fallback's variable, else (named_by "") the fallback's default file when it opens. nullptr
+// when there is none.
+const char* FindConfigFile(platform::Sys& sys, const char** named_by) {
+  *named_by = kEnvConfig;
+  if (const char* path = sys.Getenv(kEnvConfig)) return path;
+  const ConfigFallback fallback = GetConfigFallback();
+  if (fallback.variable != nullptr) {
+    *named_by = fallback.variable;
+    if (const char* path = sys.Getenv(fallback.variable)) return path;
+  }
+  if (fallback.default_path == nullptr) return nullptr;
+  Result<int> fd = sys.Open(fallback.default_path, O_RDONLY | O_CLOEXEC, 0);
+  if (!fd.ok()) return nullptr;
+  (void)sys.Close(*fd);
+  *named_by = "";
+  return fallback.default_path;
+}
+
+}  // namespace
+
+void SetConfigFallback(const ConfigFallback& fallback) {
+  fallback_variable.store(fallback.variable);
+  fallback_default_path.store(fallback.default_path);
+}
+
+ConfigFallback GetConfigFallback() {
+  return ConfigFallback{fallback_variable.load(), fallback_default_path.load()};
+}
+
+std::string ConfigFileLabel(const Config& config, const std::string& path) {
+  return config.config_named_by.empty() ? path : config.config_named_by + " " + path;
+}
+
 Config ParseConfig(platform::Sys& sys) {
   Config config;
   // The configuration file first: every variable set below wins over its key.
-  if (const char* value = sys.Getenv(kEnvConfig)) {
-    config.config_path = value;
+  const char* named_by = kEnvConfig;
+  if (const char* path = FindConfigFile(sys, &named_by)) {
+    config.config_path = path;
+    config.config_named_by = named_by;
     if (config.config_path.empty()) {
-      Problem(&config, kEnvConfig, value, "a path", "no configuration file");
+      Problem(&config, named_by, path, "a path", "no configuration file");
     } else {
-      config.SetSource(kEnvConfig, SettingSource::kEnvironment);
+      if (std::strcmp(named_by, kEnvConfig) == 0)
+        config.SetSource(kEnvConfig, SettingSource::kEnvironment);
       ApplyConfigFile(sys, config.config_path, &config);
     }
   }

@@ -126,7 +126,10 @@ struct Config {
   unsigned batch_workers = 0;  // 0: unset
   std::string log_file_path;   // HIPFILE_LOGFILE_PATH; "" = none
   std::string log_dir;         // the configuration file's logging.dir; "" = none
-  std::string config_path;     // HIPFILE_CONFIG; "" = none
+  std::string config_path;     // HIPFILE_CONFIG (or the fallback's file); "" = none
+  // What named config_path, for its lines: kEnvConfig, the fallback's variable, or "" for the
+  // fallback's default file.
+  std::string config_named_by = kEnvConfig;
   // Parameters the configuration file sets that no variable has (ParamSet applies them over its
   // defaults), each already checked against the parameter's range.
   std::vector<std::pair<hipFileSizeTConfigParameter_t, size_t>> file_sizes;
@@ -146,6 +149,19 @@ struct Config {
   SettingSource SourceOf(const char* variable) const;
   void SetSource(const char* variable, SettingSource source);
 };
+
+// Where the configuration file comes from when HIPFILE_CONFIG is unset: nowhere in libhipfile.so.
+// The cuFile drop-in sets cuFile's own (src/cufile/cufile_config.cc, at load, before anything is
+// read): CUFILE_ENV_PATH_JSON, else /etc/cufile.json when that file can be opened.
+struct ConfigFallback {
+  const char* variable = nullptr;      // read when HIPFILE_CONFIG is unset
+  const char* default_path = nullptr;  // read when neither variable is set and it opens
+};
+void SetConfigFallback(const ConfigFallback& fallback);
+ConfigFallback GetConfigFallback();
+
+// "VARIABLE PATH" (or PATH alone for a default file): how the configuration file's lines name it.
+std::string ConfigFileLabel(const Config& config, const std::string& path);
 
 // Reads the variables through sys.Getenv. Each unparsable value is logged at error level and
 // listed in Config::problems. FORCE=true with ALLOW=false prints a warning to stderr and keeps

@@ -17,7 +17,7 @@ namespace {
 
 // One error line naming the file, also kept in config->problems (so the log file gets it too).
 void Problem(Config* config, const std::string& path, const std::string& what) {
-  std::string line = std::string(kEnvConfig) + " " + path + ": " + what;
+  std::string line = ConfigFileLabel(*config, path) + ": " + what;
   HF_LOG(kError, "%s", line.c_str());
   config->problems.push_back(std::move(line));
 }
@@ -145,7 +145,7 @@ bool KnownSection(const std::string& name) {
 }
 
 void Note(Config* config, const std::string& path, const std::string& what) {
-  config->notes.push_back(std::string(kEnvConfig) + " " + path + ": " + what);
+  config->notes.push_back(ConfigFileLabel(*config, path) + ": " + what);
 }
 
 using Json = nlohmann::json;

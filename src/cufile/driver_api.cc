@@ -2,7 +2,6 @@
 // cuFile's driver calls over hipFile's: cuFileDriverOpen/Close(_v2), cuFileUseCount,
 // cuFileDriverGetProperties, cuFileDriverSet*, cuFileGetVersion.
 #include <cufile/cufile.h>
-#include <dlfcn.h>
 #include <hipfile.h>
 #include <hipfile_ext.h>
 
@@ -10,8 +9,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "cufile/announce.h"
 #include "cufile/error_map.h"
-#include "util/log.h"
 
 using hipfile::cufile::ToCuFile;
 
@@ -25,27 +24,13 @@ unsigned ClampToUnsigned(uint64_t v) {
   return static_cast<unsigned>(std::min<uint64_t>(v, UINT_MAX));
 }
 
-// Says once, at the first open, which library answers cuFile's calls and from where: a program
-// that meant to load NVIDIA's library can tell from its log.
-void LogWhoAnswers() {
-  Dl_info info{};
-  const char* path =
-      dladdr(reinterpret_cast<void*>(&LogWhoAnswers), &info) != 0 && info.dli_fname != nullptr
-          ? info.dli_fname
-          : "(unknown path)";
-  HF_LOG_ONCE(kInfo,
-              "cuFile calls answered by hipfile's drop-in %s (engine of hipfile %d.%d, runtime "
-              "%s; no GPU-direct kernel driver: docs/cufile.md)",
-              path, HIPFILE_VERSION_MAJOR, HIPFILE_VERSION_MINOR, hipFileExtRuntimeName());
-}
-
 }  // namespace
 
 extern "C" {
 
 CUFILE_API CUfileError_t cuFileDriverOpen(void) {
   const CUfileError_t result = ToCuFile(hipFileDriverOpen());
-  if (result.err == CU_FILE_SUCCESS) LogWhoAnswers();
+  if (result.err == CU_FILE_SUCCESS) hipfile::cufile::AnnounceOnce();
   return result;
 }
 

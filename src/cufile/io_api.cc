@@ -7,6 +7,7 @@
 
 #include <unordered_set>
 
+#include "cufile/announce.h"
 #include "cufile/error_map.h"
 #include "util/mutex.h"
 
@@ -71,13 +72,17 @@ CUFILE_API CUfileError_t cuFileHandleRegister(CUfileHandle_t* fh, CUfileDescr_t*
   // The two tables have the same members in the same order (tests/compat/cufile_abi checks ours
   // against NVIDIA's; hipfile.h's is hipFile's copy of the same table).
   hd.fs_ops = reinterpret_cast<const hipFileFSOps_t*>(descr->fs_ops);
-  return ToCuFile(hipFileHandleRegister(fh, &hd));
+  const CUfileError_t result = ToCuFile(hipFileHandleRegister(fh, &hd));
+  // The driver may have opened implicitly just now (torch.cuda.gds never opens it itself).
+  if (result.err == CU_FILE_SUCCESS) hipfile::cufile::AnnounceOnce();
+  return result;
 }
 
 CUFILE_API void cuFileHandleDeregister(CUfileHandle_t fh) { hipFileHandleDeregister(fh); }
 
 CUFILE_API CUfileError_t cuFileBufRegister(const void* bufPtr_base, size_t length, int flags) {
   const hipFileError_t status = hipFileBufRegister(bufPtr_base, length, flags);
+  if (status.err == hipFileSuccess) hipfile::cufile::AnnounceOnce();  // an implicit open, maybe
   if (MemoryTypeRefused(status) &&
       SystemMemoryAllowed(-static_cast<ssize_t>(hipFileHipMemoryTypeInvalid))) {
     try {

@@ -131,6 +131,10 @@ void PrintJson(const Report& r, std::FILE* out) {
                    {"io_uring_disabled", OrNull(u.disabled_sysctl)},
                    {"memlock_limit_bytes", OrNull(u.memlock_bytes)},
                    {"memlock", u.memlock_note}};
+  j["cufile"] = {{"resolved", OrNull(r.cufile.resolved)},
+                 {"how", OrNull(r.cufile.how)},
+                 {"is_dropin", TriJson(r.cufile.is_dropin)},
+                 {"installed", OrNull(r.cufile.installed)}};
   j["paths_given"] = r.paths_given;
   Json paths = Json::array();
   for (const PathReport& pr : r.paths) paths.push_back(PathJson(pr));

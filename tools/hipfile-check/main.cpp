@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "config_report.h"
+#include "cufile_probe.h"
 #include "fs_probe.h"
 #include "gpu_report.h"
 #include "io_uring_probe.h"
@@ -24,6 +25,7 @@ Report Gather(const Options& o) {
   ProbePlatform(&r.platform);
   if (o.bandwidth) ProbeBandwidth(&r.platform);
   r.io_uring = ProbeIoUring();
+  r.cufile = ProbeCufile();
   r.config = ReadConfig();
 
   const bool compat_allowed =

@@ -70,6 +70,14 @@ struct IoUring {
   std::string memlock_note;
 };
 
+// Which libcufile.so.0 a program started here would load (cufile_probe.h).
+struct Cufile {
+  std::string resolved;  // its path; "" when none is on the loader's path
+  std::string how;       // "LD_LIBRARY_PATH", "/etc/ld.so.conf", "the loader's default folders"
+  Tri is_dropin = Tri::kUnknown;  // hipfile's drop-in (docs/cufile.md)
+  std::string installed;          // this installation's drop-in, when it is there
+};
+
 struct PathReport {
   std::string path;  // as given, or the mount point
   bool exists = true;
@@ -122,6 +130,7 @@ struct Config {
 struct Report {
   Platform platform;
   IoUring io_uring;
+  Cufile cufile;
   std::vector<PathReport> paths;
   bool paths_given = false;
   Config config;

@@ -117,6 +117,24 @@ void PrintText(const Report& r, std::FILE* out) {
                  "pread/pwrite one after another)\n");
   }
 
+  const Cufile& c = r.cufile;
+  if (c.resolved.empty()) {
+    std::fprintf(out, "cuFile           no libcufile.so.0 on the loader's path\n");
+  } else {
+    std::fprintf(out, "cuFile           libcufile.so.0 is %s (%s): %s\n", c.resolved.c_str(),
+                 c.how.c_str(),
+                 c.is_dropin == Tri::kYes
+                     ? "hipfile's drop-in: cuFile programs run on this engine"
+                     : "not hipfile's (NVIDIA's cuFile?): cuFile programs use it, not this engine");
+  }
+  if (c.installed.empty()) {
+    std::fprintf(out, "  drop-in        not installed beside this libhipfile.so\n");
+  } else {
+    const std::string folder = c.installed.substr(0, c.installed.rfind('/'));
+    std::fprintf(out, "  drop-in        %s (LD_LIBRARY_PATH=%s runs cuFile programs on it)\n",
+                 c.installed.c_str(), folder.c_str());
+  }
+
   for (const PathReport& pr : r.paths) PrintPath(pr, out);
 
   std::fprintf(out, "\nconfiguration\n");

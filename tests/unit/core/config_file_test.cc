@@ -270,6 +270,53 @@ TEST_F(ConfigFileTest, TheProblemsAreSaidAtErrorLevel) {
   EXPECT_EQ(err.find("nvfs"), std::string::npos) << "notes are said later, at info: " << err;
 }
 
+// The cuFile drop-in's fallback (src/cufile/cufile_config.cc): its variable when HIPFILE_CONFIG is
+// unset, its default file when neither is set and the file opens; HIPFILE_CONFIG wins over both,
+// and the lines name what named the file. libhipfile.so has no fallback.
+TEST_F(ConfigFileTest, TheDropInsFallbackVariableAndDefaultFile) {
+  struct Restore {
+    ~Restore() { SetConfigFallback({}); }
+  } restore;
+  const std::string by_variable = dir_.File("by-variable.json");
+  const std::string by_default = dir_.File("cufile.json");
+  auto write = [](const std::string& path, const std::string& json) {
+    testing::WriteFileOrDie(path, std::vector<unsigned char>(json.begin(), json.end()));
+  };
+  write(by_variable, R"({"execution": {"max_io_threads": 7}, "bogus": 1})");
+  write(by_default, R"({"execution": {"max_io_threads": 9}})");
+
+  sys_.Set("CUFILE_ENV_PATH_JSON", by_variable);
+  Config c = ParseConfig(sys_);
+  EXPECT_EQ(c.io_threads, 0u) << "libhipfile.so reads no cuFile variable";
+  EXPECT_EQ(c.config_path, "");
+
+  SetConfigFallback({"CUFILE_ENV_PATH_JSON", by_default.c_str()});
+  c = ParseConfig(sys_);
+  EXPECT_EQ(c.io_threads, 7u);
+  EXPECT_EQ(c.config_path, by_variable);
+  EXPECT_TRUE(Mentions(c.problems, "CUFILE_ENV_PATH_JSON " + by_variable + ": ")) << "bogus";
+  EXPECT_EQ(c.SourceOf(kEnvConfig), SettingSource::kDefault);
+
+  sys_.Unset("CUFILE_ENV_PATH_JSON");
+  c = ParseConfig(sys_);
+  EXPECT_EQ(c.io_threads, 9u);
+  EXPECT_EQ(c.config_path, by_default);
+  EXPECT_TRUE(c.problems.empty());
+
+  sys_.Set("HIPFILE_CONFIG", by_variable);
+  sys_.Set("CUFILE_ENV_PATH_JSON", by_default);
+  c = ParseConfig(sys_);
+  EXPECT_EQ(c.io_threads, 7u) << "HIPFILE_CONFIG wins";
+  EXPECT_TRUE(Mentions(c.problems, "HIPFILE_CONFIG " + by_variable + ": "));
+
+  sys_.Unset("HIPFILE_CONFIG");
+  sys_.Unset("CUFILE_ENV_PATH_JSON");
+  SetConfigFallback({"CUFILE_ENV_PATH_JSON", "/no/such/cufile.json"});
+  c = ParseConfig(sys_);
+  EXPECT_EQ(c.config_path, "") << "a default file that does not open is no file";
+  EXPECT_TRUE(c.problems.empty());
+}
+
 TEST_F(ConfigFileTest, TheEnvironmentWinsOverTheFile) {
   sys_.Set("HIPFILE_LOG_LEVEL", "debug");
   sys_.Set("HIPFILE_IO_THREADS", "3");

@@ -27,6 +27,7 @@ namespace hipfile::core {
 class EnvSys : public testing::FaultSys {
  public:
   void Set(const std::string& name, const std::string& value) { env_[name] = value; }
+  void Unset(const std::string& name) { env_.erase(name); }
   const char* Getenv(const char* name) override {
     const auto it = env_.find(name);
     return it == env_.end() ? nullptr : it->second.c_str();

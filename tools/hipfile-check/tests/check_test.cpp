@@ -7,9 +7,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <set>
 #include <string>
 
 #include "config_report.h"
+#include "cufile_probe.h"
 #include "fs_probe.h"
 #include "gpu_report.h"
 #include "io_uring_probe.h"
@@ -20,6 +23,52 @@
 
 namespace hipfile_check {
 namespace {
+
+// The loader's order for libcufile.so.0: LD_LIBRARY_PATH's folders, then /etc/ld.so.conf's, then
+// the default ones; the first holding it wins and is asked what it is.
+TEST(LookUpCufile, FollowsTheLoadersOrder) {
+  CufileFacts f;
+  f.ld_library_path = "/a::/b";
+  f.conf_folders = {"/conf"};
+  f.default_folders = {"/usr/lib"};
+  std::set<std::string> files = {"/b/libcufile.so.0", "/conf/libcufile.so.0",
+                                 "/usr/lib/libcufile.so.0"};
+  auto exists = [&](const std::string& p) { return files.count(p) != 0; };
+  auto kind = [](const std::string& p) {
+    return p.rfind("/b/", 0) == 0 ? CufileKind::kDropIn : CufileKind::kOther;
+  };
+  Cufile c = LookUpCufile(f, exists, kind);
+  EXPECT_EQ(c.resolved, "/b/libcufile.so.0");
+  EXPECT_EQ(c.how, "LD_LIBRARY_PATH");
+  EXPECT_EQ(c.is_dropin, Tri::kYes);
+
+  files.erase("/b/libcufile.so.0");
+  c = LookUpCufile(f, exists, kind);
+  EXPECT_EQ(c.resolved, "/conf/libcufile.so.0");
+  EXPECT_EQ(c.how, "/etc/ld.so.conf");
+  EXPECT_EQ(c.is_dropin, Tri::kNo);
+
+  files.erase("/conf/libcufile.so.0");
+  c = LookUpCufile(f, exists, kind);
+  EXPECT_EQ(c.resolved, "/usr/lib/libcufile.so.0");
+  EXPECT_EQ(c.how, "the loader's default folders");
+
+  files.clear();
+  c = LookUpCufile(f, exists, kind);
+  EXPECT_EQ(c.resolved, "");
+  EXPECT_EQ(c.is_dropin, Tri::kNo);
+}
+
+TEST(ReadLdSoConf, FollowsIncludesInOrderOnce) {
+  const std::string dir = ::testing::TempDir() + "/ldsoconf";
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/conf.d").c_str()), 0);
+  std::ofstream(dir + "/ld.so.conf") << "# comment\n/first\ninclude conf.d/*.conf\n/last  # x\n";
+  std::ofstream(dir + "/conf.d/a.conf") << "/from-a\n/first\n";
+  std::ofstream(dir + "/conf.d/b.conf") << "hwcap 0 nosegneg\n/from-b\n";
+  const std::vector<std::string> got = ReadLdSoConf(dir + "/ld.so.conf");
+  EXPECT_EQ(got, (std::vector<std::string>{"/first", "/from-a", "/from-b", "/last"}));
+  EXPECT_TRUE(ReadLdSoConf(dir + "/missing.conf").empty());
+}
 
 TEST(ClassifyIoUring, ARingIsUsable) {
   IoUringFacts f;
