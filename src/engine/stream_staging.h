@@ -3,8 +3,10 @@
 // the steps a worker takes on it, one chunk at a time. The executor (core/async) decides when a
 // step may run - the stream has copied out of the slot, or into it - and this file moves the
 // bytes: between the file and the slot through a ChunkMover (the engine's transfer to pinned
-// memory), and into the copy table the stream's kernel reads when it gets there. Nothing here
-// makes a GPU call or takes a lock, so a step never waits for a stream.
+// memory), and into the copy table the stream's kernel reads when it gets there; a read's resident
+// bytes are copied by the stream straight from pinned page-cache windows where a WindowFinder
+// has them (engine/stream_windows.h). Nothing here makes a GPU call or takes a lock, so a step
+// never waits for a stream.
 //
 // Pinned staging is one budget (SplitStagingBudget): the limit hipFileDriverSetMaxPinnedMemSize /
 // PropertiesMaxDevicePinnedMemSizeKB sets is split between the transfers' buffers (StagingPool,
