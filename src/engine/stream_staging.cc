@@ -23,6 +23,14 @@ void StoreRelease(uint32_t* word, uint32_t value) {
   __atomic_store_n(word, value, __ATOMIC_RELEASE);
 }
 
+// The copy kernel (runtime/cuda/gather_kernel.cu) moves 16-byte words where both addresses are
+// 16-byte aligned, and bytes one at a time otherwise. A slot is aligned; a window's address of a
+// file offset is aligned as the offset is (windows start on pages). So where the destination is
+// aligned and the offset is not, a copy from a window would crawl where staging does not.
+bool SlowerFromAWindow(const void* dst, off_t offset) {
+  return (reinterpret_cast<uintptr_t>(dst) & 15) == 0 && (offset & 15) != 0;
+}
+
 }  // namespace
 
 Result<StreamStagingBlock> StreamStagingBlock::Pin(runtime::GpuRuntime& gpu) {
@@ -92,7 +100,9 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
     // The last entry of the table is always staged, to the floor: the chunks must suffice.
     const bool last_entry = count + 1 == runtime::CopyTable::kMaxCopies;
     ResidentPiece piece;
-    if (windows && !last_entry) piece = windows(at, size - assigned);
+    if (windows && !last_entry && !SlowerFromAWindow(static_cast<char*>(device) + assigned, at)) {
+      piece = windows(at, size - assigned);
+    }
     if (piece.src != nullptr && piece.bytes > 0) {
       leases.push_back(std::move(piece.lease));
       leased_until = token;

@@ -127,11 +127,12 @@ struct StagedChunks {
   // Chunk k's share of the transfer: none once it stopped.
   size_t ChunkBytes(size_t k) const;
 
-  // A read's chunk k: its bytes from pinned windows where `windows` (may be empty) has them,
-  // the rest read from the file into its slot; writes the table that copies them, and stores
-  // ready = its token (release) so the stream copies it. Past a failed or short read, and past
-  // the operation's last byte, the table copies nothing. The stream must be done with the
-  // table and the slot (copied >= token - 2) unless Quiet(k).
+  // A read's chunk k: its bytes from pinned windows where `windows` (may be empty) has them and
+  // the copy would not be slower than from the slot (the copy kernel moves words only between
+  // 16-byte aligned addresses), the rest read from the file into its slot; writes the table that
+  // copies them, and stores ready = its token (release) so the stream copies it. Past a failed or
+  // short read, and past the operation's last byte, the table copies nothing. The stream must be
+  // done with the table and the slot (copied >= token - 2) unless Quiet(k).
   void FillForRead(const StreamStagingBlock& block, const StreamCopyTables& tables, uint32_t* ready,
                    size_t k, const ChunkMover& move, const WindowFinder& windows = nullptr);
   // A read's chunk k copies nothing, and its table says so already: it may be released at once.

@@ -279,6 +279,32 @@ TEST(StreamStagingTest, ATableFullOfSmallWindowsStillReachesItsShare) {
   EXPECT_EQ(device, file.bytes);
 }
 
+// The copy kernel moves words only between 16-byte aligned addresses: an offset off them into an
+// aligned destination is staged (aligned slot to aligned memory), not copied from a window (whose
+// address is as aligned as the offset). Off alike, either way is bytewise: the window is taken.
+TEST(StreamStagingTest, AnOffsetOffWordsIntoAlignedMemoryIsStaged) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(kChunk + 32, 0xee);
+  FakeFile file{testing::PatternBytes(kChunk + 64, 9), 4096 - 5, {{0, kChunk + 64}}, {}, 0};
+  StagedChunks aligned = ChunksOver(device, 0, 4096 - 5);
+  aligned.device = device.data() + (16 - reinterpret_cast<uintptr_t>(device.data()) % 16) % 16;
+  aligned.size = kChunk;
+  ReadThroughTheStream(aligned, heap, file);
+  EXPECT_EQ(file.finds, 0) << "no window was asked for";
+  EXPECT_EQ(aligned.from_windows, 0u);
+  EXPECT_EQ(*aligned.Outcome(), kChunk);
+
+  StagedChunks alike = ChunksOver(device, 0, 4096 - 5);
+  alike.device = static_cast<unsigned char*>(aligned.device) + 11;  // 11 = -5 mod 16
+  alike.size = kChunk;
+  file.staged_at.clear();
+  ReadThroughTheStream(alike, heap, file);
+  EXPECT_EQ(alike.from_windows, kChunk);
+  EXPECT_TRUE(file.staged_at.empty());
+  EXPECT_TRUE(std::equal(file.bytes.begin(), file.bytes.begin() + kChunk,
+                         static_cast<unsigned char*>(alike.device)));
+}
+
 TEST(StreamStagingTest, AWriteReleasesChunksIntoSlotsAndWritesWhatTheStreamCopied) {
   HeapBlock heap;
   std::vector<unsigned char> device(kChunk + 7);
