@@ -100,7 +100,8 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
     // The last entry of the table is always staged, to the floor: the chunks must suffice.
     const bool last_entry = count + 1 == runtime::CopyTable::kMaxCopies;
     ResidentPiece piece;
-    if (windows && !last_entry && !SlowerFromAWindow(static_cast<char*>(device) + assigned, at)) {
+    if (windows && !last_entry && !SlowerFromAWindow(static_cast<char*>(device) + assigned, at) &&
+        RoomForALease()) {
       piece = windows(at, size - assigned);
     }
     if (piece.src != nullptr && piece.bytes > 0) {
@@ -152,6 +153,15 @@ void StagedChunks::WriteOut(const StreamStagingBlock& block, const ChunkMover& m
     }
   }
   ++written;
+}
+
+bool StagedChunks::RoomForALease() {
+  try {
+    leases.reserve(leases.size() + 1);
+    return true;
+  } catch (...) {
+    return false;  // out of memory: the piece is staged
+  }
 }
 
 Result<size_t> StagedChunks::Outcome() const {

@@ -148,6 +148,9 @@ struct StagedChunks {
   void WriteOut(const StreamStagingBlock& block, const ChunkMover& move);
   // What the operation moved, or the error that stopped it when nothing did.
   Result<size_t> Outcome() const;
+  // Reads: room in `leases` for one more, so that taking a window cannot fail once it is found
+  // (false: out of memory, the piece is staged).
+  bool RoomForALease();
 };
 
 // The pinned staging limit, split. Transfers (sync and batch) get two buffers per I/O thread
