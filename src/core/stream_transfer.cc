@@ -28,7 +28,22 @@ Result<StagedPlan> StreamTransfer::Begin(const AsyncParams& params) {
   }
   request_ = *request;
   begun_ = true;
+  if (!request_.write) {
+    try {
+      windows_ = io_.engine->PlanStreamWindows(*request_.file, request_.memory, request_.size,
+                                               request_.offset, request_.allow_compat);
+    } catch (...) {
+      windows_ = nullptr;  // out of memory: every byte is staged
+    }
+  }
   return StagedPlan{request_.memory.ptr, request_.size, request_.offset};
+}
+
+engine::ResidentPiece StreamTransfer::Resident(off_t offset, size_t max) {
+  if (windows_ == nullptr) return {};
+  engine::ResidentPiece piece = windows_->At(static_cast<uint64_t>(offset), max);
+  if (piece.src != nullptr) paths_.Add(engine::IoPath::kPageCache, piece.bytes);
+  return piece;
 }
 
 Result<size_t> StreamTransfer::Move(void* staging, size_t bytes, off_t offset) {
@@ -51,6 +66,9 @@ ssize_t StreamTransfer::Finish(const Result<size_t>& moved) {
 void StreamTransfer::LetGo() {
   io_.file.reset();
   io_.registered.reset();
+  // The stream has copied from the windows (the executor waited for it): a deregistration after
+  // the stream moves on may unpin them.
+  windows_.reset();
 }
 
 Status CheckStreamSubmission(const IoService& service, runtime::GpuRuntime& gpu,

@@ -9,10 +9,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 
 #include "core/async/async_executor.h"
 #include "core/async/async_op.h"
 #include "core/io_service.h"
+#include "engine/stream_windows.h"
 #include "runtime/gpu_runtime.h"
 #include "util/status.h"
 
@@ -35,6 +37,10 @@ class StreamTransfer final : public AsyncWork {
   // host memory: its policy (O_DIRECT for cold data, direct writes), its threads, its retry rules,
   // and no GPU call.
   Result<size_t> Move(void* staging, size_t bytes, off_t offset) override;
+  // A read's resident pieces, as the engine's synchronous read would copy them from pinned
+  // page-cache windows (engine::SyncEngine::PlanStreamWindows, planned by Begin); their bytes
+  // count as page_cache.
+  engine::ResidentPiece Resident(off_t offset, size_t max) override;
   // Records the statistics; encodes the result.
   ssize_t Finish(const Result<size_t>& moved) override;
 
@@ -46,8 +52,9 @@ class StreamTransfer final : public AsyncWork {
   IoService& service_;
   PreparedIo io_;
   const bool staged_;
-  engine::IoRequest request_;  // Begin's
-  engine::PathBytes paths_;    // how Move's bytes went
+  engine::IoRequest request_;                       // Begin's
+  engine::PathBytes paths_;                         // how Move's bytes went, and Resident's
+  std::unique_ptr<engine::StreamWindows> windows_;  // a read's resident chunks (Begin's)
   bool begun_ = false;
   std::chrono::steady_clock::time_point start_;
 };

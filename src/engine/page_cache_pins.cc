@@ -152,9 +152,14 @@ void PageCachePins::ScheduleAheadLocked(const std::shared_ptr<MappedFile>& file,
     queued = true;
   }
   if (!queued) return;
+  StartPinnersLocked();
+  ahead_cv_.NotifyAll();
+}
+
+bool PageCachePins::StartPinnersLocked() {
   // Pins made aside are made one at a time (by the runtime): one pinner then.
   const unsigned want = options_.pin_aside ? 1u : std::max(options_.pin_ahead_threads, 1u);
-  while (pinners_.size() < want) {
+  while (!pinners_refused_ && pinners_.size() < want) {
     Result<std::thread> t = sys_.StartThread([this] { PinnerLoop(); });
     if (!t.ok()) {
       // Exhaustion is a fault like any other: the queued windows go back to idle (readers pin
@@ -175,7 +180,7 @@ void PageCachePins::ScheduleAheadLocked(const std::shared_ptr<MappedFile>& file,
     }
     pinners_.push_back(std::move(*t));
   }
-  ahead_cv_.NotifyAll();
+  return !pinners_.empty();
 }
 
 void PageCachePins::PinnerLoop() {
@@ -195,7 +200,7 @@ void PageCachePins::PinnerLoop() {
       slot.state = MappedFile::Slot::State::kPinning;
       length = WindowLength(*q.file, q.window);
     }
-    PinReserved(q.file, q.window, length, /*ahead=*/true);
+    PinReserved(q.file, q.window, length, q.ahead);
   }
 }
 
@@ -254,6 +259,47 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
     }
   }
   return PinReserved(file, k, length, /*ahead=*/false);
+}
+
+std::shared_ptr<const PinnedWindow> PageCachePins::FindOrQueue(
+    const std::shared_ptr<MappedFile>& file, uint64_t offset) {
+  if (!options_.pinning) return nullptr;
+  const size_t k = static_cast<size_t>(offset / options_.window_bytes);
+  MutexLock lock(mu_);
+  if (refused_ || stopping_ || k >= file->slots_.size()) return nullptr;
+  MappedFile::Slot& slot = file->slots_[k];
+  const bool ahead = options_.pin_ahead_windows > 0 && SequentialLocked(*file, k);
+  switch (slot.state) {
+    case MappedFile::Slot::State::kPinned:
+      ++counters_.hits;
+      if (ahead) ScheduleAheadLocked(file, k);
+      return slot.window;
+    case MappedFile::Slot::State::kQueued:  // a pinner gets to it; staged meanwhile
+      ++slot.uses;
+      if (ahead) ScheduleAheadLocked(file, k);
+      return nullptr;
+    case MappedFile::Slot::State::kPinning:
+    case MappedFile::Slot::State::kOff:
+      return nullptr;
+    case MappedFile::Slot::State::kIdle:
+      break;
+  }
+  // As Pin: not while an O_DIRECT write of the file is in flight, and not before the window's
+  // pin_after_uses-th read unless it continues a sequential reader.
+  if (direct_writers_.count(Key{file->identity_.dev, file->identity_.ino}) != 0) return nullptr;
+  if (++slot.uses < options_.pin_after_uses && !ahead) return nullptr;
+  if (ahead && options_.pin_aside && !pinners_refused_) {
+    // As Pin when pinning aside: this window is staged now, the pinner works ahead of it.
+    ScheduleAheadLocked(file, k);
+    return nullptr;
+  }
+  if (pinners_refused_ || !ReserveLocked(WindowLength(*file, k), /*reader=*/true)) return nullptr;
+  slot.state = MappedFile::Slot::State::kQueued;
+  ahead_.push_front(Queued{file, k, /*ahead=*/false});  // before windows queued further ahead
+  if (ahead) ScheduleAheadLocked(file, k);
+  if (!StartPinnersLocked()) return nullptr;  // the queue was emptied, the slot is idle again
+  ahead_cv_.NotifyAll();
+  return nullptr;
 }
 
 std::shared_ptr<const PinnedWindow> PageCachePins::PinReserved(

@@ -168,6 +168,13 @@ class PageCachePins {
   // The pinned window holding file offset `offset` of `file`, pinning it now if it is due (see
   // above); nullptr when the bytes should go through staging instead.
   std::shared_ptr<const PinnedWindow> Pin(const std::shared_ptr<MappedFile>& file, uint64_t offset);
+  // Pin's decision without its runtime call, for a thread that must never wait for one (a
+  // stream-ordered worker: docs/async.md): the pinned window holding `offset`, counted as Pin
+  // counts it; a window Pin would pin now is queued for the pinner threads instead (its bytes
+  // reserved under the cap), and nullptr returned: its bytes go through staging until a pinner
+  // has pinned it. Makes no GPU call and waits for no pin.
+  std::shared_ptr<const PinnedWindow> FindOrQueue(const std::shared_ptr<MappedFile>& file,
+                                                  uint64_t offset);
 
   // Forgets the mapping of the file (dev, ino) and retires its windows. Makes no GPU call.
   void Forget(dev_t dev, ino_t ino);
@@ -205,6 +212,9 @@ class PageCachePins {
   bool SequentialLocked(const MappedFile& file, size_t k) const REQUIRES(mu_);
   // Queues the idle windows after k for the pinner threads, starting them if needed.
   void ScheduleAheadLocked(const std::shared_ptr<MappedFile>& file, size_t k) REQUIRES(mu_);
+  // Starts the pinner threads not running yet; false when none runs (a thread could not be
+  // started: pin-ahead is off from then on, and the windows queued go back to idle).
+  bool StartPinnersLocked() REQUIRES(mu_);
   // Pins window k of `file`, whose state is kPinning and whose `length` bytes are reserved.
   std::shared_ptr<const PinnedWindow> PinReserved(const std::shared_ptr<MappedFile>& file, size_t k,
                                                   size_t length, bool ahead) EXCLUDES(mu_);
@@ -228,6 +238,7 @@ class PageCachePins {
   struct Queued {
     std::shared_ptr<MappedFile> file;
     size_t window = 0;
+    bool ahead = true;  // queued ahead of a reader (counted in windows_pinned_ahead)
   };
   std::deque<Queued> ahead_ GUARDED_BY(mu_);
   std::vector<std::thread> pinners_ GUARDED_BY(mu_);

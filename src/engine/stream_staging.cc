@@ -23,6 +23,14 @@ void StoreRelease(uint32_t* word, uint32_t value) {
   __atomic_store_n(word, value, __ATOMIC_RELEASE);
 }
 
+// The copy kernel (runtime/cuda/gather_kernel.cu) moves 16-byte words where both addresses are
+// 16-byte aligned, and bytes one at a time otherwise. A slot is aligned; a window's address of a
+// file offset is aligned as the offset is (windows start on pages). So where the destination is
+// aligned and the offset is not, a copy from a window would crawl where staging does not.
+bool SlowerFromAWindow(const void* dst, off_t offset) {
+  return (reinterpret_cast<uintptr_t>(dst) & 15) == 0 && (offset & 15) != 0;
+}
+
 }  // namespace
 
 Result<StreamStagingBlock> StreamStagingBlock::Pin(runtime::GpuRuntime& gpu) {
@@ -68,22 +76,56 @@ size_t StagedChunks::ChunkBytes(size_t k) const {
 }
 
 void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopyTables& tables,
-                               uint32_t* ready, size_t k, const ChunkMover& move) {
+                               uint32_t* ready, size_t k, const ChunkMover& move,
+                               const WindowFinder& windows) {
   const uint32_t token = Token(k);
+  runtime::CopyTable* table = tables.Table(token);
+  if (Quiet(k)) {  // the table copies nothing already
+    StoreRelease(ready, token);
+    return;
+  }
   unsigned char* staging = block.Slot(token);
-  const size_t done = k * kStreamChunkBytes;
-  const size_t want = ChunkBytes(k);
-  size_t got = 0;
-  if (want > 0) {
-    const Result<size_t> read = move(staging, want, file_offset + static_cast<off_t>(done));
-    got = read.ok() ? *read : 0;
-    moved += got;
+  // At least to the end of chunk k's share of the fixed layout, so that the chunks suffice.
+  const size_t floor = std::min(size, (k + 1) * kStreamChunkBytes);
+  size_t used = 0;  // of the slot
+  uint64_t count = 0;
+  const auto add = [&](const void* src, size_t bytes) {
+    table->copy[count++] = {reinterpret_cast<uintptr_t>(static_cast<char*>(device) + assigned),
+                            reinterpret_cast<uintptr_t>(src), bytes};
+    assigned += bytes;
+    moved += bytes;
+  };
+  while (!stopped && assigned < size && (assigned < floor || count == 0)) {
+    const off_t at = file_offset + static_cast<off_t>(assigned);
+    // The last entry of the table is always staged, to the floor: the chunks must suffice.
+    const bool last_entry = count + 1 == runtime::CopyTable::kMaxCopies;
+    ResidentPiece piece;
+    if (windows && !last_entry && !SlowerFromAWindow(static_cast<char*>(device) + assigned, at) &&
+        RoomForALease()) {
+      piece = windows(at, size - assigned);
+    }
+    if (piece.src != nullptr && piece.bytes > 0) {
+      leases.push_back(std::move(piece.lease));
+      leased_until = token;
+      from_windows += piece.bytes;
+      add(piece.src, piece.bytes);
+      continue;
+    }
+    const size_t room = kStreamChunkBytes - used;
+    if (room == 0) break;  // the floor is reached: the slot held chunk k's share
+    size_t want = std::min(room, size - assigned);
+    if (piece.bytes > 0 && !last_entry) want = std::min(want, piece.bytes);  // a window may follow
+    const Result<size_t> read = move(staging + used, want, at);
+    const size_t got = read.ok() ? *read : 0;
+    if (got > 0) add(staging + used, got);
+    used += got;
     if (got < want) {  // end of file, or an error: nothing more moves
       stopped = true;
       if (!read.ok()) error = read.status();
     }
   }
-  SetTable(tables.Table(token), static_cast<char*>(device) + done, staging, got);
+  table->count = count;
+  table_empty[token % 2] = count == 0;
   StoreRelease(ready, token);  // the table and the staging are written
 }
 
@@ -111,6 +153,15 @@ void StagedChunks::WriteOut(const StreamStagingBlock& block, const ChunkMover& m
     }
   }
   ++written;
+}
+
+bool StagedChunks::RoomForALease() {
+  try {
+    leases.reserve(leases.size() + 1);
+    return true;
+  } catch (...) {
+    return false;  // out of memory: the piece is staged
+  }
 }
 
 Result<size_t> StagedChunks::Outcome() const {

@@ -3,8 +3,10 @@
 // the steps a worker takes on it, one chunk at a time. The executor (core/async) decides when a
 // step may run - the stream has copied out of the slot, or into it - and this file moves the
 // bytes: between the file and the slot through a ChunkMover (the engine's transfer to pinned
-// memory), and into the copy table the stream's kernel reads when it gets there. Nothing here
-// makes a GPU call or takes a lock, so a step never waits for a stream.
+// memory), and into the copy table the stream's kernel reads when it gets there; a read's resident
+// bytes are copied by the stream straight from pinned page-cache windows where a WindowFinder
+// has them (engine/stream_windows.h). Nothing here makes a GPU call or takes a lock, so a step
+// never waits for a stream.
 //
 // Pinned staging is one budget (SplitStagingBudget): the limit hipFileDriverSetMaxPinnedMemSize /
 // PropertiesMaxDevicePinnedMemSizeKB sets is split between the transfers' buffers (StagingPool,
@@ -16,7 +18,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <vector>
 
+#include "engine/stream_windows.h"
 #include "runtime/gpu_runtime.h"
 #include "util/status.h"
 
@@ -79,8 +84,18 @@ class StreamCopyTables {
 // or the error when none did. Makes no GPU call.
 using ChunkMover = std::function<Result<size_t>(void* staging, size_t bytes, off_t offset)>;
 
+// A read's piece at file `offset`, at most `max` bytes from a pinned page-cache window
+// (StreamWindows::At): where the stream may copy it from without staging. Makes no GPU call.
+using WindowFinder = std::function<ResidentPiece(off_t offset, size_t max)>;
+
 // One staged operation's chunks: what has moved, what the stream may copy, what stopped it.
 // Chunk k is token first_token + k. Used by one worker at a time.
+//
+// A write's chunk k is bytes [k, k + 1) x kStreamChunkBytes of the operation. A read's chunk k
+// starts where chunk k - 1 stopped and reaches at least (k + 1) x kStreamChunkBytes (or the end),
+// so the chunks fixed at submission always suffice; where its bytes come from pinned page-cache
+// windows (WindowFinder) a chunk may reach much further, and the chunks after the operation's
+// last byte copy nothing (docs/async.md, "Staged reads of resident data").
 struct StagedChunks {
   uint32_t first_token = 0;
   void* device = nullptr;  // the operation's device memory (its buffer offset applied)
@@ -92,6 +107,16 @@ struct StagedChunks {
   size_t released = 0;            // chunks whose table the stream may copy
   size_t written = 0;             // writes: chunks written to the file
   size_t slot_bytes[2] = {0, 0};  // writes: bytes the slot's released chunk holds
+  // Reads: bytes given to chunks so far (the next chunk starts there); of them, bytes the stream
+  // copies from windows.
+  size_t assigned = 0;
+  size_t from_windows = 0;
+  // Reads: table t % 2 holds no copy, written so by this operation (a chunk that copies nothing
+  // may then be released without waiting for the stream to be done with that table).
+  bool table_empty[2] = {false, false};
+  // Reads: the windows the stream copies from, held until it has (copied >= leased_until).
+  std::vector<std::shared_ptr<const void>> leases;
+  uint32_t leased_until = 0;
 
   // The chunks `bytes` make (a staged operation moves at least one byte:
   // AsyncExecutor::CanStage).
@@ -102,11 +127,18 @@ struct StagedChunks {
   // Chunk k's share of the transfer: none once it stopped.
   size_t ChunkBytes(size_t k) const;
 
-  // A read's chunk k: fills its slot from the file, writes the table that copies what came, and
-  // stores ready = its token (release) so the stream copies it. Past a failed or short chunk
-  // the table copies nothing.
+  // A read's chunk k: its bytes from pinned windows where `windows` (may be empty) has them and
+  // the copy would not be slower than from the slot (the copy kernel moves words only between
+  // 16-byte aligned addresses), the rest read from the file into its slot; writes the table that
+  // copies them, and stores ready = its token (release) so the stream copies it. Past a failed or
+  // short read, and past the operation's last byte, the table copies nothing. The stream must be
+  // done with the table and the slot (copied >= token - 2) unless Quiet(k).
   void FillForRead(const StreamStagingBlock& block, const StreamCopyTables& tables, uint32_t* ready,
-                   size_t k, const ChunkMover& move);
+                   size_t k, const ChunkMover& move, const WindowFinder& windows = nullptr);
+  // A read's chunk k copies nothing, and its table says so already: it may be released at once.
+  bool Quiet(size_t k) const { return (stopped || assigned >= size) && table_empty[Token(k) % 2]; }
+  // A read holds windows the stream may still copy from, until `copied` reaches leased_until.
+  bool Leased() const { return !leases.empty(); }
   // A write's chunk k: writes the table that copies it from the device into its slot, and
   // stores ready = its token.
   void ReleaseForWrite(const StreamStagingBlock& block, const StreamCopyTables& tables,
@@ -116,6 +148,9 @@ struct StagedChunks {
   void WriteOut(const StreamStagingBlock& block, const ChunkMover& move);
   // What the operation moved, or the error that stopped it when nothing did.
   Result<size_t> Outcome() const;
+  // Reads: room in `leases` for one more, so that taking a window cannot fail once it is found
+  // (false: out of memory, the piece is staged).
+  bool RoomForALease();
 };
 
 // The pinned staging limit, split. Transfers (sync and batch) get two buffers per I/O thread

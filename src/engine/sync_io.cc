@@ -14,6 +14,7 @@
 #include "engine/plan.h"
 #include "engine/staging_pool.h"
 #include "engine/stream_pool.h"
+#include "engine/stream_windows.h"
 #include "engine/transfer.h"
 #include "engine/worker_pool.h"
 #include "util/align.h"
@@ -203,6 +204,49 @@ bool SyncEngine::PlanDirectOnlyRead(const IoFile& file, PlanRequest* request) co
   return true;
 }
 
+bool SyncEngine::LookUpResidency(const IoFile& file, PlanRequest* request,
+                                 std::shared_ptr<MappedFile>* mapped) const {
+  const bool want_cache = request->page_cache_wanted;
+  if ((!want_cache && !request->direct_allowed) || request->size < options_.residency_min_bytes) {
+    return true;
+  }
+  // The file's size bounds the mapping: pages past end of file must never be touched. Bytes
+  // past the size read here are not read at all (a file growing meanwhile gives a short count,
+  // as if this read came first).
+  struct stat st = {};
+  if (!sys_.Fstat(file.buffered_fd, &st).ok() || !S_ISREG(st.st_mode)) return true;
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  if (request->offset >= file_size) return false;
+  request->size =
+      static_cast<size_t>(std::min<uint64_t>(request->size, file_size - request->offset));
+  Result<std::shared_ptr<MappedFile>> m = impl_->pins.Map(file.buffered_fd, st);
+  if (m.ok() && (*m)->Residency(request->offset, request->size, &request->resident).ok()) {
+    request->residency_known = true;
+    request->page_cache_allowed = want_cache;
+    if (want_cache) *mapped = std::move(*m);
+  }
+  return true;
+}
+
+std::unique_ptr<StreamWindows> SyncEngine::PlanStreamWindows(const IoFile& file,
+                                                             const IoMemory& memory, size_t size,
+                                                             off_t offset, bool allow_compat) {
+  // Read's decision for the same request: none for memory that is not staged, where the
+  // page-cache path is off, or for a direct-only read (no residency lookup: engine/sync_io.h).
+  if (size == 0 || !Staged(memory) || !impl_->page_cache || !allow_compat) return nullptr;
+  PlanRequest request = MakeReadRequest(RequestInputs(file, memory, allow_compat),
+                                        static_cast<uint64_t>(offset), size);
+  if (!request.page_cache_wanted) return nullptr;
+  std::shared_ptr<MappedFile> mapped;
+  if (!LookUpResidency(file, &request, &mapped) || mapped == nullptr) return nullptr;
+  std::vector<PlannedChunk> plan = PlanTransfer(request);
+  const bool any = std::any_of(plan.begin(), plan.end(), [](const PlannedChunk& c) {
+    return c.method == ChunkMethod::kPageCache;
+  });
+  if (!any) return nullptr;
+  return std::make_unique<StreamWindows>(impl_->pins, std::move(mapped), std::move(plan));
+}
+
 Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size_t size,
                                 off_t offset, bool allow_compat, PathBytes* paths) {
   if (size == 0) return size_t{0};
@@ -217,22 +261,10 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   // here are not read at all (a file growing meanwhile gives a short count, as if this read
   // came first).
   std::shared_ptr<MappedFile> mapped;
-  const bool want_cache = request.page_cache_wanted;
   if (direct_only) {
     if (!PlanDirectOnlyRead(file, &request)) return size_t{0};
-  } else if ((want_cache || request.direct_allowed) && size >= options_.residency_min_bytes) {
-    struct stat st = {};
-    if (sys_.Fstat(file.buffered_fd, &st).ok() && S_ISREG(st.st_mode)) {
-      const uint64_t file_size = static_cast<uint64_t>(st.st_size);
-      if (request.offset >= file_size) return size_t{0};
-      request.size = static_cast<size_t>(std::min<uint64_t>(size, file_size - request.offset));
-      Result<std::shared_ptr<MappedFile>> m = impl_->pins.Map(file.buffered_fd, st);
-      if (m.ok() && (*m)->Residency(request.offset, request.size, &request.resident).ok()) {
-        request.residency_known = true;
-        request.page_cache_allowed = want_cache;
-        if (want_cache) mapped = std::move(*m);
-      }
-    }
+  } else if (!LookUpResidency(file, &request, &mapped)) {
+    return size_t{0};
   }
 
   std::vector<PlannedChunk> plan = PlanTransfer(request);

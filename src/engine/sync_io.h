@@ -129,6 +129,8 @@ struct EngineOptions {
 inline constexpr size_t kMaxAutoIoThreads = 16;
 
 class WorkerPool;
+class MappedFile;          // engine/page_cache_pins.h
+class StreamWindows;       // engine/stream_windows.h
 struct ReadRequestInputs;  // engine/io_rule.h
 
 class SyncEngine {
@@ -145,6 +147,14 @@ class SyncEngine {
   // counts by the path each took (engine/io_path.h).
   Result<size_t> Read(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
                       bool allow_compat = true, PathBytes* paths = nullptr);
+  // A staged stream-ordered read of `size` bytes at `offset` into device `memory` (docs/async.md,
+  // "Staged reads of resident data"): the plan Read would make for it, for the operation's
+  // stream to copy its resident chunks from pinned page-cache windows as it gets to them. Null
+  // where Read would copy none from windows: memory that is not staged, the page-cache path off,
+  // a direct-only or small read, nothing resident. Looks up residency (fstat, mmap, mincore); no
+  // GPU call.
+  std::unique_ptr<StreamWindows> PlanStreamWindows(const IoFile& file, const IoMemory& memory,
+                                                   size_t size, off_t offset, bool allow_compat);
   // Writes `size` bytes at `offset` from memory; `paths` as for Read.
   Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
                        bool allow_compat = true, PathBytes* paths = nullptr);
@@ -181,6 +191,12 @@ class SyncEngine {
   // What MakeReadRequest / MakeWriteRequest (engine/io_rule.h) build this engine's requests from.
   ReadRequestInputs RequestInputs(const IoFile& file, const IoMemory& memory,
                                   bool allow_compat) const;
+  // A read's residency (request->page_cache_wanted or O_DIRECT allowed, and at least
+  // residency_min_bytes): the request cut at end of file, its resident ranges, and the file's
+  // mapping where the page-cache path is wanted. False when the read starts at or past end of
+  // file. Leaves the request as it is where nothing is looked up.
+  bool LookUpResidency(const IoFile& file, PlanRequest* request,
+                       std::shared_ptr<MappedFile>* mapped) const;
   // A direct-only read's file side (no residency lookup: no window is pinned, as a pinned page
   // of the file would keep every later write of it off O_DIRECT, and O_DIRECT reads cached
   // pages coherently): a read reaching end of file is planned to the end of the block holding

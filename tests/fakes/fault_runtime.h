@@ -90,6 +90,13 @@ class FaultRuntime : public runtime::GpuRuntime {
     MutexLock lock(hooks_mu_);
     hooks_[Index(op)] = std::move(hook);
   }
+  // Each CopyTableAsync queued from now on is preceded on its stream by the host function
+  // fn(arg) (null: none), until Reset: a stream held between a staged operation's `ready` and
+  // its copy, e.g. by a testing::StreamGate (fakes/gate.h: &StreamGate::Wait, &gate).
+  void HoldCopyTables(runtime::HostFn fn, void* arg) {
+    hold_copies_arg_.store(arg);
+    hold_copies_fn_.store(fn);
+  }
   // What SupportsStreamMemOps answers: -1 forwards (the default), 0 false, 1 true.
   void SetStreamMemOps(int answer) { stream_mem_ops_ = answer; }
   // Drops every fault and override and zeroes the call counters (Calls, not Succeeded).
@@ -101,6 +108,7 @@ class FaultRuntime : public runtime::GpuRuntime {
     }
     stream_mem_ops_ = -1;
     touching_ = 0;
+    hold_copies_fn_ = nullptr;
   }
   uint64_t Calls(GpuOp op) const { return plan_.Calls(Index(op)); }
   // Calls of `op` that reached the base and succeeded, since construction (Reset keeps them).
@@ -186,6 +194,8 @@ class FaultRuntime : public runtime::GpuRuntime {
   std::atomic<uint64_t> succeeded_[static_cast<size_t>(GpuOp::kCount)] = {};
   std::atomic<uintptr_t> touching_{0};  // FailMemcpyAsyncTouching's address; 0: none
   std::atomic<hipError_t> touching_error_{hipSuccess};
+  std::atomic<runtime::HostFn> hold_copies_fn_{nullptr};  // HoldCopyTables
+  std::atomic<void*> hold_copies_arg_{nullptr};
   bool host_memory_ = false;
   Mutex hooks_mu_;
   std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);

@@ -57,9 +57,11 @@
 // When the stream reaches it, the poller leases it a staging block (engine::StreamStagingBlock:
 // two slots of engine::kStreamChunkBytes) from a pool, and workers move it on one chunk at a
 // time: a read fills slot (t+k) % 2 from the file once the stream has copied out of it
-// (copied >= t+k-2), writes the table and stores ready = t+k; a write releases chunks into the
-// slots, and once copied >= t+k writes slot (t+k) % 2 to the file. A worker never waits for the
-// GPU: when the stream has not got there, it hands the trigger to the poller and returns.
+// (copied >= t+k-2), writes the table and stores ready = t+k - its resident bytes copied from
+// pinned page-cache windows instead, which it holds, and counts as in flight, until the stream
+// has copied from them (docs/async.md, "Staged reads of resident data"); a write releases chunks
+// into the slots, and once copied >= t+k writes slot (t+k) % 2 to the file. A worker never waits
+// for the GPU: when the stream has not got there, it hands the trigger to the poller and returns.
 //
 // Blocks are pinned by submissions (never by the poller or a worker), up to SetStagingBlocks; an
 // operation reached when every block is leased waits in a queue (starved_, first come first

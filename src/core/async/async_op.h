@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "core/async/async_stage_stats.h"
+#include "engine/stream_windows.h"
 #include "util/status.h"
 
 namespace hipfile::core {
@@ -61,6 +62,15 @@ class AsyncWork {
     (void)bytes;
     (void)offset;
     return Status::Op(hipFileInternalError);
+  }
+  // Staged reads: the piece at file `offset` (at most `max` bytes) that the stream may copy
+  // straight from a pinned page-cache window, and how far to stage otherwise
+  // (engine::StreamWindows::At); none by default. Offsets asked for never go back. Makes no GPU
+  // call.
+  virtual engine::ResidentPiece Resident(off_t offset, size_t max) {
+    (void)offset;
+    (void)max;
+    return {};
   }
   // Staged: once, with the outcome (moved bytes or the error), before the stream is released:
   // returns what *bytes_p receives.

@@ -247,14 +247,35 @@ void AsyncExecutor::Step(Channel* channel) {
   };
   uint32_t* const ready = &channel->words[kReady];
   if (!io.Write()) {
-    // Fill each slot once the stream has copied out of it, and let the stream copy it.
+    // Resident bytes the stream copies from pinned page-cache windows; nothing (and no staging)
+    // is held up by what this throws.
+    const engine::WindowFinder windows = [&io](off_t at, size_t max) {
+      try {
+        return io.Resident(at, max);
+      } catch (...) {
+        return engine::ResidentPiece{};
+      }
+    };
+    // Fill each slot once the stream has copied out of it, and let the stream copy it; a chunk
+    // that copies nothing, from a table that says so already, goes at once.
     for (; data.released < limits.waits; ++data.released) {
       const uint32_t free_at = data.Token(data.released) - 2;  // the token that used the slot last
-      if (!Reached(LoadWord(&channel->words[kCopied]), free_at)) {
+      if (!data.Quiet(data.released) && !Reached(LoadWord(&channel->words[kCopied]), free_at)) {
         WaitForCopied(channel, free_at);
         return;
       }
-      data.FillForRead(s.block, channel->tables, ready, data.released, move);
+      data.FillForRead(s.block, channel->tables, ready, data.released, move, windows);
+    }
+    // The windows stay leased until the stream has copied from them: the operation is in flight
+    // until then, so nothing unpins them (RunIfIdle). Copies that were never queued (the chain
+    // failed part-way) read nothing.
+    if (data.Leased() && limits.copies > 0) {
+      const size_t last = std::min<size_t>(data.leased_until - data.first_token, limits.copies - 1);
+      const uint32_t token = data.Token(last);
+      if (!Reached(LoadWord(&channel->words[kCopied]), token)) {
+        WaitForCopied(channel, token);
+        return;
+      }
     }
     FinishStaged(channel);
     return;
@@ -292,6 +313,9 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   std::shared_ptr<AsyncStamps> stamps = s.op->stamps;
   if (stamps != nullptr) stamps->t[AsyncStamps::kIoDone] = StampNow();
   const Result<size_t> outcome = s.data.Outcome();
+  // The stream has copied from its windows (Step waited for it): let them go before the operation
+  // stops counting as in flight, so that a deregistration after the stream moves on unpins them.
+  s.data.leases.clear();
   ssize_t result = 0;
   try {
     result = s.op->work->Finish(outcome);

@@ -7,9 +7,13 @@
 #include <errno.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
+
+#include "fakes/temp_dir.h"
 
 namespace hipfile::engine {
 namespace {
@@ -101,6 +105,204 @@ TEST(StreamStagingTest, AFailedFirstChunkIsTheOutcome) {
   chunks.FillForRead(heap.block, heap.tables, &ready, 0, move);
   EXPECT_EQ(heap.tables.Table(0)->count, 0u);
   EXPECT_TRUE(chunks.Outcome().status().IsErrno(EIO));
+}
+
+// A stream in the test: makes the copies table t holds, as CopyTableAsync would when it got there.
+void CopyAsTheStreamWould(const runtime::CopyTable* table) {
+  for (uint64_t i = 0; i < table->count; ++i) {
+    const runtime::CopyTable::Copy& c = table->copy[i];
+    std::memmove(reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst)),
+                 reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src)), c.bytes);
+  }
+}
+
+// A file in memory: `file` at file offset `base`, whose bytes in [window_begin, window_end) are a
+// pinned window (the finder's answer there) and the rest is staged from the same bytes.
+struct FakeFile {
+  std::vector<unsigned char> bytes;
+  off_t base = 0;
+  std::vector<std::pair<size_t, size_t>> windows;  // [begin, end) relative to base, sorted
+  std::vector<off_t> staged_at;                    // what the mover was asked, in order
+  int finds = 0;
+
+  ChunkMover Mover() {
+    return [this](void* staging, size_t n, off_t at) -> Result<size_t> {
+      staged_at.push_back(at);
+      const size_t from = static_cast<size_t>(at - base);
+      const size_t got = from >= bytes.size() ? 0 : std::min(n, bytes.size() - from);
+      std::memcpy(staging, bytes.data() + from, got);
+      return got;
+    };
+  }
+  WindowFinder Finder() {
+    return [this](off_t at, size_t max) {
+      ++finds;
+      const size_t from = static_cast<size_t>(at - base);
+      for (const auto& [begin, end] : windows) {
+        if (from >= end) continue;
+        if (from < begin) return ResidentPiece{nullptr, begin - from, nullptr};
+        auto lease = std::make_shared<int>(0);
+        return ResidentPiece{bytes.data() + from, std::min(max, end - from), lease};
+      }
+      return ResidentPiece{};
+    };
+  }
+};
+
+// Runs a read of `chunks` through FillForRead and the test's stream, chunk by chunk, as the
+// executor orders them: chunk k is filled once the stream copied chunk k - 2, unless it is quiet.
+// Returns the chunks that were filled without that wait.
+size_t ReadThroughTheStream(StagedChunks& chunks, HeapBlock& heap, FakeFile& file) {
+  uint32_t ready = chunks.first_token - 1;
+  size_t quiet = 0;
+  const size_t n = StagedChunks::ChunksFor(chunks.size);
+  for (size_t k = 0; k < n; ++k) {
+    if (chunks.Quiet(k)) ++quiet;
+    chunks.FillForRead(heap.block, heap.tables, &ready, k, file.Mover(), file.Finder());
+    EXPECT_EQ(ready, chunks.Token(k));
+    CopyAsTheStreamWould(heap.tables.Table(chunks.Token(k)));
+  }
+  return quiet;
+}
+
+TEST(StreamStagingTest, AReadFromAWindowIsOneCopyAndTheChunksAfterItCopyNothing) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(3 * kChunk + 100, 0xee);
+  StagedChunks chunks = ChunksOver(device, 8, 4096);
+  FakeFile file{testing::PatternBytes(device.size(), 3), 4096, {{0, device.size()}}, {}, 0};
+  uint32_t ready = 0;
+  chunks.FillForRead(heap.block, heap.tables, &ready, 0, file.Mover(), file.Finder());
+  const runtime::CopyTable* first = heap.tables.Table(8);
+  ASSERT_EQ(first->count, 1u);
+  EXPECT_EQ(first->copy[0].src, reinterpret_cast<uintptr_t>(file.bytes.data()));
+  EXPECT_EQ(first->copy[0].dst, reinterpret_cast<uintptr_t>(device.data()));
+  EXPECT_EQ(first->copy[0].bytes, device.size()) << "one copy, past the chunk's 2 MiB";
+  EXPECT_TRUE(chunks.Leased());
+  EXPECT_EQ(chunks.leased_until, 8u);
+  EXPECT_EQ(chunks.from_windows, device.size());
+  CopyAsTheStreamWould(first);
+  // Chunk 1's table held the previous operation's copies: it is written (after the usual wait).
+  EXPECT_FALSE(chunks.Quiet(1));
+  chunks.FillForRead(heap.block, heap.tables, &ready, 1, file.Mover(), file.Finder());
+  EXPECT_EQ(heap.tables.Table(9)->count, 0u);
+  // Chunk 2 reuses chunk 0's table, which copies: it waits for the stream and clears it. Chunk 3
+  // reuses chunk 1's, which copies nothing already: it goes at once.
+  EXPECT_FALSE(chunks.Quiet(2));
+  chunks.FillForRead(heap.block, heap.tables, &ready, 2, file.Mover(), file.Finder());
+  EXPECT_EQ(heap.tables.Table(10)->count, 0u);
+  EXPECT_TRUE(chunks.Quiet(3));
+  chunks.FillForRead(heap.block, heap.tables, &ready, 3, file.Mover(), file.Finder());
+  EXPECT_EQ(ready, 11u);
+  EXPECT_TRUE(file.staged_at.empty()) << "nothing was staged";
+  EXPECT_EQ(*chunks.Outcome(), device.size());
+  EXPECT_EQ(device, file.bytes);
+}
+
+TEST(StreamStagingTest, WindowsAndStagingMixInOneChunkAndEveryByteArrives) {
+  HeapBlock heap;
+  constexpr size_t kMiB = size_t{1} << 20;
+  std::vector<unsigned char> device(4 * kChunk + 5, 0xee);
+  StagedChunks chunks = ChunksOver(device, 3, 1 << 20);
+  // A window ending short of chunk 0's share, staged bytes up to the next window, a window that
+  // runs past chunk 1's share, then staging to the end.
+  FakeFile file{testing::PatternBytes(device.size(), 5),
+                1 << 20,
+                {{0, kMiB + kMiB / 2}, {kMiB * 5 / 2, 3 * kChunk}},
+                {},
+                0};
+  const size_t quiet = ReadThroughTheStream(chunks, heap, file);
+  EXPECT_EQ(device, file.bytes) << "every byte, from windows or staging";
+  ASSERT_TRUE(chunks.Outcome().ok());
+  EXPECT_EQ(*chunks.Outcome(), device.size());
+  EXPECT_EQ(chunks.from_windows, kMiB + kMiB / 2 + 3 * kChunk - kMiB * 5 / 2);
+  // Chunk 0: the window, then staging cut where the next window starts (2.5 MiB).
+  // Chunk 1: the second window, to 6 MiB. Chunk 2: staged to 8 MiB (its share). Chunk 3: the
+  // rest; chunk 4 copies nothing.
+  EXPECT_EQ(file.staged_at, (std::vector<off_t>{static_cast<off_t>(kMiB + kMiB + kMiB / 2),
+                                                static_cast<off_t>(kMiB + 3 * kChunk),
+                                                static_cast<off_t>(kMiB + 4 * kChunk)}));
+  EXPECT_EQ(heap.tables.Table(chunks.Token(4))->count, 0u);
+  EXPECT_EQ(quiet, 0u);
+  EXPECT_EQ(chunks.leased_until, chunks.Token(1));
+}
+
+TEST(StreamStagingTest, AShortStagedReadAfterAWindowEndsTheRead) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(3 * kChunk, 0xee);
+  StagedChunks chunks = ChunksOver(device, 0, 0);
+  // The file ends 10 bytes into the third chunk's share; its first 3 MiB are a window.
+  FakeFile file{testing::PatternBytes(2 * kChunk + 10, 6), 0, {{0, kChunk + kChunk / 2}}, {}, 0};
+  ReadThroughTheStream(chunks, heap, file);
+  ASSERT_TRUE(chunks.Outcome().ok());
+  EXPECT_EQ(*chunks.Outcome(), 2 * kChunk + 10) << "short at end of file";
+  EXPECT_TRUE(std::equal(file.bytes.begin(), file.bytes.end(), device.begin()));
+  EXPECT_EQ(device[2 * kChunk + 10], 0xee) << "a byte past end of file was written";
+  EXPECT_TRUE(chunks.stopped);
+}
+
+TEST(StreamStagingTest, AFailedStagedReadAfterAWindowKeepsTheWindowsBytes) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(2 * kChunk, 0xee);
+  StagedChunks chunks = ChunksOver(device);
+  FakeFile file{testing::PatternBytes(2 * kChunk, 7), 0, {{0, kChunk / 2}}, {}, 0};
+  const ChunkMover failing = [](void*, size_t, off_t) -> Result<size_t> {
+    return Status::Errno(EIO);
+  };
+  uint32_t ready = 0;
+  chunks.FillForRead(heap.block, heap.tables, &ready, 0, failing, file.Finder());
+  CopyAsTheStreamWould(heap.tables.Table(0));
+  chunks.FillForRead(heap.block, heap.tables, &ready, 1, failing, file.Finder());
+  EXPECT_EQ(heap.tables.Table(1)->count, 0u);
+  ASSERT_TRUE(chunks.Outcome().ok()) << "bytes before the failure are the outcome";
+  EXPECT_EQ(*chunks.Outcome(), kChunk / 2);
+  EXPECT_TRUE(chunks.error.IsErrno(EIO));
+  EXPECT_TRUE(std::equal(device.begin(), device.begin() + kChunk / 2, file.bytes.begin()));
+  EXPECT_EQ(device[kChunk / 2], 0xee);
+}
+
+TEST(StreamStagingTest, ATableFullOfSmallWindowsStillReachesItsShare) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(2 * kChunk, 0xee);
+  StagedChunks chunks = ChunksOver(device);
+  // 4 KiB windows with 4 KiB gaps: more pieces than a table holds in chunk 0's share.
+  FakeFile file{testing::PatternBytes(device.size(), 8), 0, {}, {}, 0};
+  for (size_t at = 0; at < device.size(); at += 8192) file.windows.emplace_back(at, at + 4096);
+  uint32_t ready = 0;
+  chunks.FillForRead(heap.block, heap.tables, &ready, 0, file.Mover(), file.Finder());
+  const runtime::CopyTable* table = heap.tables.Table(0);
+  EXPECT_EQ(table->count, runtime::CopyTable::kMaxCopies);
+  EXPECT_GE(chunks.assigned, kChunk) << "chunk 0 reaches its share whatever the pieces";
+  CopyAsTheStreamWould(table);
+  chunks.FillForRead(heap.block, heap.tables, &ready, 1, file.Mover(), file.Finder());
+  CopyAsTheStreamWould(heap.tables.Table(1));
+  EXPECT_EQ(*chunks.Outcome(), device.size());
+  EXPECT_EQ(device, file.bytes);
+}
+
+// The copy kernel moves words only between 16-byte aligned addresses: an offset off them into an
+// aligned destination is staged (aligned slot to aligned memory), not copied from a window (whose
+// address is as aligned as the offset). Off alike, either way is bytewise: the window is taken.
+TEST(StreamStagingTest, AnOffsetOffWordsIntoAlignedMemoryIsStaged) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(kChunk + 32, 0xee);
+  FakeFile file{testing::PatternBytes(kChunk + 64, 9), 4096 - 5, {{0, kChunk + 64}}, {}, 0};
+  StagedChunks aligned = ChunksOver(device, 0, 4096 - 5);
+  aligned.device = device.data() + (16 - reinterpret_cast<uintptr_t>(device.data()) % 16) % 16;
+  aligned.size = kChunk;
+  ReadThroughTheStream(aligned, heap, file);
+  EXPECT_EQ(file.finds, 0) << "no window was asked for";
+  EXPECT_EQ(aligned.from_windows, 0u);
+  EXPECT_EQ(*aligned.Outcome(), kChunk);
+
+  StagedChunks alike = ChunksOver(device, 0, 4096 - 5);
+  alike.device = static_cast<unsigned char*>(aligned.device) + 11;  // 11 = -5 mod 16
+  alike.size = kChunk;
+  file.staged_at.clear();
+  ReadThroughTheStream(alike, heap, file);
+  EXPECT_EQ(alike.from_windows, kChunk);
+  EXPECT_TRUE(file.staged_at.empty());
+  EXPECT_TRUE(std::equal(file.bytes.begin(), file.bytes.begin() + kChunk,
+                         static_cast<unsigned char*>(alike.device)));
 }
 
 TEST(StreamStagingTest, AWriteReleasesChunksIntoSlotsAndWritesWhatTheStreamCopied) {
