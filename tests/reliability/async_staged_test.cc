@@ -27,7 +27,11 @@ constexpr size_t kChunk = engine::kStreamChunkBytes;
 constexpr size_t kFile = 2 * kChunk + 12345;  // three chunks, the last one partial
 constexpr size_t kBuffer = 3 * kChunk;
 
-class AsyncStagedTest : public IoPathTest {
+// First of the fixture's bases, so that its watchdog also sees the teardown, which waits for
+// every operation: a deadlock there is reported as one too.
+struct WatchedTest {};
+
+class AsyncStagedTest : private WatchedTest, public IoPathTest {
  protected:
   explicit AsyncStagedTest(const runtime::CpuRuntimeOptions& options = {})
       : IoPathTest(kBuffer, options) {}
@@ -42,9 +46,15 @@ class AsyncStagedTest : public IoPathTest {
     ssize_t bytes = 12345;
   };
   Status Submit(IoDirection direction, void* fh, Slot* slot, runtime::Stream stream) {
-    return driver_->SubmitAsync(direction, fh, dev_, &slot->size, &slot->file_offset,
+    return SubmitTo(direction, fh, dev_, slot, stream);
+  }
+  // The same into (or out of) device memory `buffer`.
+  Status SubmitTo(IoDirection direction, void* fh, void* buffer, Slot* slot,
+                  runtime::Stream stream) {
+    return driver_->SubmitAsync(direction, fh, buffer, &slot->size, &slot->file_offset,
                                 &slot->buffer_offset, &slot->bytes, stream);
   }
+  AsyncExecutor& Executor() { return **driver_->async_executor(); }
 
   // Device memory for a test to free while streams wait: the free waits for every stream, and
   // holds every other runtime call meanwhile (runtime/cpu/driver_lock.h).
@@ -53,8 +63,6 @@ class AsyncStagedTest : public IoPathTest {
     EXPECT_EQ(gpu_.Malloc(&p, 4096), hipSuccess);
     return p;
   }
-
-  Watchdog watchdog_{std::chrono::seconds(60)};
 };
 
 // The bytes OpenFile writes (no seed), or others.
@@ -62,6 +70,32 @@ std::vector<unsigned char> Pattern(size_t n) { return testing::PatternBytes(n); 
 std::vector<unsigned char> Pattern(size_t n, unsigned seed) {
   return testing::PatternBytes(n, seed);
 }
+
+// Holds every call of `op` a while, as a driver call takes microseconds, and counts the callers
+// inside it at once: how many chains are being queued at the same time. Drops every hook and
+// fault of the runtime when it goes.
+class CallOverlap {
+ public:
+  CallOverlap(testing::FaultRuntime& gpu, GpuOp op, std::chrono::microseconds hold) : gpu_(gpu) {
+    gpu_.BeforeCall(op, [this, hold] {
+      const int now = ++inside_;
+      int most = most_.load();
+      while (now > most && !most_.compare_exchange_weak(most, now)) {
+      }
+      std::this_thread::sleep_for(hold);
+      --inside_;
+    });
+  }
+  ~CallOverlap() { gpu_.Reset(); }
+  CallOverlap(const CallOverlap&) = delete;
+  CallOverlap& operator=(const CallOverlap&) = delete;
+  int Most() const { return most_.load(); }
+
+ private:
+  testing::FaultRuntime& gpu_;
+  std::atomic<int> inside_{0};
+  std::atomic<int> most_{0};
+};
 
 TEST_P(AsyncStagedTest, MultiChunkReadsAndWritesMoveEveryByte) {
   void* fh = OpenFile("f", kFile);
@@ -377,6 +411,114 @@ TEST_P(AsyncStagedTest, PinnedStagingStaysWithinTheConfiguredLimit) {
             kLimit + streams * engine::StreamCopyTables::kBytes);
 }
 
+// 16 threads, each with 4 reads of 4 KiB in flight on a stream of its own, and blocks to spare:
+// every submission reserves a block, and their chains are queued side by side. Until 2026-12-02
+// they were queued one at a time, process-wide: on the H200 such threads spent 400 us per
+// submission, most of it waiting for each other (docs/async.md).
+TEST_P(AsyncStagedTest, ChainsWithBlocksToSpareAreQueuedSideBySide) {
+  constexpr int kThreads = 16;
+  constexpr int kDepth = 4;
+  constexpr size_t kBytes = 4096;
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  AsyncExecutor& executor = Executor();
+  ASSERT_GE(executor.StagingBlockLimit(), size_t{2 * kThreads * kDepth}) << "blocks to spare";
+  std::vector<runtime::Stream> streams(kThreads);
+  for (auto& s : streams) ASSERT_EQ(gpu_.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
+  std::vector<Slot> slots(kThreads * kDepth);  // each into 4 KiB of the buffer of its own
+  const auto round = [&](int r) {
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    std::atomic<int> failed{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kDepth; ++i) {
+          const size_t k = static_cast<size_t>(t * kDepth + i);
+          slots[k] =
+              Slot{kBytes, static_cast<off_t>((k * 7919 + r * 131) * kBytes % (kFile - kBytes)),
+                   static_cast<off_t>(k * kBytes)};
+          if (!Submit(IoDirection::kRead, fh, &slots[k], streams[t]).ok()) ++failed;
+        }
+        if (gpu_.StreamSynchronize(streams[t]) != hipSuccess) ++failed;
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    ASSERT_EQ(failed.load(), 0);
+    const std::vector<unsigned char> got = DeviceBytes(slots.size() * kBytes);
+    for (size_t k = 0; k < slots.size(); ++k) {
+      ASSERT_EQ(slots[k].bytes, static_cast<ssize_t>(kBytes)) << "operation " << k;
+      ASSERT_TRUE(std::equal(file.begin() + slots[k].file_offset,
+                             file.begin() + slots[k].file_offset + kBytes,
+                             got.begin() + k * kBytes))
+          << "operation " << k;
+    }
+  };
+  round(0);  // pins the blocks (submissions pinning at once may find none free and go alone)
+  {
+    const size_t alone = executor.ExclusiveChains();
+    CallOverlap overlap(gpu_, GpuOp::kStreamWaitValue32, std::chrono::microseconds(200));
+    for (int r = 1; r <= 3; ++r) {
+      SCOPED_TRACE("round " + std::to_string(r));
+      round(r);
+    }
+    EXPECT_GT(overlap.Most(), 1) << "the chains were queued one at a time";
+    EXPECT_EQ(executor.ExclusiveChains(), alone) << "a chain went alone with blocks to spare";
+  }
+  for (auto& s : streams) EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+}
+
+// With no block free (the only one is held by an operation whose read waits), every submission
+// is queued alone, one chain at a time, and each operation waits for the block in turn.
+TEST_P(AsyncStagedTest, ChainsAreQueuedOneAtATimeWhenNoBlockIsFree) {
+  constexpr int kThreads = 16;
+  constexpr size_t kBytes = 4096;
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  AsyncExecutor& executor = Executor();
+  executor.SetStagingBlocks(1);
+  ASSERT_EQ(executor.StagingBlocks(), 0u);
+  sys_.CloseGate();
+  Slot held{kBytes, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &held, Stream()).ok());
+  ASSERT_TRUE(sys_.WaitHeld(1)) << "the block's operation did not start";
+  std::vector<runtime::Stream> streams(kThreads);
+  for (auto& s : streams) ASSERT_EQ(gpu_.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
+  std::vector<Slot> slots(kThreads);
+  {
+    const size_t alone = executor.ExclusiveChains();
+    CallOverlap overlap(gpu_, GpuOp::kStreamWaitValue32, std::chrono::microseconds(200));
+    std::atomic<int> failed{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        const size_t k = static_cast<size_t>(t) + 1;
+        slots[t] = Slot{kBytes, static_cast<off_t>(k * 3 * kBytes), static_cast<off_t>(k * kBytes)};
+        if (!Submit(IoDirection::kRead, fh, &slots[t], streams[t]).ok()) ++failed;
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_EQ(failed.load(), 0);
+    EXPECT_EQ(overlap.Most(), 1) << "a chain queued alone overlapped another";
+    EXPECT_EQ(executor.ExclusiveChains() - alone, static_cast<size_t>(kThreads));
+  }
+  sys_.OpenGate();
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  for (auto& s : streams) ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+  const std::vector<unsigned char> got = DeviceBytes((kThreads + 1) * kBytes);
+  EXPECT_EQ(held.bytes, static_cast<ssize_t>(kBytes));
+  EXPECT_TRUE(std::equal(file.begin(), file.begin() + kBytes, got.begin()));
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(slots[t].bytes, static_cast<ssize_t>(kBytes)) << "stream " << t;
+    EXPECT_TRUE(std::equal(file.begin() + slots[t].file_offset,
+                           file.begin() + slots[t].file_offset + kBytes,
+                           got.begin() + slots[t].buffer_offset))
+        << "stream " << t;
+  }
+  EXPECT_EQ(executor.StagingBlocks(), 1u);
+  for (auto& s : streams) EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+}
+
 // On CUDA a thread freeing memory holds every other thread's runtime calls until the streams have
 // drained (runtime/cpu/driver_lock.h; the CPU runtime does the same). A submission held there
 // part-way, its stream already waiting for the first chunk, must not be what the stream waits
@@ -526,7 +668,169 @@ TEST_P(AsyncStagedQueuesTest, SixteenStreamsOnFourQueuesAllFinish) {
   for (auto& s : streams) EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
 }
 
+// Reserved chains and chains queued alone, mixed on streams that share hardware queues: 16
+// threads, each on a stream of its own, write a region of two chunks, read it back whole and in
+// four 4 KiB pieces, with 6 blocks for all: the first submissions of a round reserve blocks, the
+// rest go alone and wait for one. Every operation finishes with its bytes.
+TEST_P(AsyncStagedQueuesTest, ReservedAndLoneChainsMixedOnSharedQueuesAllFinish) {
+  constexpr int kThreads = 16;
+  constexpr int kPieces = 4;
+  constexpr size_t kPiece = 4096;
+  constexpr size_t kRegion = kChunk + 3 * kPiece + 123;
+  void* fh = OpenFile("f", kThreads * kRegion);
+  AsyncExecutor& executor = Executor();
+  executor.SetStagingBlocks(6);
+  struct Thread {
+    runtime::Stream stream = nullptr;
+    void* wbuf = nullptr;  // what it writes
+    void* rbuf = nullptr;  // its region read back whole
+    void* pbuf = nullptr;  // and in pieces
+  };
+  std::vector<Thread> threads(kThreads);
+  for (Thread& t : threads) {
+    ASSERT_EQ(gpu_.StreamCreate(&t.stream, hipStreamNonBlocking), hipSuccess);
+    ASSERT_EQ(gpu_.Malloc(&t.wbuf, kRegion), hipSuccess);
+    ASSERT_EQ(gpu_.Malloc(&t.rbuf, kRegion), hipSuccess);
+    ASSERT_EQ(gpu_.Malloc(&t.pbuf, kPieces * kPiece), hipSuccess);
+  }
+  const size_t staged = Staged();
+  const size_t alone = executor.ExclusiveChains();
+  constexpr int kRounds = 3;
+  for (int r = 0; r < kRounds; ++r) {
+    SCOPED_TRACE("round " + std::to_string(r));
+    std::vector<std::thread> running;
+    for (int i = 0; i < kThreads; ++i) {
+      running.emplace_back([&, i] {
+        Thread& t = threads[static_cast<size_t>(i)];
+        const std::vector<unsigned char> want = Pattern(kRegion, static_cast<unsigned>(i * 31 + r));
+        ASSERT_EQ(gpu_.Memcpy(t.wbuf, want.data(), kRegion, hipMemcpyHostToDevice), hipSuccess);
+        const off_t at = static_cast<off_t>(static_cast<size_t>(i) * kRegion);
+        Slot write{kRegion, at, 0};
+        Slot read{kRegion, at, 0};
+        std::vector<Slot> pieces(kPieces);
+        ASSERT_TRUE(SubmitTo(IoDirection::kWrite, fh, t.wbuf, &write, t.stream).ok());
+        ASSERT_TRUE(SubmitTo(IoDirection::kRead, fh, t.rbuf, &read, t.stream).ok());
+        for (int p = 0; p < kPieces; ++p) {
+          pieces[p] = Slot{kPiece, at + static_cast<off_t>(p * (kRegion / kPieces)),
+                           static_cast<off_t>(p * kPiece)};
+          ASSERT_TRUE(SubmitTo(IoDirection::kRead, fh, t.pbuf, &pieces[p], t.stream).ok());
+        }
+        ASSERT_EQ(gpu_.StreamSynchronize(t.stream), hipSuccess);
+        EXPECT_EQ(write.bytes, static_cast<ssize_t>(kRegion)) << "stream " << i;
+        EXPECT_EQ(read.bytes, static_cast<ssize_t>(kRegion)) << "stream " << i;
+        std::vector<unsigned char> got(kRegion);
+        ASSERT_EQ(gpu_.Memcpy(got.data(), t.rbuf, kRegion, hipMemcpyDeviceToHost), hipSuccess);
+        EXPECT_EQ(got, want) << "stream " << i;
+        std::vector<unsigned char> piece(kPieces * kPiece);
+        ASSERT_EQ(gpu_.Memcpy(piece.data(), t.pbuf, piece.size(), hipMemcpyDeviceToHost),
+                  hipSuccess);
+        for (int p = 0; p < kPieces; ++p) {
+          const size_t from = static_cast<size_t>(p) * (kRegion / kPieces);
+          EXPECT_EQ(pieces[p].bytes, static_cast<ssize_t>(kPiece)) << "stream " << i;
+          EXPECT_TRUE(std::equal(want.begin() + from, want.begin() + from + kPiece,
+                                 piece.begin() + p * kPiece))
+              << "stream " << i << " piece " << p;
+        }
+      });
+    }
+    for (std::thread& thread : running) thread.join();
+  }
+  const size_t ops = Staged() - staged;
+  const size_t went_alone = executor.ExclusiveChains() - alone;
+  EXPECT_EQ(ops, static_cast<size_t>(kRounds * kThreads * (2 + kPieces))) << "all staged";
+  EXPECT_GT(went_alone, 0u) << "no chain went alone: the blocks did not run out";
+  EXPECT_LT(went_alone, ops) << "no chain reserved a block";
+  EXPECT_LE(executor.StagingBlocks(), 6u);
+  for (Thread& t : threads) {
+    EXPECT_EQ(gpu_.StreamDestroy(t.stream), hipSuccess);
+    EXPECT_EQ(gpu_.Free(t.wbuf), hipSuccess);
+    EXPECT_EQ(gpu_.Free(t.rbuf), hipSuccess);
+    EXPECT_EQ(gpu_.Free(t.pbuf), hipSuccess);
+  }
+}
+
+// All streams on one hardware queue, one block. An operation can finish before its submission
+// has queued its copy (its worker does not wait for the rest of its chain): its block is then
+// still draining, the copy not yet on the stream. Such a block is not reserved for another
+// operation: that one's chain would be queued now, its `wait ready` ahead of the copy on the
+// queue, and it would wait for the block for good. It goes alone, after the first chain.
+class AsyncStagedOneQueueTest : public AsyncStagedTest {
+ protected:
+  static runtime::CpuRuntimeOptions OneQueue() {
+    runtime::CpuRuntimeOptions options;
+    options.hardware_queues = 1;
+    return options;
+  }
+  AsyncStagedOneQueueTest() : AsyncStagedTest(OneQueue()) {}
+};
+
+TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
+  constexpr size_t kBytes = 4096;
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  AsyncExecutor& executor = Executor();
+  executor.SetStagingBlocks(1);
+  runtime::Stream other = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  // Both streams' tables and the block, pinned first.
+  Slot warm{kBytes, 0, 0};
+  Slot warm_other{kBytes, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &warm, Stream()).ok());
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &warm_other, other).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
+  ASSERT_EQ(executor.StagingBlocks(), 1u);
+  const size_t alone = executor.ExclusiveChains();
+
+  Slot first{kBytes, static_cast<off_t>(2 * kBytes), 0};
+  Slot second{kBytes, static_cast<off_t>(5 * kBytes), static_cast<off_t>(kBytes)};
+  std::atomic<bool> armed{true};
+  std::atomic<bool> finished_first{false};
+  std::atomic<bool> second_returned{false};
+  bool second_early = false;
+  std::thread submitter;
+  gpu_.BeforeCall(GpuOp::kCopyTableAsync, [&] {
+    if (!armed.exchange(false)) return;  // the first operation's copy, not yet on its stream
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (executor.Outstanding() != 0 && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    finished_first = executor.Outstanding() == 0;
+    submitter = std::thread([&] {
+      EXPECT_TRUE(Submit(IoDirection::kRead, fh, &second, other).ok());
+      second_returned = true;
+    });
+    // Reserved the draining block, the second chain would be on the queue by now.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    second_early = second_returned;
+  });
+  const Status submitted = Submit(IoDirection::kRead, fh, &first, stream_);
+  if (submitter.joinable()) submitter.join();
+  ASSERT_TRUE(submitted.ok()) << submitted.ToString();
+  gpu_.Reset();
+  EXPECT_TRUE(finished_first) << "the first operation did not finish before its copy was queued";
+  EXPECT_FALSE(second_early) << "the second chain was queued in the middle of the first";
+  for (runtime::Stream s : {stream_, other}) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (gpu_.StreamQuery(s) == hipErrorNotReady && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_EQ(gpu_.StreamQuery(s), hipSuccess) << "deadlock: a stream waits for a block for good";
+  }
+  EXPECT_EQ(executor.ExclusiveChains() - alone, 1u) << "the second chain was not queued alone";
+  EXPECT_EQ(first.bytes, static_cast<ssize_t>(kBytes));
+  EXPECT_EQ(second.bytes, static_cast<ssize_t>(kBytes));
+  const std::vector<unsigned char> got = DeviceBytes(2 * kBytes);
+  EXPECT_TRUE(std::equal(file.begin() + 2 * kBytes, file.begin() + 3 * kBytes, got.begin()));
+  EXPECT_TRUE(
+      std::equal(file.begin() + 5 * kBytes, file.begin() + 6 * kBytes, got.begin() + kBytes));
+  EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
+}
+
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedTest, ::testing::Values(Path::kAsync), PathName);
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedOneQueueTest, ::testing::Values(Path::kAsync),
+                         PathName);
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedQueuesTest, ::testing::Values(Path::kAsync),
                          PathName);
 

@@ -74,6 +74,11 @@ struct AsyncExecutor::Staged {
     return {waits_queued.load(std::memory_order_relaxed),
             copies_queued.load(std::memory_order_relaxed), why};
   }
+  // A block was reserved for it at submission (its chain queued with other reserved chains): the
+  // poller leases it one when its stream reaches it, without waiting. False: its chain was queued
+  // alone, and it waits for a block no reserved operation counts on. Set under mutex_ before its
+  // first stream operation is queued.
+  bool reserved = false;
   // Bound by the poller under mutex_ when it hands the operation out, while the submission has
   // not failed: the caller may let its variables go once the call has returned its error.
   bool bound = false;

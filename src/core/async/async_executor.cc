@@ -311,6 +311,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   uint32_t first_token = 0;
   size_t chunks = 0;
   std::unique_ptr<Ready> ready;
+  Staged* staged_op = nullptr;  // the poller's once it is queued; SubmitStaged's until then
   {
     MutexLock lock(mutex_);
     // A channel without staging gets it here; pinning releases the lock meanwhile.
@@ -340,6 +341,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
       chain->data.first_token = first_token;
       chain->chunks = chunks;
       chain->op = std::move(op);
+      staged_op = chain.get();
       channel->last_token += static_cast<uint32_t>(chain->chunks);
       Channel::Pending& pending = channel->queued.back();
       pending.staged = std::move(chain);
@@ -349,7 +351,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   }
   if (staged) {
     wake_poller_.NotifyOne();
-    return SubmitStaged(channel, stream, seq, first_token, chunks);
+    return SubmitStaged(channel, stream, staged_op, seq, first_token, chunks);
   }
 
   if (ready != nullptr) {
@@ -533,9 +535,22 @@ void AsyncExecutor::PollLoop() {
           // The stream passed the previous operation's whole chain: none is active.
           channel->active = std::move(pending.staged);
           BindLocked(*channel->active);
-          // It starts with a block of its own, or queues behind those waiting for one.
+          // It starts with the block reserved for it, or one no reserved operation counts on,
+          // or queues behind those waiting for one.
           engine::StreamStagingBlock block;
-          if (starved_.empty() && TakeBlockLocked(&block)) {
+          bool leased = false;
+          if (channel->active->reserved) {
+            --reserved_;
+            // free_blocks_.size() > reserved_ before: one of them is this operation's.
+            if (!free_blocks_.empty()) {
+              block = free_blocks_.back();
+              free_blocks_.pop_back();
+              leased = true;
+            }
+          } else if (starved_.empty()) {
+            leased = TakeUnreservedLocked(&block);
+          }
+          if (leased) {
             channel->active->block = block;
             hand_over([this, channel] { Step(channel); });
           } else {

@@ -63,17 +63,32 @@
 // into the slots, and once copied >= t+k writes slot (t+k) % 2 to the file. A worker never waits
 // for the GPU: when the stream has not got there, it hands the trigger to the poller and returns.
 //
-// Blocks are pinned by submissions (never by the poller or a worker), up to SetStagingBlocks; an
-// operation reached when every block is leased waits in a queue (starved_, first come first
-// served) for the next block whose last copy its stream has made. That wait never deadlocks:
-// an operation holding a block needs only the workers and its own copies, and those copies are
-// never queued on the GPU behind the waiting stream's `wait ready`, because a stream's chain is
-// queued whole under chain_mu_: in a hardware queue that two streams share, either the holder's
-// chain comes first (its copies run) or the waiting stream's does (and then the holder cannot
-// have been reached before the waiting stream's wait was passed). Before 2026-12-02 blocks
-// belonged to streams, and a stream that found all of them busy took the `run` way: on the H200
-// `hipfile-bench -x 5 -w 256 -Q 1` hung there (workers waiting for engine copies queued behind
-// streams that waited for the workers).
+// Blocks are pinned by submissions (never by the poller or a worker), up to SetStagingBlocks, and a
+// block is free again once its stream has made its last copy out of (or into) it. A submission
+// *reserves* a block when one of the free blocks is counted on by no other reserved operation and
+// no operation queued alone (below) is in flight; below the limit the pool grows so that there is
+// one. A reserved operation is leased its block when its stream reaches it, without waiting: it
+// needs only the workers, which never wait for the GPU, and its own copies, each ahead, on its
+// stream, of the `wait ready` whose release waits for it. So the chains of reserved operations are
+// queued side by side (chain_mu_ shared) and may interleave in a hardware queue: the head of a
+// queue is then always passed (a copy, a write, or a wait for a worker that waits only for copies
+// ahead of it). Only free blocks are reserved: one still draining may have its last copy behind a
+// reserved operation's `wait ready` (its owner may finish before its own chain is all queued).
+// Every other operation's chain is queued alone (chain_mu_ exclusive), and, reached, waits in a
+// queue (starved_, first come first served) for a free block no reserved operation counts on. That
+// wait never deadlocks. A block held by another operation (leased, or draining) comes back without
+// the waiting one: the holder's chain was queued wholly before or wholly after it (it was queued
+// alone), and in a hardware queue they share the holder either comes first (its copies run) or
+// cannot have been reached before the waiting stream's chain was passed; so no holder's copy is
+// ever behind a waiting operation's `wait ready`. And a block reserved for an operation its stream
+// has not reached is used and comes back too: it was reserved before the waiting operation chose to
+// be queued alone (none is reserved while one queued alone is in flight), with chain_mu_ shared, so
+// its chain was on its stream whole before the waiting one's, behind nothing queued alone that is
+// still in flight. Until 2026-12-02 every chain was queued alone: on the H200, 16 threads
+// submitting 4 KiB reads spent 400 us per submission, most of it waiting for the others' chains (5
+// driver calls each), and reached 38.8k IOPS. Before that, blocks belonged to streams, and a stream
+// that found all of them busy took the `run` way: on the H200 `hipfile-bench -x 5 -w 256 -Q 1` hung
+// there (workers waiting for engine copies queued behind streams that waited for the workers).
 // Streams without stream memory operations or copy tables, a channel where a chain could not be
 // enqueued, and a program whose limit leaves streams no block take the `run` way.
 //
@@ -159,6 +174,8 @@ class AsyncExecutor {
   size_t StagedOperations();
   // Staged operations that, reached by their stream, waited for a block so far.
   size_t StagingWaits();
+  // Staged operations whose chain was queued alone (no block reserved: header comment) so far.
+  size_t ExclusiveChains();
   // Staging blocks pinned so far, and the most there may be (SetStagingBlocks).
   size_t StagingBlocks();
   size_t StagingBlockLimit() const { return max_staged_channels_.load(std::memory_order_relaxed); }
@@ -203,8 +220,10 @@ class AsyncExecutor {
   // operation cannot run staged (no tables, or the pool has no block and can get none). The
   // caller counts as the channel's submitter.
   bool StagingLocked(Channel* channel) REQUIRES(mutex_, SubmitMu(channel));
-  // A free block for the poller: one never leased, or one whose last copy its stream has made.
-  bool TakeBlockLocked(engine::StreamStagingBlock* block) REQUIRES(mutex_);
+  // Moves the blocks whose last copy their stream has made from draining_ to free_blocks_.
+  void ReapDrainedLocked() REQUIRES(mutex_);
+  // A free block no reserved operation counts on, for an operation queued alone; false if none.
+  bool TakeUnreservedLocked(engine::StreamStagingBlock* block) REQUIRES(mutex_);
   // The poller: leases blocks to starved channels, first come first served; true when one moved.
   bool FeedStarvedLocked(const std::function<void(Channel*)>& start) REQUIRES(mutex_);
   // A finished operation's block goes back to the pool, free once `copied` reaches `last`.
@@ -214,11 +233,23 @@ class AsyncExecutor {
   // The part of Submit that queues stream operations.
   Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op)
       REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
-  // Queues the stream operations of the staged operation SubmitOrdered handed to the poller
-  // (sequence number seq, tokens first..first+chunks-1); records how much is on the stream when a
-  // call fails.
-  Status SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
-                      size_t chunks) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_, chain_mu_);
+  // Queues the stream operations of the staged operation `chain` SubmitOrdered handed the poller
+  // (sequence number seq, tokens first..first+chunks-1): reserved a block, with other reserved
+  // chains, or else alone (chain_mu_, header comment); records how much is on the stream when a
+  // call fails. `chain` is touched only before its first stream operation is queued.
+  Status SubmitStaged(Channel* channel, runtime::Stream stream, Staged* chain, uint32_t seq,
+                      uint32_t first, size_t chunks) REQUIRES(SubmitMu(channel))
+      EXCLUDES(mutex_, chain_mu_);
+  // What of a chain QueueChain put on the stream.
+  struct Queued {
+    hipError_t error = hipSuccess;  // the first call that failed; hipSuccess: all of it
+    bool reached = false;           // `write reached` is on the stream
+    size_t waits = 0;               // chunks whose `wait ready` is on the stream
+    size_t copies = 0;              // chunks whose `write copied` is on the stream
+    uint32_t written = 0;           // the last token the stream stores in `copied`
+  };
+  Queued QueueChain(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
+                    size_t chunks) REQUIRES_SHARED(chain_mu_) EXCLUDES(mutex_);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
   // (the sequence number it took is given back, and it no longer counts as outstanding).
   void EndSubmissionLocked(Channel* channel, bool refused) REQUIRES(mutex_, SubmitMu(channel));
@@ -272,12 +303,20 @@ class AsyncExecutor {
   // Channels with operations queued or a staged one waiting for `copied`: what the poller walks
   // (room for every channel is made at construction).
   std::vector<Channel*> busy_ GUARDED_BY(mutex_);
-  size_t staged_ops_ GUARDED_BY(mutex_) = 0;     // operations submitted staged
-  size_t staging_waits_ GUARDED_BY(mutex_) = 0;  // operations that waited for a block
-  // Held while a staged chain is queued on its stream, so that chains of streams sharing a
-  // hardware queue never interleave (see the header comment). Taken inside submit_mu, never
-  // with mutex_.
-  Mutex chain_mu_;
+  size_t staged_ops_ GUARDED_BY(mutex_) = 0;        // operations submitted staged
+  size_t staging_waits_ GUARDED_BY(mutex_) = 0;     // operations that waited for a block
+  size_t exclusive_chains_ GUARDED_BY(mutex_) = 0;  // staged chains queued alone so far
+  // Reserved operations (Staged::reserved) that their stream has not reached yet: as many of
+  // free_blocks_ are theirs, so free_blocks_.size() >= reserved_ at all times.
+  size_t reserved_ GUARDED_BY(mutex_) = 0;
+  // Staged operations queued alone, from their submission's choice until they finish: while one
+  // is, no operation is reserved a block.
+  size_t exclusive_in_flight_ GUARDED_BY(mutex_) = 0;
+  size_t pinning_ GUARDED_BY(mutex_) = 0;  // submissions pinning a block (in staged_channels_)
+  // Held while a staged chain is queued on its stream: shared by chains of reserved operations,
+  // exclusively by the others (see the header comment). Taken inside submit_mu; mutex_ may be
+  // taken inside it, never the other way round.
+  SharedMutex chain_mu_;
   size_t waiting_ GUARDED_BY(mutex_) = 0;  // channels whose active operation waits for `copied`
   bool warned_staging_ GUARDED_BY(mutex_) = false;
   size_t queued_ GUARDED_BY(mutex_) = 0;       // submitted, waiting for their stream to reach them

@@ -44,23 +44,27 @@ bool AsyncExecutor::StagingLocked(Channel* channel) {
     }
     channel->tables = *tables;
   }
-  // A block for the pool when it has fewer than staged operations in flight (this one counted)
-  // and is under its limit: this operation may not get that block (the poller leases blocks in
-  // the order streams reach their operations), but the pool has one for each operation in
-  // flight, up to the limit. Past the limit, operations queue for the blocks there are.
-  if (staged_in_flight_ < staged_channels_ ||
+  // A block for the pool when it has fewer than the staged operations in flight (this one
+  // counted, and those pinning theirs) need, with the blocks still draining, and is under its
+  // limit: this operation may not get that block, but below the limit the pool has one for each
+  // operation in flight, so each submission finds one to reserve (SubmitStaged). Past the limit,
+  // operations queue for the blocks there are.
+  ReapDrainedLocked();
+  if (staged_in_flight_ + pinning_ + draining_.size() < staged_channels_ ||
       staged_channels_ >= max_staged_channels_.load(std::memory_order_relaxed)) {
     if (staged_channels_ > 0) return true;
     WarnNoStagingLocked("the pinned staging limit leaves streams no block", hipSuccess);
     return false;
   }
   ++staged_channels_;  // reserved while it is pinned
+  ++pinning_;
   Result<engine::StreamStagingBlock> block = Status::Gpu(hipErrorOutOfMemory);
   {
     MutexUnlock unlocked(mutex_);
     block = CatchToStatus("pinning a stream's staging",
                           [&] { return engine::StreamStagingBlock::Pin(gpu_); });
   }
+  --pinning_;
   if (!block.ok()) {
     --staged_channels_;
     const Status why = block.status();
@@ -85,26 +89,30 @@ bool AsyncExecutor::StagingLocked(Channel* channel) {
   return true;
 }
 
-bool AsyncExecutor::TakeBlockLocked(engine::StreamStagingBlock* block) {
-  if (!free_blocks_.empty()) {
-    *block = free_blocks_.back();
-    free_blocks_.pop_back();
-    return true;
-  }
-  for (auto it = draining_.begin(); it != draining_.end(); ++it) {
-    if (Reached(LoadWord(it->copied), it->last)) {
-      *block = it->block;
-      draining_.erase(it);
-      return true;
+void AsyncExecutor::ReapDrainedLocked() {
+  for (size_t i = 0; i < draining_.size();) {
+    if (!Reached(LoadWord(draining_[i].copied), draining_[i].last)) {
+      ++i;
+      continue;
     }
+    free_blocks_.push_back(draining_[i].block);  // room made when it was pinned: no throw
+    draining_[i] = draining_.back();
+    draining_.pop_back();
   }
-  return false;
+}
+
+bool AsyncExecutor::TakeUnreservedLocked(engine::StreamStagingBlock* block) {
+  if (free_blocks_.size() <= reserved_) ReapDrainedLocked();
+  if (free_blocks_.size() <= reserved_) return false;
+  *block = free_blocks_.back();
+  free_blocks_.pop_back();
+  return true;
 }
 
 bool AsyncExecutor::FeedStarvedLocked(const std::function<void(Channel*)>& start) {
   bool fed = false;
   engine::StreamStagingBlock block;
-  while (!starved_.empty() && TakeBlockLocked(&block)) {
+  while (!starved_.empty() && TakeUnreservedLocked(&block)) {
     Channel* channel = starved_.front();
     starved_.erase(starved_.begin());
     channel->active->block = block;
@@ -130,15 +138,39 @@ void AsyncExecutor::WarnNoStagingLocked(const char* why_not, hipError_t error) {
          why_not, error != hipSuccess ? GpuErrorName(error) : "limit reached");
 }
 
-Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uint32_t seq,
-                                   uint32_t first, size_t chunks) {
-  const uint32_t before = first - 1;
-  // The chain goes on the stream whole, with no other stream's chain in between (header).
-  chain_mu_.Lock();
-  hipError_t e =
-      NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
-  if (e != hipSuccess) {
+Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Staged* chain,
+                                   uint32_t seq, uint32_t first, size_t chunks) {
+  // Reserved a block, or queued alone (header). The choice is made with chain_mu_ held shared:
+  // one queued alone then takes it exclusively only once every chain reserved before its choice
+  // is on its stream whole, and none is reserved from its choice until it finishes.
+  bool reserved = false;
+  chain_mu_.LockShared();
+  {
+    MutexLock lock(mutex_);
+    if (exclusive_in_flight_ == 0) {
+      if (free_blocks_.size() <= reserved_) ReapDrainedLocked();
+      reserved = free_blocks_.size() > reserved_;
+    }
+    if (reserved) {
+      ++reserved_;
+    } else {
+      ++exclusive_in_flight_;
+      ++exclusive_chains_;
+    }
+    chain->reserved = reserved;  // nothing is on the stream: the poller has not taken it
+  }
+  Queued queued;
+  if (reserved) {
+    queued = QueueChain(channel, stream, seq, first, chunks);
+    chain_mu_.UnlockShared();
+  } else {
+    chain_mu_.UnlockShared();
+    chain_mu_.Lock();
+    queued = QueueChain(channel, stream, seq, first, chunks);
     chain_mu_.Unlock();
+  }
+  const hipError_t e = queued.error;
+  if (!queued.reached) {
     Channel::Pending refused;
     {
       // Nothing is on the stream, so the poller has not taken the entry: the stream never
@@ -147,31 +179,21 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
       refused = std::move(channel->queued.back());
       channel->queued.pop_back();
       --queued_;
-      channel->last_token = before;
+      channel->last_token = first - 1;
       --staged_in_flight_;
+      if (reserved) {
+        --reserved_;
+      } else {
+        --exclusive_in_flight_;
+      }
       EndSubmissionLocked(channel, true);
     }
-    return Status::Gpu(e);  // the operation is destroyed here, without mutex_
+    if (reserved) wake_poller_.NotifyOne();  // its block may go to an operation waiting for one
+    return Status::Gpu(e);                   // the operation is destroyed here, without mutex_
   }
-  size_t waits = 0;           // chunks whose `wait ready` is on the stream
-  size_t copies = 0;          // chunks whose `write copied` is on the stream
-  uint32_t written = before;  // the last token the stream stores in `copied`
-  for (size_t k = 0; k < chunks && e == hipSuccess; ++k) {
-    const uint32_t token = first + static_cast<uint32_t>(k);
-    e = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
-    if (e != hipSuccess) break;
-    waits = k + 1;
-    e = NoThrow([&] { return gpu_.CopyTableAsync(channel->tables.Table(token), stream); });
-    if (e != hipSuccess) break;
-    e = NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token); });
-    if (e != hipSuccess) break;
-    copies = k + 1;
-    written = token;
-  }
-  if (e == hipSuccess) {
-    e = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
-  }
-  chain_mu_.Unlock();
+  const size_t waits = queued.waits;
+  const size_t copies = queued.copies;
+  const uint32_t written = queued.written;
   {
     MutexLock lock(mutex_);
     if (e != hipSuccess) {
@@ -202,6 +224,32 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, uin
   }
   wake_poller_.NotifyOne();
   return Status::FromGpu(e);
+}
+
+AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Stream stream,
+                                                uint32_t seq, uint32_t first, size_t chunks) {
+  Queued q;
+  q.written = first - 1;
+  q.error =
+      NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
+  if (q.error != hipSuccess) return q;
+  q.reached = true;
+  for (size_t k = 0; k < chunks; ++k) {
+    const uint32_t token = first + static_cast<uint32_t>(k);
+    q.error =
+        NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
+    if (q.error != hipSuccess) return q;
+    q.waits = k + 1;
+    q.error = NoThrow([&] { return gpu_.CopyTableAsync(channel->tables.Table(token), stream); });
+    if (q.error != hipSuccess) return q;
+    q.error =
+        NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token); });
+    if (q.error != hipSuccess) return q;
+    q.copies = k + 1;
+    q.written = token;
+  }
+  q.error = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
+  return q;
 }
 
 void AsyncExecutor::BindLocked(Staged& s) {
@@ -339,6 +387,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
                        s.data.first_token + static_cast<uint32_t>(copies) - 1);
     finished = std::move(channel->active);
     --staged_in_flight_;
+    if (!s.reserved) --exclusive_in_flight_;  // operations may be reserved blocks again
     feed = !starved_.empty();
   }
   if (feed) wake_poller_.NotifyOne();
@@ -363,6 +412,11 @@ size_t AsyncExecutor::StagingBlocks() {
 size_t AsyncExecutor::StagingWaits() {
   MutexLock lock(mutex_);
   return staging_waits_;
+}
+
+size_t AsyncExecutor::ExclusiveChains() {
+  MutexLock lock(mutex_);
+  return exclusive_chains_;
 }
 
 size_t AsyncExecutor::StagedOperations() {
