@@ -151,8 +151,8 @@ struct Config {
 };
 
 // Where the configuration file comes from when HIPFILE_CONFIG is unset: nowhere in libhipfile.so.
-// The cuFile drop-in sets cuFile's own (src/cufile/cufile_config.cc, at load, before anything is
-// read): CUFILE_ENV_PATH_JSON, else /etc/cufile.json when that file can be opened.
+// The cuFile drop-in sets cuFile's own variable, CUFILE_ENV_PATH_JSON (src/cufile/cufile_config.cc,
+// at load, before anything is read); a default file is supported but not used.
 struct ConfigFallback {
   const char* variable = nullptr;      // read when HIPFILE_CONFIG is unset
   const char* default_path = nullptr;  // read when neither variable is set and it opens

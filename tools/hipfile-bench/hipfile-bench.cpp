@@ -649,14 +649,18 @@ int Run(int argc, char** argv) {
     paths = hipfile_tools::PathShares::Between(paths_before, after);
     if (o.xfer == 5) {
       // Every operation's last copy is seen once its stream is synchronized, but the poller may
-      // record it a moment later: wait (briefly) for the counts to settle.
+      // record it a moment later (later still on a loaded machine): wait until every operation
+      // the threads made is counted, or the count has stood still for 100 ms (an operation that
+      // failed may never be), at most 2 s.
+      uint64_t made = 0;
+      for (const ThreadResult& r : results) made += r.ops;
       hipFileExtAsyncStageStats_t now = {};
-      for (int i = 0; i < 200; ++i) {
+      int still = 0;
+      for (int i = 0; i < 2000 && still < 100; ++i) {
         (void)hipFileExtGetAsyncStageStats(&now);
-        if (now.count[hipFileExtAsyncStageTotal] == stages_after.count[hipFileExtAsyncStageTotal] &&
-            i > 0) {
-          break;
-        }
+        const uint64_t total = now.count[hipFileExtAsyncStageTotal];
+        if (total - stages_before.count[hipFileExtAsyncStageTotal] >= made) break;
+        still = i > 0 && total == stages_after.count[hipFileExtAsyncStageTotal] ? still + 1 : 0;
         stages_after = now;
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
