@@ -59,12 +59,16 @@ def normalise(line):
     return line
 
 
-def fmt_lib(lib):
+def fmt_lib(lib, answering=None):
     if not lib:
         return "none mapped"
     paths = lib if isinstance(lib, list) else [lib]
     marked = [f"{p} (drop-in)" if "/hipfile-cufile/" in p else p for p in paths]
-    return "; ".join(marked) + (" - MORE THAN ONE" if len(paths) > 1 else "")
+    if len(paths) < 2:
+        return "; ".join(marked)
+    said = f" - MORE THAN ONE, cuFileRead resolves to {answering}" if answering else \
+        " - MORE THAN ONE"
+    return "; ".join(marked) + said
 
 
 def fmt_check(row):
@@ -117,7 +121,8 @@ def summary(path):
             notes.append(f"write {r['write_gb_s']} GB/s")
         out.append("| " + " | ".join(cell(x) for x in (
             name, cache, "-" if gb_s is None else f"{gb_s:.2f}", fmt_check(r),
-            fmt_lib(r.get("libcufile")), "; ".join(n for n in notes if n))) + " |")
+            fmt_lib(r.get("libcufile"), r.get("answering_libcufile")),
+            "; ".join(n for n in notes if n))) + " |")
     out.append("")
     for num, den, what in RATIOS:
         for cache in ("warm", "cold"):

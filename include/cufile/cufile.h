@@ -481,6 +481,11 @@ CUFILE_API CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t pa
 CUFILE_API CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, bool *value);
 CUFILE_API CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param,
                                                   char *desc_str, int len);
+/* The least and the most value cuFileSetParameterSizeT accepts for param, in its own unit
+ * (the ...SIZE_KB parameters in KiB; the page-sized ones also need a multiple of 4);
+ * CU_FILE_INVALID_VALUE for a null pointer or a parameter outside the enum. */
+CUFILE_API CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param,
+                                                       size_t *min_value, size_t *max_value);
 CUFILE_API CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value);
 CUFILE_API CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, bool value);
 CUFILE_API CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param,

@@ -46,6 +46,44 @@ const char* SizeTParamRule(int param) {
   return nullptr;
 }
 
+bool SizeTParamRange(int param, size_t* min, size_t* max) {
+  if (param < 0 || static_cast<size_t>(param) >= kSizeTParamCount) return false;
+  // Each as the words of SizeTParamRule above; SetSizeT checks against these.
+  size_t lo = 0, hi = SIZE_MAX;
+  switch (static_cast<hipFileSizeTConfigParameter_t>(param)) {
+    case hipFileParamProfileStats:
+      hi = 3;  // cuFile's levels; 2 and 3 record the same as 1 here
+      break;
+    case hipFileParamExecutionMaxIOQueueDepth:
+      lo = 1;
+      break;
+    case hipFileParamPropertiesMaxDirectIOSizeKB:
+    case hipFileParamPropertiesPerBufferCacheSizeKB:
+    case hipFileParamPropertiesMaxDevicePinnedMemSizeKB:
+      lo = 4;
+      hi = kMaxKiB / 4 * 4;
+      break;
+    case hipFileParamPropertiesMaxDeviceCacheSizeKB:
+    case hipFileParamPollthresholdSizeKB:
+    case hipFileParamExecutionMinIOThresholdSizeKB:
+      hi = kMaxKiB;
+      break;
+    case hipFileParamPropertiesIOBatchsize:
+      lo = 1;
+      hi = kMaxBatchIoCount;
+      break;
+    case hipFileParamPropertiesBatchIOTimeoutMs:
+      hi = UINT_MAX;  // reported in an unsigned field
+      break;
+    case hipFileParamExecutionMaxIOThreads:
+    case hipFileParamExecutionMaxRequestParallelism:
+      break;
+  }
+  *min = lo;
+  *max = hi;
+  return true;
+}
+
 ParamSet::ParamSet(const Config& config)
     : page_cache_(config.page_cache),
       page_cache_pin_after_(config.page_cache_pin_after),
@@ -108,36 +146,17 @@ ParamSet::ParamSet(const Config& config)
 }
 
 Status ParamSet::SetSizeT(int param, size_t value) {
-  if (param < 0 || static_cast<size_t>(param) >= kSizeTParamCount) return kInvalid;
-  bool valid = true;
+  size_t min = 0, max = 0;
+  if (!SizeTParamRange(param, &min, &max) || value < min || value > max) return kInvalid;
   switch (static_cast<hipFileSizeTConfigParameter_t>(param)) {
-    case hipFileParamProfileStats:
-      valid = value <= 3;  // cuFile's levels; 2 and 3 record the same as 1 here
-      break;
-    case hipFileParamExecutionMaxIOQueueDepth:
-      valid = value >= 1;
-      break;
     case hipFileParamPropertiesMaxDirectIOSizeKB:
     case hipFileParamPropertiesPerBufferCacheSizeKB:
     case hipFileParamPropertiesMaxDevicePinnedMemSizeKB:
-      valid = IsPageMultipleKiB(value);
+      if (!IsPageMultipleKiB(value)) return kInvalid;
       break;
-    case hipFileParamPropertiesMaxDeviceCacheSizeKB:
-    case hipFileParamPollthresholdSizeKB:
-    case hipFileParamExecutionMinIOThresholdSizeKB:
-      valid = value <= kMaxKiB;
-      break;
-    case hipFileParamPropertiesIOBatchsize:
-      valid = value >= 1 && value <= kMaxBatchIoCount;
-      break;
-    case hipFileParamPropertiesBatchIOTimeoutMs:
-      valid = value <= UINT_MAX;  // reported in an unsigned field
-      break;
-    case hipFileParamExecutionMaxIOThreads:
-    case hipFileParamExecutionMaxRequestParallelism:
+    default:
       break;
   }
-  if (!valid) return kInvalid;
   sizes_[param] = value;
   size_sources_[param] = SettingSource::kApi;
   return Status::Ok();

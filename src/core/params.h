@@ -30,6 +30,12 @@ inline constexpr size_t kMaxStringParamLength = 4095;
 // was refused; null for a parameter outside the enum.
 const char* SizeTParamRule(int param);
 
+// The least and the most value SetSizeT accepts for `param`, in the parameter's own unit (KiB for
+// the ...SizeKB ones); false for a parameter outside the enum. The three page-sized parameters
+// (MaxDirectIOSizeKB, PerBufferCacheSizeKB, MaxDevicePinnedMemSizeKB) also need a multiple of 4.
+// cuFileGetParameterMinMaxValue reports it.
+bool SizeTParamRange(int param, size_t* min, size_t* max);
+
 // The three parameter APIs (hipFile{Get,Set}Parameter{SizeT,Bool,String}).
 enum class ParamKind : uint8_t { kSizeT, kBool, kString };
 

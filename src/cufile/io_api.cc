@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // cuFile's handle and buffer registration and synchronous I/O over hipFile's:
 // cuFileHandleRegister/Deregister, cuFileBufRegister/Deregister, cuFileRead, cuFileWrite.
+// cuFileRead and cuFileWrite move the whole size, as NVIDIA's library does: hipFileRead and
+// hipFileWrite move at most Linux's MAX_RW_COUNT (2 GiB - 4 KiB) a call, hipFile's rule, and
+// clients such as torch.cuda.gds make one call for a whole tensor and take no short count.
 #include <cufile/cufile.h>
 #include <hipfile.h>
 #include <hipfile_ext.h>
@@ -56,6 +59,20 @@ class SystemBuffers {
 
 bool MemoryTypeRefused(hipFileError_t e) { return e.err == hipFileHipMemoryTypeInvalid; }
 
+// Calls one(done) - a hipFile call for [done, size) - until the size is moved, the file ends (0),
+// or a call fails: then the bytes moved so far, or the failure where none were (read(2)'s way).
+template <typename Call>
+ssize_t WholeSize(size_t size, const Call& one) {
+  size_t done = 0;
+  do {
+    const ssize_t r = one(done);
+    if (r < 0) return done > 0 ? static_cast<ssize_t>(done) : r;
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  } while (done < size);
+  return static_cast<ssize_t>(done);
+}
+
 }  // namespace
 
 extern "C" {
@@ -106,21 +123,28 @@ CUFILE_API CUfileError_t cuFileBufDeregister(const void* bufPtr_base) {
 
 CUFILE_API ssize_t cuFileRead(CUfileHandle_t fh, void* bufPtr_base, size_t size, off_t file_offset,
                               off_t bufPtr_offset) {
-  ssize_t r = hipFileRead(fh, bufPtr_base, size, file_offset, bufPtr_offset);
-  if (SystemMemoryAllowed(r)) {
-    r = hipFileExtReadHost(fh, static_cast<char*>(bufPtr_base) + bufPtr_offset, size, file_offset);
-  }
-  return CuFileSsize(r);
+  return CuFileSsize(WholeSize(size, [&](size_t done) {
+    const off_t at = static_cast<off_t>(done);
+    ssize_t r = hipFileRead(fh, bufPtr_base, size - done, file_offset + at, bufPtr_offset + at);
+    if (SystemMemoryAllowed(r)) {
+      r = hipFileExtReadHost(fh, static_cast<char*>(bufPtr_base) + bufPtr_offset + at, size - done,
+                             file_offset + at);
+    }
+    return r;
+  }));
 }
 
 CUFILE_API ssize_t cuFileWrite(CUfileHandle_t fh, const void* bufPtr_base, size_t size,
                                off_t file_offset, off_t bufPtr_offset) {
-  ssize_t r = hipFileWrite(fh, bufPtr_base, size, file_offset, bufPtr_offset);
-  if (SystemMemoryAllowed(r)) {
-    r = hipFileExtWriteHost(fh, static_cast<const char*>(bufPtr_base) + bufPtr_offset, size,
-                            file_offset);
-  }
-  return CuFileSsize(r);
+  return CuFileSsize(WholeSize(size, [&](size_t done) {
+    const off_t at = static_cast<off_t>(done);
+    ssize_t r = hipFileWrite(fh, bufPtr_base, size - done, file_offset + at, bufPtr_offset + at);
+    if (SystemMemoryAllowed(r)) {
+      r = hipFileExtWriteHost(fh, static_cast<const char*>(bufPtr_base) + bufPtr_offset + at,
+                              size - done, file_offset + at);
+    }
+    return r;
+  }));
 }
 
 }  // extern "C"

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // cuFile's parameter calls over hipFile's: cuFileGet/SetParameterSizeT, Bool and String. The
 // three enums list the same parameters in the same order (tests/unit/cufile checks each value).
+// cuFileGetParameterMinMaxValue, which hipFile's API lacks, reports the core's own range.
 #include <cufile/cufile.h>
 #include <hipfile.h>
 
+#include "core/params.h"
 #include "cufile/error_map.h"
 
 using hipfile::cufile::ToCuFile;
@@ -42,6 +44,14 @@ CUFILE_API CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t para
 CUFILE_API CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param,
                                                   char* desc_str, int len) {
   return ToCuFile(hipFileGetParameterString(Hip(param), desc_str, len));
+}
+
+// The range cuFileSetParameterSizeT accepts. Like the getters, it needs no open driver.
+CUFILE_API CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param,
+                                                       size_t* min_value, size_t* max_value) {
+  const bool known = min_value != nullptr && max_value != nullptr &&
+                     hipfile::core::SizeTParamRange(static_cast<int>(param), min_value, max_value);
+  return ToCuFile(hipFileError_t{known ? hipFileSuccess : hipFileInvalidValue, hipSuccess});
 }
 
 CUFILE_API CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value) {

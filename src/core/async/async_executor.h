@@ -205,7 +205,7 @@ class AsyncExecutor {
   Result<Channel*> ChannelFor(runtime::Stream stream, int device) REQUIRES(mutex_);
   Channel* IdleChannel() REQUIRES(mutex_);                 // null when none is idle
   void MarkBusyLocked(Channel* channel) REQUIRES(mutex_);  // puts it in busy_
-  void PollLoop() EXCLUDES(mutex_);
+  void PollLoop(platform::Sys& sys) EXCLUDES(mutex_);
   void Complete(Channel* channel, uint32_t seq, std::unique_ptr<AsyncOp> op) EXCLUDES(mutex_);
   static void HostFnTrampoline(void* arg);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -85,6 +86,75 @@ TEST_F(CuFileApiTest, SettersAndParametersReachTheEngine) {
                  CU_FILE_DRIVER_ALREADY_OPEN));
   EXPECT_TRUE(Is(cuFileSetParameterSizeT(static_cast<CUFileSizeTConfigParameter_t>(99), 1),
                  CU_FILE_INVALID_VALUE));
+}
+
+// Every size_t parameter's reported range is the setter's: both bounds are taken (each restored
+// to what it was), one past either bound is refused.
+TEST_F(CuFileApiTest, ParameterMinMaxIsWhatTheSetterTakes) {
+  for (int p = CUFILE_PARAM_PROFILE_STATS; p <= CUFILE_PARAM_PROPERTIES_BATCH_IO_TIMEOUT_MS; ++p) {
+    SCOPED_TRACE(p);
+    const auto param = static_cast<CUFileSizeTConfigParameter_t>(p);
+    size_t min = 1, max = 0, was = 0;
+    ASSERT_TRUE(Ok(cuFileGetParameterMinMaxValue(param, &min, &max)));
+    ASSERT_LE(min, max);
+    ASSERT_TRUE(Ok(cuFileGetParameterSizeT(param, &was)));
+    EXPECT_GE(was, min);
+    EXPECT_LE(was, max);
+    EXPECT_TRUE(Ok(cuFileSetParameterSizeT(param, min)));
+    EXPECT_TRUE(Ok(cuFileSetParameterSizeT(param, max)));
+    if (min > 0) {
+      EXPECT_TRUE(Is(cuFileSetParameterSizeT(param, min - 1), CU_FILE_INVALID_VALUE));
+    }
+    if (max < SIZE_MAX) {
+      EXPECT_TRUE(Is(cuFileSetParameterSizeT(param, max + 1), CU_FILE_INVALID_VALUE));
+    }
+    ASSERT_TRUE(Ok(cuFileSetParameterSizeT(param, was)));
+  }
+  size_t min = 0, max = 0;
+  EXPECT_TRUE(Ok(cuFileGetParameterMinMaxValue(CUFILE_PARAM_PROFILE_STATS, &min, &max)));
+  EXPECT_EQ(min, 0u);
+  EXPECT_EQ(max, 3u);
+  EXPECT_TRUE(Ok(cuFileGetParameterMinMaxValue(CUFILE_PARAM_PROPERTIES_IO_BATCHSIZE, &min, &max)));
+  EXPECT_EQ(min, 1u);
+  EXPECT_EQ(max, 128u);
+  EXPECT_TRUE(Is(cuFileGetParameterMinMaxValue(CUFILE_PARAM_PROFILE_STATS, nullptr, &max),
+                 CU_FILE_INVALID_VALUE));
+  EXPECT_TRUE(Is(cuFileGetParameterMinMaxValue(CUFILE_PARAM_PROFILE_STATS, &min, nullptr),
+                 CU_FILE_INVALID_VALUE));
+  EXPECT_TRUE(
+      Is(cuFileGetParameterMinMaxValue(static_cast<CUFileSizeTConfigParameter_t>(99), &min, &max),
+         CU_FILE_INVALID_VALUE));
+}
+
+// hipFileRead moves at most MAX_RW_COUNT (2 GiB - 4 KiB) a call; cuFileRead, as NVIDIA's, the
+// whole size (torch.cuda.gds reads a tensor in one call and takes no short count). A sparse file
+// of 2 GiB + 64 KiB with marked pages on both sides of the cap, read whole in one call.
+TEST_F(CuFileApiTest, ReadMovesMoreThanOneSyscallsWorth) {
+  constexpr size_t kCap = 0x7ffff000;
+  constexpr size_t kSize = (size_t{2} << 30) + (64 << 10);
+  const std::string path = dir_.File("big.bin");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  fds_.push_back(fd);
+  ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(kSize)), 0);
+  const std::vector<unsigned char> mark = testing::PatternBytes(8192, 3);
+  for (const size_t at : {size_t{0}, kCap - 4096, kSize - 8192}) {
+    ASSERT_EQ(::pwrite(fd, mark.data(), mark.size(), static_cast<off_t>(at)),
+              static_cast<ssize_t>(mark.size()));
+  }
+  ASSERT_TRUE(Ok(cuFileDriverOpen()));
+  CUfileHandle_t fh = CuRegister(fd);
+  auto* device = static_cast<unsigned char*>(DeviceAlloc(kSize));
+  ASSERT_EQ(hipMemset(device, 0xff, kSize), hipSuccess);
+  ASSERT_EQ(cuFileRead(fh, device, kSize, 0, 0), static_cast<ssize_t>(kSize));
+  for (const size_t at : {size_t{0}, kCap - 4096, kSize - 8192}) {
+    EXPECT_EQ(DeviceBytes(device + at, mark.size()), mark) << "at " << at;
+  }
+  // Between the marks, the file's holes: zeros, not the 0xff the buffer held.
+  EXPECT_EQ(DeviceBytes(device + kCap + 8192, 4096), std::vector<unsigned char>(4096, 0));
+  // At the end of the file the count is what there was.
+  EXPECT_EQ(cuFileRead(fh, device, kSize, 4096, 0), static_cast<ssize_t>(kSize - 4096));
+  cuFileHandleDeregister(fh);
 }
 
 TEST_F(CuFileApiTest, VersionIsTheCuFileApiLevel) {

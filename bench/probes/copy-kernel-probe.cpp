@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// How fast does a kernel copy pinned host memory into device memory, against the copy engine?
+// STREAMS threads, one stream each, copy BYTES from their own pinned host buffer to their own
+// device buffer, one copy at a time (queue, cuStreamSynchronize), for SECONDS, by:
+//   dma   cuMemcpyHtoDAsync
+//   wN    a kernel of copy-kernel-variants.cu with N 16-byte words in flight per thread, GRID
+//         blocks of 256 threads, reading its table from pinned host memory as the library's does
+// Prints GiB/s over all streams and the mean time of one copy; every destination is checked.
+// Usage: copy-kernel-probe PTX STREAMS BYTES GRID SECONDS [MODE...]
+// PROBE_INFLIGHT=K: at most K copies queued or running at once over all streams (a semaphore held
+// from queueing to the end of cuStreamSynchronize); default: no limit.
+// PROBE_SHARED_SRC=1: every stream copies from one host buffer (default: a buffer each).
+#include <cuda.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cu_check.h"
+
+namespace {
+
+struct Copy {
+  unsigned long long dst, src, bytes;
+};
+struct Table {
+  unsigned long long count;
+  Copy op[128];
+};
+
+// At most `limit` holders at once (0: no limit).
+class Gate {
+ public:
+  explicit Gate(int limit) : free_(limit), limited_(limit > 0) {}
+  void Enter() {
+    if (!limited_) return;
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return free_ > 0; });
+    --free_;
+  }
+  void Leave() {
+    if (!limited_) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++free_;
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int free_;
+  bool limited_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: %s PTX STREAMS BYTES GRID SECONDS [MODE...]\n", argv[0]);
+    return 2;
+  }
+  const int streams = std::atoi(argv[2]);
+  const size_t bytes = std::strtoull(argv[3], nullptr, 10);
+  const unsigned grid = static_cast<unsigned>(std::atoi(argv[4]));
+  const double seconds = std::atof(argv[5]);
+  std::vector<std::string> modes;
+  for (int i = 6; i < argc; ++i) modes.emplace_back(argv[i]);
+  if (modes.empty()) modes = {"dma", "w1", "w2", "w4", "w8"};
+  if (streams < 1 || bytes == 0 || bytes % 16 != 0 || grid == 0) return 2;
+  const char* inflight_env = std::getenv("PROBE_INFLIGHT");
+  const int inflight = inflight_env != nullptr ? std::atoi(inflight_env) : 0;
+  const char* shared_env = std::getenv("PROBE_SHARED_SRC");
+  const bool shared_src = shared_env != nullptr && std::strcmp(shared_env, "1") == 0;
+  CHECK(cuInit(0));
+  CUdevice dev;
+  CHECK(cuDeviceGet(&dev, 0));
+  CUcontext ctx;
+  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CHECK(cuCtxSetCurrent(ctx));
+  CUmodule mod;
+  CHECK(cuModuleLoad(&mod, argv[1]));
+  void* shared = nullptr;
+  if (shared_src) {
+    CHECK(cuMemHostAlloc(&shared, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+    std::memset(shared, 7, bytes);
+  }
+  Gate gate(inflight);
+  for (const std::string& mode : modes) {
+    CUfunction fn = nullptr;
+    if (mode != "dma") CHECK(cuModuleGetFunction(&fn, mod, ("copy_" + mode).c_str()));
+    std::atomic<bool> go{false}, stop{false};
+    std::atomic<unsigned long long> copies{0};
+    std::atomic<int> bad{0};
+    std::vector<std::thread> ts;
+    for (int t = 0; t < streams; ++t) {
+      ts.emplace_back([&, t] {
+        CHECK(cuCtxSetCurrent(ctx));
+        CUstream st;
+        CHECK(cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
+        void* host = shared;
+        const unsigned char want = shared_src ? 7 : static_cast<unsigned char>(t + 1);
+        if (!shared_src) {
+          CHECK(cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+          std::memset(host, want, bytes);
+        }
+        void* table_mem = nullptr;
+        CHECK(cuMemHostAlloc(&table_mem, sizeof(Table), CU_MEMHOSTALLOC_PORTABLE));
+        CUdeviceptr dst;
+        CHECK(cuMemAlloc(&dst, bytes));
+        CHECK(cuMemsetD8(dst, 0, bytes));
+        auto* table = static_cast<Table*>(table_mem);
+        table->count = 1;
+        table->op[0] = {dst, reinterpret_cast<unsigned long long>(host), bytes};
+        void* params[] = {&table};
+        while (!go.load()) std::this_thread::yield();
+        unsigned long long n = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+          gate.Enter();
+          if (fn == nullptr) {
+            CHECK(cuMemcpyHtoDAsync(dst, host, bytes, st));
+          } else {
+            CHECK(cuLaunchKernel(fn, grid, 1, 1, 256, 1, 1, 0, st, params, nullptr));
+          }
+          CHECK(cuStreamSynchronize(st));
+          gate.Leave();
+          ++n;
+        }
+        std::vector<unsigned char> check(bytes);
+        CHECK(cuMemcpyDtoH(check.data(), dst, bytes));
+        for (size_t i = 0; i < bytes; ++i) {
+          if (check[i] != want) {
+            if (bad.fetch_add(1) == 0) {
+              std::fprintf(stderr, "%s: stream %d: byte %zu is %d, want %d\n", mode.c_str(), t, i,
+                           check[i], want);
+            }
+            break;
+          }
+        }
+        copies.fetch_add(n);
+        CHECK(cuMemFree(dst));
+        CHECK(cuMemFreeHost(table_mem));
+        if (!shared_src) CHECK(cuMemFreeHost(host));
+        CHECK(cuStreamDestroy(st));
+      });
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    go = true;
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    stop = true;
+    for (auto& th : ts) th.join();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double n = static_cast<double>(copies.load());
+    std::printf("%-4s streams=%d bytes=%zu grid=%u inflight=%d shared_src=%d GiB/s=%.1f "
+                "per_copy_us=%.0f %s\n",
+                mode.c_str(), streams, bytes, grid, inflight, shared_src ? 1 : 0,
+                n * bytes / wall / (1 << 30), wall * streams / n * 1e6,
+                bad ? "DATA MISMATCH" : "verified");
+  }
+  if (shared != nullptr) CHECK(cuMemFreeHost(shared));
+  return 0;
+}
