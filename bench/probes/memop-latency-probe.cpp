@@ -10,9 +10,13 @@
 //   spin          a one-thread kernel that polls A and stores B itself
 //   spin-memop    a one-thread kernel that polls A, then cuStreamWriteValue32(B)
 //   write         no wait: the time from queueing cuStreamWriteValue32(B) to seeing it
-// Prints mean, p50 and p90 in us for each mode and delay.
+// Prints mean, p50 and p90 in us for each mode and delay. PROBE_HOST_NAP_US=n: the host sleeps n
+// us (clock_nanosleep, 1 us timer slack) between two looks at B instead of spinning, as the
+// library's poller does once nothing has moved for a while.
 // Usage: memop-latency-probe PTX ROUNDS [DELAY_US...]  (default delays 0 20 200 2000)
 #include <cuda.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -55,6 +59,9 @@ int main(int argc, char** argv) {
   for (int i = 3; i < argc; ++i) delays.push_back(std::atof(argv[i]));
   if (delays.empty()) delays = {0, 20, 200, 2000};
   if (rounds < 1) return 2;
+  const char* nap_env = std::getenv("PROBE_HOST_NAP_US");
+  const long nap_us = nap_env != nullptr ? std::atol(nap_env) : 0;
+  if (nap_us > 0) (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   CHECK(cuInit(0));
   CUdevice dev;
   CHECK(cuDeviceGet(&dev, 0));
@@ -118,6 +125,10 @@ int main(int argc, char** argv) {
           a->store(i, std::memory_order_release);
         }
         while (b->load(std::memory_order_acquire) != i) {
+          if (nap_us > 0) {
+            const timespec ts{0, nap_us * 1000};
+            clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
+          }
         }
         const double took = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
         if (r >= 5) us.push_back(took);
@@ -126,9 +137,10 @@ int main(int argc, char** argv) {
       std::sort(us.begin(), us.end());
       double sum = 0;
       for (double v : us) sum += v;
-      std::printf("%-12s delay_us=%-6.0f rounds=%d mean_us=%.1f p50_us=%.1f p90_us=%.1f\n",
-                  mode.c_str(), delay, rounds, sum / us.size(), us[us.size() / 2],
-                  us[us.size() * 9 / 10]);
+      std::printf(
+          "%-12s delay_us=%-6.0f host_nap_us=%ld rounds=%d mean_us=%.1f p50_us=%.1f p90_us=%.1f\n",
+          mode.c_str(), delay, nap_us, rounds, sum / us.size(), us[us.size() / 2],
+          us[us.size() * 9 / 10]);
     }
   }
   CHECK(cuMemFree(dst));
