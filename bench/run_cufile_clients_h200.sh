@@ -44,6 +44,16 @@
 #                       the name follows ONE_CALL)
 #   kvikio-nvidia, torch-gds-nvidia   the same clients on NVIDIA's library, warm only: what
 #                       happens there (on the H200 cuFileHandleRegister refuses the file: 5027)
+#   kvikio-cpp-dropin   KvikIO's C++ kvikio::FileHandle (bench/competitors/kvikio-cpp-client.cpp,
+#                       built here against the libkvikio wheel's headers and the installed
+#                       cufile.h), compatibility mode OFF, pread of the whole file, warm and cold,
+#                       and a pwrite/pread round trip, every byte checked; libkvikio dlopens
+#                       libcufile.so.0, so LD_LIBRARY_PATH alone takes the drop-in
+#   kvikio-cpp-compat   the same program with compatibility mode ON: KvikIO's POSIX path
+#   cufile-python-dropin  cufile-python's own tests (tests/test_cufile.py of its wheel, run as
+#                       they are: 16 MiB written and read back, every byte checked) on the
+#                       drop-in; it loads "libcufile.so" itself. Needs .whl/cufile-python
+#                       (bench/competitors/fetch-cufile-python-wheels.sh .whl/cufile-python)
 # Drop-in rows run with LD_LIBRARY_PATH=<prefix>/lib/hipfile-cufile and must map that library
 # (/proc/self/maps, checked in the process); a client that loads another libcufile by itself is
 # run again with the drop-in in LD_PRELOAD, and its row says so. Each python row is one process
@@ -69,6 +79,7 @@ DROPIN=$PREFIX/lib/hipfile-cufile
 KV_SITE=$WORK/kvikio-site
 NV_SITE=$WORK/nvidia-cufile-site
 NV_LIB=$NV_SITE/nvidia/cu13/lib
+CFP_SITE=$WORK/cufile-python-site
 BENCH=$BUILD/tools/hipfile-bench/hipfile-bench
 CLIENT=$HERE/python/cufile-client-bench.py
 REPORT=$HERE/python/cufile-clients-report.py
@@ -228,6 +239,69 @@ client_row() {
   rm -f "$WORK/row.out"
 }
 
+# --- KvikIO's C++ FileHandle and cufile-python ----------------------------------------------
+# kvikio_cpp_row ROW LIBDIR MODE: the C++ client, warm then cold, on the libcufile in LIBDIR.
+kvikio_cpp_row() {
+  local row=$1 libdir=$2 mode=$3 cache rc note dropin
+  local libs=$libdir:$KV_SITE/libkvikio/lib64:$KV_SITE/rapids_logger/lib64
+  for cache in warm cold; do
+    note=$(cache_state "$cache")
+    rm -f "$WORK/row.out"
+    run_step "$row $cache" "$ROW_TIMEOUT" "$WORK/row.out" env -C "$WORK" "LD_LIBRARY_PATH=$libs" \
+      HIPFILE_LOG_LEVEL=info "$WORK/kvikio-cpp-client" "$DATA" "$(numfmt --from=iec "$SIZE")" \
+      "$WORK/kvikio-cpp.scratch" "$mode" < /dev/null
+    rc=$?
+    dropin=false
+    grep -q "answered by hipfile's drop-in" "$ERR" && dropin=true
+    if grep -q '^{' "$WORK/row.out"; then
+      # The round trip runs in each process; the cold one's is the same measurement again.
+      grep '^{' "$WORK/row.out" | { [[ $cache == warm ]] && cat || grep -v roundtrip; } |
+        "$PYTHON" "$REPORT" tag row="$row" cache="$cache" client=kvikio-cpp rc="$rc" \
+          dropin_log="$dropin" libcufile="$libdir" note="compat mode $mode $note" >> "$JSONL"
+    else
+      record row="$row" cache="$cache" ok=false rc="$rc" error="no result line, $(failure "$rc")"
+    fi
+  done
+  rm -f "$WORK/row.out"
+}
+
+# cufile_python_row ROW LIBDIR: cufile-python's own tests, unchanged, on the libcufile in LIBDIR
+# (16 MiB buffers: the tests check each byte in a Python loop).
+cufile_python_row() {
+  local row=$1 libdir=$2 rc dropin=false passed
+  rm -f "$WORK/row.out"
+  run_step "$row" "${CLIENT_LIMIT:-$ROW_TIMEOUT}" "$WORK/row.out" env -C "$WORK" \
+    "LD_LIBRARY_PATH=$libdir" "PYTHONPATH=$CFP_SITE:$KV_SITE" HIPFILE_LOG_LEVEL=info \
+    TEST_CUFILE_BUF_SIZE=16 \
+    "TEST_CUFILE_WORK_DIR=$WORK" "$PYTHON" -c '
+import sys, traceback
+import tests.test_cufile as t
+failed = 0
+for name in sorted(n for n in dir(t) if n.startswith("test_")):
+    try:
+        getattr(t, name)()
+        print("PASS", name)
+    except Exception:
+        failed += 1
+        print("FAIL", name, traceback.format_exc().splitlines()[-1])
+import ctypes, os
+print("maps:", sorted({l.split()[-1] for l in open("/proc/self/maps") if "libcufile" in l}))
+sys.exit(1 if failed else 0)' < /dev/null
+  rc=$?
+  grep -q "answered by hipfile's drop-in" "$ERR" && dropin=true
+  passed=$(grep -c '^PASS' "$WORK/row.out" 2> /dev/null)
+  local maps rate
+  maps=$(grep -o "^maps: .*" "$WORK/row.out" | cut -d' ' -f2- | tr "'" '"')
+  rate=$(grep -o 'READ (w/o open/register) [^(]*(\([0-9.]*\)GB/s' "$WORK/row.out" | head -1 |
+         grep -o '([0-9.]*' | tr -d '(')
+  record row="$row" cache=- ok="$( ((rc == 0)) && echo true || echo false)" rc="$rc" \
+    check_ok="$( ((rc == 0)) && echo true || echo false)" dropin_log="$dropin" \
+    libcufile="${maps:-[]}" \
+    note="its tests: $passed passed; $(grep '^FAIL' "$WORK/row.out" | head -2 | tr '\n' ' ')read ${rate:-?} GiB/s (16 MiB, its own timing)"
+  cat "$WORK/row.out" >> "$LOG"
+  rm -f "$WORK/row.out"
+}
+
 # --- the run --------------------------------------------------------------------------------
 {
   echo "# run_cufile_clients_h200.sh, $(date -u +%FT%TZ)," \
@@ -280,6 +354,27 @@ done
 CLIENT_LIMIT=45 client_row kvikio-nvidia nvidia --client kvikio --kvikio-compat OFF --caches warm \
   --roundtrip 0
 CLIENT_LIMIT=45 client_row torch-gds-nvidia nvidia --client torch-gds --caches warm --roundtrip 0
+
+# KvikIO's C++ API, built here against the wheel's headers and the drop-in's installed cufile.h.
+if [[ ! -d $KV_SITE/libkvikio/include ]]; then
+  say "no KvikIO headers in $KV_SITE: the C++ rows are left out"
+elif step compile-kvikio-cpp 90 g++ -std=c++17 -O2 -DKVIKIO_CUFILE_FOUND -DKVIKIO_LIBCURL_FOUND \
+  -DKVIKIO_CUFILE_VERSION_API_FOUND -isystem "$KV_SITE/libkvikio/include" \
+  -I"$PREFIX/include/hipfile-cufile" -I"${CUDA_HOME:-/usr/local/cuda}/include" \
+  "$HERE/competitors/kvikio-cpp-client.cpp" -o "$WORK/kvikio-cpp-client" \
+  -L"$KV_SITE/libkvikio/lib64" -lkvikio -L"${CUDA_HOME:-/usr/local/cuda}/lib64/stubs" -lcuda \
+  -Wl,--allow-shlib-undefined; then
+  kvikio_cpp_row kvikio-cpp-dropin "$DROPIN" off
+  kvikio_cpp_row kvikio-cpp-compat "$NV_LIB" on
+fi
+if ls .whl/cufile-python/cufile_python-*.whl > /dev/null 2>&1 &&
+  step wheels-cufile-python 90 "$PYTHON" -m pip install -q --no-index --no-deps --target \
+    "$CFP_SITE" .whl/cufile-python/*.whl; then
+  cufile_python_row cufile-python-dropin "$DROPIN"
+  CLIENT_LIMIT=45 cufile_python_row cufile-python-nvidia "$NV_LIB"
+else
+  say "no .whl/cufile-python: bench/competitors/fetch-cufile-python-wheels.sh .whl/cufile-python"
+fi
 
 if [[ -s $WORK/cufile.log ]]; then  # NVIDIA's library writes its log in the working directory
   { echo "--- NVIDIA's cufile.log (last 40 lines)"; tail -40 "$WORK/cufile.log"; } >> "$LOG"

@@ -27,6 +27,8 @@ RATIOS = (
     ("torch-gds-dropin", "c-api-1G-1thr", "torch.cuda.gds on the drop-in / the C API, 1 GiB calls"),
     ("torch-gds-dropin", "c-api-16M-8thr", "torch.cuda.gds on the drop-in / the C API, 16 MiB x 8"),
     ("kvikio-compat", "c-api-16M-8thr", "KvikIO's POSIX path / the C API, same shape"),
+    ("kvikio-cpp-dropin", "kvikio-cpp-compat",
+     "KvikIO's C++ FileHandle on the drop-in / its own POSIX path"),
 )
 
 
