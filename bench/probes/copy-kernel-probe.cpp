@@ -160,11 +160,11 @@ int main(int argc, char** argv) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double n = static_cast<double>(copies.load());
-    std::printf("%-4s streams=%d bytes=%zu grid=%u inflight=%d shared_src=%d GiB/s=%.1f "
-                "per_copy_us=%.0f %s\n",
-                mode.c_str(), streams, bytes, grid, inflight, shared_src ? 1 : 0,
-                n * bytes / wall / (1 << 30), wall * streams / n * 1e6,
-                bad ? "DATA MISMATCH" : "verified");
+    std::printf(
+        "%-4s streams=%d bytes=%zu grid=%u inflight=%d shared_src=%d GiB/s=%.1f "
+        "per_copy_us=%.0f %s\n",
+        mode.c_str(), streams, bytes, grid, inflight, shared_src ? 1 : 0,
+        n * bytes / wall / (1 << 30), wall * streams / n * 1e6, bad ? "DATA MISMATCH" : "verified");
   }
   if (shared != nullptr) CHECK(cuMemFreeHost(shared));
   return 0;

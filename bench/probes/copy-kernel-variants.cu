@@ -46,9 +46,15 @@ __device__ void CopyWords(const Table* table) {
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) copy_w2(const Table* table) { CopyWords<2>(table); }
-extern "C" __global__ void __launch_bounds__(256) copy_w4(const Table* table) { CopyWords<4>(table); }
-extern "C" __global__ void __launch_bounds__(256) copy_w8(const Table* table) { CopyWords<8>(table); }
+extern "C" __global__ void __launch_bounds__(256) copy_w2(const Table* table) {
+  CopyWords<2>(table);
+}
+extern "C" __global__ void __launch_bounds__(256) copy_w4(const Table* table) {
+  CopyWords<4>(table);
+}
+extern "C" __global__ void __launch_bounds__(256) copy_w8(const Table* table) {
+  CopyWords<8>(table);
+}
 
 // For memop-latency-probe: one thread waits until *flag >= want (a volatile load each time, so
 // each reads memory: pinned host memory over the bus), then, where done is not null, stores want
