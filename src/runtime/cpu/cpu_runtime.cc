@@ -4,9 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "runtime/cpu/cpu_runtime_impl.h"
 #include "runtime/cpu/driver_lock.h"
@@ -21,9 +24,26 @@ std::unique_ptr<GpuRuntime> CreateCpuRuntime(const CpuRuntimeOptions& options) {
 namespace cpu {
 namespace {
 
-// Exactly 16 bytes, no terminator: the emulated device's UUID.
+// Exactly 16 bytes, no terminator: device d's UUID, its last byte the hex digit of d.
 constexpr char kDeviceUuid[16] = {'h', 'i', 'p', 'f', 'i', 'l', 'e', '-',
                                   'c', 'p', 'u', '-', 'd', 'e', 'v', '0'};
+static_assert(kMaxCpuDevices <= 16, "one hex digit names a device in its UUID");
+
+// Runtime ids, for the per-thread current devices below.
+std::atomic<uint64_t> next_runtime_id{1};
+
+// The calling thread's current device, per runtime it set one on (by CpuRuntime::id_). A thread
+// that never set one for a runtime is on device 0, as a new thread is in HIP. A few entries at
+// most: one per runtime the thread called SetDevice on with a device other than 0.
+struct CurrentDeviceEntry {
+  uint64_t runtime;
+  int device;
+};
+thread_local std::vector<CurrentDeviceEntry> current_devices;
+
+int ClampDevices(unsigned devices) {
+  return static_cast<int>(std::clamp(devices, 1u, kMaxCpuDevices));
+}
 
 size_t PageSize() {
   const long page = sysconf(_SC_PAGESIZE);
@@ -34,9 +54,13 @@ size_t PageSize() {
 
 CpuRuntime::CpuRuntime(const CpuRuntimeOptions& options)
     : page_size_(PageSize()),
+      devices_(ClampDevices(options.devices)),
+      id_(next_runtime_id.fetch_add(1, std::memory_order_relaxed)),
+      null_streams_(static_cast<size_t>(devices_)),
       hardware_queues_(options.hardware_queues),
       host_memory_(options.device_memory_is_host_memory),
-      queue_last_(options.hardware_queues) {}
+      queue_last_(static_cast<size_t>(options.hardware_queues) * static_cast<size_t>(devices_)),
+      next_queue_(static_cast<size_t>(devices_), 0) {}
 
 CpuRuntime::~CpuRuntime() {
   shutting_down_.store(true, std::memory_order_relaxed);
@@ -44,7 +68,7 @@ CpuRuntime::~CpuRuntime() {
   // before it, so draining in any order terminates (unless a host function never returns).
   streams_.clear();
   retired_.clear();
-  null_stream_.reset();
+  null_streams_.clear();
   for (const Region& region : memory_.TakeAll()) {
     if (region.kind != RegionKind::kRegistered) free(reinterpret_cast<void*>(region.base));
   }
@@ -58,18 +82,32 @@ uintptr_t CpuRuntime::NewHandle() {
 
 hipError_t CpuRuntime::GetDeviceCount(int* count) {
   if (!count) return hipErrorInvalidValue;
-  *count = 1;
+  *count = devices_;
   return hipSuccess;
 }
 
+int CpuRuntime::CurrentDevice() const {
+  for (const CurrentDeviceEntry& entry : current_devices) {
+    if (entry.runtime == id_) return entry.device;
+  }
+  return 0;
+}
+
 hipError_t CpuRuntime::SetDevice(int device) {
-  // With one device the per-thread current device is always device 0.
-  return device == 0 ? hipSuccess : hipErrorInvalidDevice;
+  if (!ValidDevice(device)) return hipErrorInvalidDevice;
+  for (CurrentDeviceEntry& entry : current_devices) {
+    if (entry.runtime == id_) {
+      entry.device = device;
+      return hipSuccess;
+    }
+  }
+  if (device != 0) current_devices.push_back({id_, device});
+  return hipSuccess;
 }
 
 hipError_t CpuRuntime::GetDevice(int* device) {
   if (!device) return hipErrorInvalidValue;
-  *device = 0;
+  *device = CurrentDevice();
   return hipSuccess;
 }
 
@@ -85,8 +123,9 @@ hipError_t CpuRuntime::MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
 
 hipError_t CpuRuntime::GetDeviceUuid(int device, char uuid[16]) {
   if (!uuid) return hipErrorInvalidValue;
-  if (device != 0) return hipErrorInvalidDevice;
+  if (!ValidDevice(device)) return hipErrorInvalidDevice;
   memcpy(uuid, kDeviceUuid, sizeof(kDeviceUuid));
+  uuid[15] = "0123456789abcdef"[device];
   return hipSuccess;
 }
 
