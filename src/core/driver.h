@@ -164,9 +164,10 @@ class Driver {
   // stream of that device wait: loading code onto a device blocks while any of its streams waits
   // (docs/reliability.md, "Several GPUs"). Called at the open (the opening thread's device), for a
   // buffer registered on the device, a stream registered on it, and before a stream-ordered
-  // submission or a batch queues anything for it. Nothing where device memory is host memory. No
-  // lock held, no lock taken; a device out of range is left to the runtime's answer.
-  void PrepareDevice(int device) EXCLUDES(mu_);
+  // submission or a batch queues anything for it. Nothing where device memory is host memory.
+  // Takes no lock; called without mu_ except by the open (InitializeLocked), where mu_ is held
+  // across GPU calls anyway. A device out of range is left to the runtime's answer.
+  void PrepareDevice(int device);
   // hipFileDriverSet*: as cuFile documents them, they set the value for the next open and are a
   // no-op (success, logged at warn) while the driver is open. Sizes in KiB, validated as the
   // matching size_t parameters.

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <utility>
-#include <vector>
 
 #include "runtime/cpu/cpu_runtime_impl.h"
 #include "runtime/cpu/driver_lock.h"
@@ -33,13 +32,17 @@ static_assert(kMaxCpuDevices <= 16, "one hex digit names a device in its UUID");
 std::atomic<uint64_t> next_runtime_id{1};
 
 // The calling thread's current device, per runtime it set one on (by CpuRuntime::id_). A thread
-// that never set one for a runtime is on device 0, as a new thread is in HIP. A few entries at
-// most: one per runtime the thread called SetDevice on with a device other than 0.
+// that never set one for a runtime is on device 0, as a new thread is in HIP. Trivially
+// destructible, so that a runtime call made while the process exits (after the main thread's
+// thread-locals are destroyed) reads valid memory. kRemembered runtimes per thread: past that the
+// oldest runtime's entry is reused (its thread goes back to device 0 there) - a process has one
+// runtime; tests make many, one after another.
 struct CurrentDeviceEntry {
   uint64_t runtime;
   int device;
 };
-thread_local std::vector<CurrentDeviceEntry> current_devices;
+constexpr size_t kRemembered = 8;
+thread_local CurrentDeviceEntry current_devices[kRemembered] = {};
 
 int ClampDevices(unsigned devices) {
   return static_cast<int>(std::clamp(devices, 1u, kMaxCpuDevices));
@@ -95,13 +98,15 @@ int CpuRuntime::CurrentDevice() const {
 
 hipError_t CpuRuntime::SetDevice(int device) {
   if (!ValidDevice(device)) return hipErrorInvalidDevice;
+  CurrentDeviceEntry* oldest = &current_devices[0];
   for (CurrentDeviceEntry& entry : current_devices) {
     if (entry.runtime == id_) {
       entry.device = device;
       return hipSuccess;
     }
+    if (entry.runtime < oldest->runtime) oldest = &entry;  // an unused entry (0) first
   }
-  if (device != 0) current_devices.push_back({id_, device});
+  if (device != 0) *oldest = {id_, device};
   return hipSuccess;
 }
 

@@ -13,14 +13,16 @@
 // DeviceReset only waits for queued work: memory, streams and events stay valid.
 //
 // Several devices behave as several GPUs do: the current device is per thread (0 until the
-// thread sets another); streams, events, allocations and pinned or registered memory belong to the
-// device current when they were made (StreamGetDevice, PointerGetInfo's device); a stream of any
-// device may be used whatever device is current (its work runs on its device); each device has
-// its own null stream, its own legacy ordering with its blocking streams and, with
-// hardware_queues, its own queues; DeviceSynchronize and DeviceReset wait for the current
-// device's work; an event is recorded only on a stream of its device (else hipErrorInvalidHandle),
-// and two events of different devices have no elapsed time (hipErrorInvalidHandle). All devices
-// share the host's memory, so memory of one is addressable from every other (peer access).
+// thread sets another; a thread remembers it for the 8 runtimes it most recently made current
+// something other than device 0 on, which a process with one runtime never reaches); streams,
+// events, allocations and pinned or registered memory belong to the device current when they were
+// made (StreamGetDevice, PointerGetInfo's device); a stream of any device may be used whatever
+// device is current (its work runs on its device); each device has its own null stream, its own
+// legacy ordering with its blocking streams and, with hardware_queues, its own queues;
+// DeviceSynchronize and DeviceReset wait for the current device's work; an event is recorded only
+// on a stream of its device (else hipErrorInvalidHandle), and two events of different devices have
+// no elapsed time (hipErrorInvalidHandle). All devices share the host's memory, so memory of one is
+// addressable from every other (peer access).
 //
 // Device memory is page-aligned host memory that the runtime tracks, so PointerGetInfo reports it
 // as hipMemoryTypeDevice (no host pointer) with its allocation's base and size for any pointer

@@ -745,6 +745,30 @@ TEST(CpuRuntimeDevices, CountIsClampedAndEachUuidEndsInItsHexDigit) {
   }
 }
 
+// A thread remembers its device for the 8 newest runtimes it set one on; an older runtime's
+// entry is the one reused, and a runtime made later never inherits a destroyed one's.
+TEST(CpuRuntimeDevices, AThreadRemembersItsDeviceForItsNewestRuntimes) {
+  std::thread([] {
+    CpuRuntimeOptions options;
+    options.devices = 2;
+    std::vector<std::unique_ptr<GpuRuntime>> rts;
+    for (int i = 0; i < 10; ++i) {
+      rts.push_back(CreateCpuRuntime(options));
+      ASSERT_EQ(rts.back()->SetDevice(1), hipSuccess);
+    }
+    for (int i = 0; i < 10; ++i) {
+      int device = -1;
+      ASSERT_EQ(rts[static_cast<size_t>(i)]->GetDevice(&device), hipSuccess);
+      EXPECT_EQ(device, i < 2 ? 0 : 1) << "runtime " << i;
+    }
+    rts.clear();
+    auto fresh = CreateCpuRuntime(options);
+    int device = -1;
+    ASSERT_EQ(fresh->GetDevice(&device), hipSuccess);
+    EXPECT_EQ(device, 0);
+  }).join();
+}
+
 // Pinned and registered host memory report the device current when they were made, as
 // cuPointerGetAttribute's device ordinal does; plain host memory none.
 TEST(CpuRuntimeDevices, HostMemoryRemembersItsDevice) {
