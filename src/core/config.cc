@@ -63,7 +63,7 @@ const char* const kEnvVariables[] = {
     kEnvRuntime,         kEnvPageCache,         kEnvPageCachePinAfter, kEnvPageCacheMaxPinnedMb,
     kEnvCopySpinUs,      kEnvCopyNapUs,         kEnvDirectWrites,      kEnvWriteThrough,
     kEnvCopyKernel,      kEnvAsyncStaged,       kEnvIoUring,           kEnvIoThreads,
-    kEnvBatchWorkers,    kEnvPageCachePinAhead, kEnvPageCachePinAside,
+    kEnvBatchWorkers,    kEnvPageCachePinAhead, kEnvPageCachePinAside, kEnvCpuDevices,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -223,6 +223,8 @@ Config ParseConfig(platform::Sys& sys) {
   ReadBool(sys, kEnvWriteThrough, &config.write_through, &config);
   ReadNumber(sys, kEnvIoThreads, 1, static_cast<unsigned>(kMaxIoThreads),
              "a number of threads from 1 to 1024", "automatic", &config.io_threads, &config);
+  ReadNumber(sys, kEnvCpuDevices, 1, kMaxCpuDevices, "a number of devices from 1 to 16", nullptr,
+             &config.cpu_devices, &config);
   ReadNumber(sys, kEnvBatchWorkers, 1, 128, "a number of threads from 1 to 128", "automatic",
              &config.batch_workers, &config);
   if (const char* value = sys.Getenv(kEnvLogfilePath)) {

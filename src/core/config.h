@@ -83,6 +83,11 @@ inline constexpr char kEnvConfig[] = "HIPFILE_CONFIG";
 
 // HIPFILE_RUNTIME is read where the runtime is chosen (core/process_runtime.h).
 inline constexpr char kEnvRuntime[] = "HIPFILE_RUNTIME";
+// 1..16: how many devices the CPU runtime presents (cpu and cpu-staged; default 1), for tests of
+// several GPUs in one process without them. No effect on CUDA.
+inline constexpr char kEnvCpuDevices[] = "HIPFILE_CPU_DEVICES";
+// The most HIPFILE_CPU_DEVICES takes (runtime::kMaxCpuDevices).
+inline constexpr unsigned kMaxCpuDevices = 16;
 
 // Where a setting's value came from, lowest precedence first (docs/config.md): hipfile_ext.h's
 // hipFileExtSettingSource_t has these values in this order.
@@ -122,6 +127,7 @@ struct Config {
   bool io_uring = true;
   bool copy_kernel = true;
   bool async_staged = true;
+  unsigned cpu_devices = 1;    // HIPFILE_CPU_DEVICES
   unsigned io_threads = 0;     // 0: automatic
   unsigned batch_workers = 0;  // 0: unset
   std::string log_file_path;   // HIPFILE_LOGFILE_PATH; "" = none

@@ -111,15 +111,22 @@ Status Driver::InitializeLocked() {
   // answer loads the copy kernels, and loading code while a stream waits (on a host function, or
   // on a stream-ordered operation) blocks until the stream moves - on the H200, for good when the
   // waiting stream waits for the loading thread. The engine pins its staging here for the same
-  // reason.
+  // reason. Other devices are set up when first used (PrepareDevice).
   int device = 0;
-  if (!gpu_.DeviceMemoryIsHostMemory() && gpu_.GetDevice(&device) == hipSuccess && device >= 0) {
-    (void)gpu_.SupportsStreamMemOps(device);
-    (void)gpu_.SupportsCopyTable(device);
-  }
+  if (gpu_.GetDevice(&device) == hipSuccess) PrepareDevice(device);
   count_ = 1;
   HF_LOG(kInfo, "driver opened on the %s runtime", gpu_.Name());
   return Status::Ok();
+}
+
+void Driver::PrepareDevice(int device) {
+  if (device < 0 || gpu_.DeviceMemoryIsHostMemory()) return;
+  const bool tracked = device < HIPFILE_MAX_GPUS;
+  if (tracked && device_ready_[device].load(std::memory_order_acquire)) return;
+  // Both answers are remembered by the runtime: threads racing here load the kernels once.
+  (void)gpu_.SupportsStreamMemOps(device);
+  (void)gpu_.SupportsCopyTable(device);
+  if (tracked) device_ready_[device].store(true, std::memory_order_release);
 }
 
 Status Driver::EnsureOpenLocked() { return count_ == 0 ? InitializeLocked() : Status::Ok(); }
@@ -313,6 +320,9 @@ Status Driver::RegisterBuffer(const void* ptr, size_t length, int flags) {
     }
   }
   stats_.RecordBufRegister(status.ok(), buffer.ok() ? buffer->device : -1, length);
+  // The buffer's device is set up now, while the program is registering rather than waiting on
+  // streams: its later I/O finds its kernels loaded.
+  if (status.ok() && buffer->type == hipMemoryTypeDevice) PrepareDevice(buffer->device);
   return status;
 }
 

@@ -159,6 +159,15 @@ class Driver {
     const char* entry = nullptr;  // as PreparedIo::entry
   };
   std::vector<Result<PreparedIo>> PrepareMany(const PrepareArgs* args, size_t n);
+  // Sets up what stream-ordered and batch I/O need of `device` (its copy kernels, whether its
+  // streams take memory operations), once per device and driver, before the library can make any
+  // stream of that device wait: loading code onto a device blocks while any of its streams waits
+  // (docs/reliability.md, "Several GPUs"). Called at the open (the opening thread's device), for a
+  // buffer registered on the device, a stream registered on it, and before a stream-ordered
+  // submission or a batch queues anything for it. Nothing where device memory is host memory.
+  // Takes no lock; called without mu_ except by the open (InitializeLocked), where mu_ is held
+  // across GPU calls anyway. A device out of range is left to the runtime's answer.
+  void PrepareDevice(int device);
   // hipFileDriverSet*: as cuFile documents them, they set the value for the next open and are a
   // no-op (success, logged at warn) while the driver is open. Sizes in KiB, validated as the
   // matching size_t parameters.
@@ -254,6 +263,9 @@ class Driver {
   std::map<uint64_t, CloseHook> close_hooks_ GUARDED_BY(hooks_mu_);
   uint64_t next_hook_ GUARDED_BY(hooks_mu_) = 1;
 
+  // PrepareDevice done, by device (devices past HIPFILE_MAX_GPUS are asked every time; the
+  // runtime remembers its answers).
+  std::atomic<bool> device_ready_[HIPFILE_MAX_GPUS] = {};
   // The streams' share of the pinned staging limit, in blocks: set at each open.
   std::atomic<size_t> stream_staging_blocks_{0};
   Mutex async_mu_;  // taken after mu_ where both are held (InitializeLocked)

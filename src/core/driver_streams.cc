@@ -73,6 +73,8 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
       stream,
       {std::min(*size_p, service_.max_rw_count()), *file_offset_p, *buffer_offset_p}};
   HF_RETURN_IF_ERROR(CheckStreamSubmission(service_, gpu_, *prepared, submission));
+  // The stream's device (the buffer's, checked above) before anything is queued on it.
+  PrepareDevice(prepared->buffer.device);
   HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
   return SubmitStreamOrdered(service_, *executor, async_staged_ && !gpu_.DeviceMemoryIsHostMemory(),
                              std::move(*prepared), submission);
@@ -92,6 +94,7 @@ Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
                    static_cast<void*>(stream), Status::Gpu(e).ToString().c_str());
     return Status::Gpu(e);
   }
+  PrepareDevice(device);
   HF_ASSIGN_OR_RETURN(AsyncExecutor* const executor, Async());
   return executor->RegisterStream(stream, flags);
 }

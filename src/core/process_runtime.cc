@@ -18,6 +18,15 @@ namespace {
 // HIPFILE_RUNTIME=cpu-staged: fewer hardware queues than CUDA's default 8, so that programs with a
 // handful of streams already share them.
 constexpr unsigned kCpuStagedHardwareQueues = 4;
+static_assert(core::kMaxCpuDevices == runtime::kMaxCpuDevices,
+              "HIPFILE_CPU_DEVICES takes what the CPU runtime presents");
+
+// The CPU runtime's options from the configuration (HIPFILE_CPU_DEVICES).
+runtime::CpuRuntimeOptions CpuOptions() {
+  runtime::CpuRuntimeOptions options;
+  options.devices = core::ProcessConfig().cpu_devices;
+  return options;
+}
 
 struct Chosen {
   runtime::GpuRuntime* runtime = nullptr;
@@ -39,13 +48,13 @@ Chosen Choose() {
   Chosen chosen;
   chosen.from_environment = value != nullptr && choice == value;
   if (strcasecmp(choice.c_str(), "cpu") == 0) {
-    chosen.runtime = runtime::CreateCpuRuntime().release();
+    chosen.runtime = runtime::CreateCpuRuntime(CpuOptions()).release();
     chosen.reason = "cpu: forced by HIPFILE_RUNTIME";
     return chosen;
   }
   if (strcasecmp(choice.c_str(), "cpu-staged") == 0) {
     // A GPU's data paths on the CPU, with streams sharing hardware queues as on a GPU.
-    runtime::CpuRuntimeOptions options;
+    runtime::CpuRuntimeOptions options = CpuOptions();
     options.device_memory_is_host_memory = false;
     options.hardware_queues = kCpuStagedHardwareQueues;
     chosen.runtime = runtime::CreateCpuRuntime(options).release();
@@ -68,7 +77,7 @@ Chosen Choose() {
     chosen.reason = "cuda (unusable): " + why_not;
     return chosen;
   }
-  chosen.runtime = runtime::CreateCpuRuntime().release();
+  chosen.runtime = runtime::CreateCpuRuntime(CpuOptions()).release();
   chosen.reason = "cpu: CUDA unavailable (" + why_not + ")";
   return chosen;
 }

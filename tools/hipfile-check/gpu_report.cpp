@@ -55,6 +55,18 @@ void ProbePcie(const hipDeviceProp_t& prop, bool cpu_runtime, PcieLink* link) {
 
 }  // namespace
 
+std::string UuidText(const char bytes[16]) {
+  if (std::all_of(bytes, bytes + 16, [](char c) { return c == 0; })) return "";
+  std::string text;
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(bytes[i]));
+    text += hex;
+  }
+  return text;
+}
+
 std::optional<int> PcieGeneration(const std::string& speed) {
   // The per-lane rates of PCIe generations 1 to 6 (sysfs writes "2.5 GT/s PCIe", "16.0 GT/s").
   static const struct {
@@ -91,6 +103,10 @@ void ProbePlatform(Platform* p) {
     p->device_error = HipError(err);
     count = 0;
   }
+  // Every GPU is visited with hipSetDevice (hipMemGetInfo is the current device's); the thread's
+  // device is given back, so that the driver opens below on it and not on the last GPU listed.
+  int current = 0;
+  const bool restore = count > 0 && hipGetDevice(&current) == hipSuccess;
   for (int d = 0; d < count; ++d) {
     Gpu gpu;
     gpu.index = d;
@@ -98,6 +114,7 @@ void ProbePlatform(Platform* p) {
     std::memset(&prop, 0, sizeof prop);
     if (hipGetDeviceProperties(&prop, d) == hipSuccess) {
       gpu.name = std::string(prop.name, strnlen(prop.name, sizeof prop.name));
+      gpu.uuid = UuidText(prop.uuid.bytes);
       gpu.total_bytes = prop.totalGlobalMem;
       if (!cpu_runtime) {
         gpu.compute_major = prop.major;
@@ -112,6 +129,7 @@ void ProbePlatform(Platform* p) {
     }
     p->gpus.push_back(std::move(gpu));
   }
+  if (restore) (void)hipSetDevice(current);
 
   const hipFileError_t opened = hipFileDriverOpen();
   if (opened.err == hipFileSuccess) {
@@ -181,7 +199,10 @@ void TimeCopies(Gpu* gpu, bool host_runtime) {
 
 void ProbeBandwidth(Platform* p) {
   p->bandwidth_asked = true;
+  int current = 0;
+  const bool restore = hipGetDevice(&current) == hipSuccess;
   for (Gpu& gpu : p->gpus) TimeCopies(&gpu, p->runtime.rfind("cpu", 0) == 0);
+  if (restore) (void)hipSetDevice(current);
 }
 
 }  // namespace hipfile_check

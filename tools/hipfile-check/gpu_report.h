@@ -17,6 +17,10 @@ void ProbePlatform(Platform* p);
 // events).
 void ProbeBandwidth(Platform* p);
 
+// A device UUID as 8-4-4-4-12 lowercase hex digits (as hipfile-stats prints it); "" when all 16
+// bytes are 0 (not known).
+std::string UuidText(const char bytes[16]);
+
 // The PCIe generation of a sysfs link speed ("16.0 GT/s PCIe" is 4), or nullopt.
 std::optional<int> PcieGeneration(const std::string& speed);
 

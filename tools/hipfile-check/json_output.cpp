@@ -23,6 +23,7 @@ Json GpuJson(const Gpu& g, bool bandwidth_asked) {
   Json j;
   j["index"] = g.index;
   j["name"] = g.name;
+  j["uuid"] = OrNull(g.uuid);
   j["total_memory_bytes"] = g.total_bytes;
   j["free_memory_bytes"] = OrNull(g.free_bytes);
   j["compute_capability"] = g.compute_major ? Json(std::to_string(*g.compute_major) + "." +

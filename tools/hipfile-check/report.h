@@ -39,6 +39,7 @@ struct Bandwidth {
 struct Gpu {
   int index = 0;
   std::string name;
+  std::string uuid;  // 8-4-4-4-12 hex digits, as hipfile-stats prints it; empty when unknown
   uint64_t total_bytes = 0;
   std::optional<uint64_t> free_bytes;
   std::optional<int> compute_major, compute_minor;

@@ -16,6 +16,7 @@ std::string Size(uint64_t bytes) {
 
 void PrintGpu(const Gpu& g, bool bandwidth_asked, std::FILE* out) {
   std::fprintf(out, "  GPU %d          %s\n", g.index, g.name.c_str());
+  if (!g.uuid.empty()) std::fprintf(out, "    uuid         %s\n", g.uuid.c_str());
   std::fprintf(out, "    memory       %s", Size(g.total_bytes).c_str());
   if (g.free_bytes) std::fprintf(out, " (%s free)", Size(*g.free_bytes).c_str());
   std::fprintf(out, "\n");

@@ -50,12 +50,18 @@ AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels,
   }
   starved_.reserve(max_channels_);  // the poller queues a channel there without allocating
   busy_.reserve(max_channels_);     // and a submission or a worker marks one busy
-  int devices = 0;
-  if (gpu_.GetDeviceCount(&devices) != hipSuccess) devices = 0;
-  for (int d = 0; d < devices; ++d) {
-    mem_ops_.push_back(gpu_.SupportsStreamMemOps(d) ? 1 : 0);
-    tables_.push_back(gpu_.SupportsCopyTable(d) ? 1 : 0);
-  }
+  if (gpu_.GetDeviceCount(&devices_) != hipSuccess || devices_ < 0) devices_ = 0;
+  caps_ = std::make_unique<DeviceCapsState[]>(static_cast<size_t>(devices_));
+}
+
+void AsyncExecutor::DeviceCaps(int device) {
+  if (device < 0 || device >= devices_) return;
+  DeviceCapsState& caps = caps_[device];
+  if (caps.known.load(std::memory_order_acquire) != 0) return;
+  // Racing threads ask twice; the runtime remembers its answers, so the code loads once.
+  caps.mem_ops.store(gpu_.SupportsStreamMemOps(device), std::memory_order_relaxed);
+  caps.tables.store(gpu_.SupportsCopyTable(device), std::memory_order_relaxed);
+  caps.known.store(1, std::memory_order_release);
 }
 
 Status AsyncExecutor::Start(platform::Sys& sys, engine::WorkerPool& workers) {
@@ -177,11 +183,12 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
     lru_.splice(lru_.end(), lru_, channel->lru);
   }
   channel->stream = stream;
-  const bool mem_ops = device >= 0 && static_cast<size_t>(device) < mem_ops_.size() &&
-                       mem_ops_[static_cast<size_t>(device)] != 0;
+  // DeviceCaps(device) ran before (SubmitUntimed); a device it could not ask has neither.
+  const bool known =
+      device >= 0 && device < devices_ && caps_[device].known.load(std::memory_order_acquire) != 0;
+  const bool mem_ops = known && caps_[device].mem_ops.load(std::memory_order_relaxed);
   channel->host_fn = !mem_ops;
-  channel->copy_tables = device >= 0 && static_cast<size_t>(device) < tables_.size() &&
-                         tables_[static_cast<size_t>(device)] != 0;
+  channel->copy_tables = known && caps_[device].tables.load(std::memory_order_relaxed);
   if (channel->host_fn && !warned_host_fn_fallback_) {
     warned_host_fn_fallback_ = true;
     HF_LOG(kWarn,
@@ -268,6 +275,13 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
     }
     HF_RETURN_IF_ERROR(
         Status::FromGpu(NoThrow([&] { return gpu_.StreamGetDevice(stream, &device); })));
+    // Without mutex_ and before anything is queued on the stream: asking may load code onto the
+    // device, which blocks while any of its streams waits. A stream of this device waiting on the
+    // library implies an earlier submission for the device, which asked already.
+    (void)NoThrow([&] {
+      DeviceCaps(device);
+      return hipSuccess;
+    });
     device_known = true;
   }
   // Submissions to one stream queue their stream operations one at a time, in the order they

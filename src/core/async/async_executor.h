@@ -203,6 +203,9 @@ class AsyncExecutor {
   Status Start(platform::Sys& sys, engine::WorkerPool& workers);
   // The stream's channel; a stream without one gets one for `device`.
   Result<Channel*> ChannelFor(runtime::Stream stream, int device) REQUIRES(mutex_);
+  // Asks the runtime, once per device, whether its streams take memory operations and copy
+  // tables (caps_). Makes runtime calls: never with mutex_ held.
+  void DeviceCaps(int device) EXCLUDES(mutex_);
   Channel* IdleChannel() REQUIRES(mutex_);                 // null when none is idle
   void MarkBusyLocked(Channel* channel) REQUIRES(mutex_);  // puts it in busy_
   void PollLoop(platform::Sys& sys) EXCLUDES(mutex_);
@@ -282,9 +285,16 @@ class AsyncExecutor {
   uint32_t* slab_ = nullptr;  // max_channels_ channels of kWordsPerChannel words, pinned
   size_t slab_used_ GUARDED_BY(mutex_) = 0;  // channels handed out
   size_t recycled_ GUARDED_BY(mutex_) = 0;   // channels moved to another stream
-  // Per device, probed at construction: 1 when stream memory operations, or copy tables, work.
-  std::vector<char> mem_ops_;
-  std::vector<char> tables_;
+  // Per device, asked the first time a stream of it gets a channel (DeviceCaps), not at
+  // construction: asking may load code onto the device (blocking while any of its streams waits)
+  // and make its context, which a device the program never uses must not get. Sized once.
+  struct DeviceCapsState {
+    std::atomic<int> known{0};  // 0: not asked yet; 1: the two below hold the answers
+    std::atomic<bool> mem_ops{false};
+    std::atomic<bool> tables{false};
+  };
+  std::unique_ptr<DeviceCapsState[]> caps_;
+  int devices_ = 0;
   // The staging pool: blocks pinned (or being pinned), free ones, and ones handed back whose
   // stream may still be copying out of them (free once its `copied` word reaches `last`).
   struct Draining {

@@ -102,7 +102,16 @@ Status BatchManager::Enqueue(hipFileBatchHandle_t batch, unsigned nr,
   HF_RETURN_IF_ERROR(runs_.pool().Start());
   Result<std::vector<BatchTransfer>> entries = ValidateBatchEntries(driver_, params, nr);
   if (!entries.ok()) return entries.status();
-  for (BatchTransfer& t : *entries) t.submitted = now;
+  // Each device the entries' device memory is on, before any of them runs (its copies may load
+  // the device's copy kernels): Driver::PrepareDevice. One look per run of entries on a device.
+  int prepared_device = -1;
+  for (BatchTransfer& t : *entries) {
+    t.submitted = now;
+    if (t.io.buffer.type == hipMemoryTypeDevice && t.io.buffer.device != prepared_device) {
+      prepared_device = t.io.buffer.device;
+      driver_.PrepareDevice(prepared_device);
+    }
+  }
   if (const Result<uint64_t> accepted = context->Accept(std::move(*entries)); !accepted.ok()) {
     if (accepted.status().IsOp(hipFileBatchFull)) {
       HF_LOG_LIMITED(kWarn,

@@ -49,7 +49,7 @@ bool IsOne(hipDeviceAttribute_t attribute) {
 }  // namespace
 
 hipError_t CpuRuntime::GetDeviceName(int device, char* name, size_t size) {
-  if (device != 0) return hipErrorInvalidDevice;
+  if (!ValidDevice(device)) return hipErrorInvalidDevice;
   if (!name || size == 0) return hipErrorInvalidValue;
   const size_t n = std::min(size - 1, sizeof(kDeviceName) - 1);
   memcpy(name, kDeviceName, n);
@@ -58,7 +58,7 @@ hipError_t CpuRuntime::GetDeviceName(int device, char* name, size_t size) {
 }
 
 hipError_t CpuRuntime::GetDeviceTotalMem(int device, size_t* bytes) {
-  if (device != 0) return hipErrorInvalidDevice;
+  if (!ValidDevice(device)) return hipErrorInvalidDevice;
   if (!bytes) return hipErrorInvalidValue;
   const long pages = sysconf(_SC_PHYS_PAGES);
   if (pages <= 0) return hipErrorUnknown;
@@ -67,7 +67,7 @@ hipError_t CpuRuntime::GetDeviceTotalMem(int device, size_t* bytes) {
 }
 
 hipError_t CpuRuntime::GetDeviceAttribute(int device, hipDeviceAttribute_t attribute, int* value) {
-  if (device != 0) return hipErrorInvalidDevice;
+  if (!ValidDevice(device)) return hipErrorInvalidDevice;
   if (!value || !SupportedDeviceAttribute(attribute)) return hipErrorInvalidValue;
   if (attribute == hipDeviceAttributeTotalGlobalMem) {
     size_t bytes = 0;
@@ -90,7 +90,8 @@ hipError_t CpuRuntime::DriverGetVersion(int* version) {
   return hipSuccess;
 }
 
-// Memory, streams and events survive: there is no device state to destroy.
+// Memory, streams and events survive: there is no device state to destroy. Waits for the current
+// device's work (DeviceSynchronize).
 hipError_t CpuRuntime::DeviceReset() { return DeviceSynchronize(); }
 
 }  // namespace hipfile::runtime::cpu

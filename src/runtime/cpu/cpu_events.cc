@@ -18,16 +18,26 @@ hipError_t CpuRuntime::EventCreate(Event* event, unsigned flags) {
   if (flags & ~kEventFlags) return hipErrorInvalidValue;
   const auto handle = reinterpret_cast<Event>(NewHandle());
   MutexLock lock(events_mu_);
-  events_[handle].flags = flags;
+  EventState& state = events_[handle];
+  state.flags = flags;
+  state.device = CurrentDevice();
   *event = handle;
   return hipSuccess;
 }
 
 hipError_t CpuRuntime::EventRecord(Event event, Stream stream) {
+  int event_device = 0;
   {
     MutexLock lock(events_mu_);
-    if (events_.find(event) == events_.end()) return hipErrorInvalidHandle;
+    auto it = events_.find(event);
+    if (it == events_.end()) return hipErrorInvalidHandle;
+    event_device = it->second.device;
   }
+  // As on a GPU, an event is recorded on streams of its own device only (a null stream: the
+  // current device's).
+  int stream_device = 0;
+  if (const hipError_t e = DeviceOf(stream, &stream_device); e != hipSuccess) return e;
+  if (stream_device != event_device) return hipErrorInvalidHandle;
   auto stamp = std::make_shared<Stamp>();
   SyncPoint point;
   hipError_t e = Enqueue(
@@ -78,6 +88,7 @@ hipError_t CpuRuntime::EventElapsedTime(float* ms, Event start, Event stop) {
     second = b->second;
   }
   if ((first.flags | second.flags) & hipEventDisableTiming) return hipErrorInvalidHandle;
+  if (first.device != second.device) return hipErrorInvalidHandle;  // no common clock on a GPU
   if (!first.stamp || !second.stamp) return hipErrorInvalidHandle;  // never recorded
   // Reached() orders the marker task's write of the stamp before the reads below.
   if (!first.point.Reached() || !second.point.Reached()) return hipErrorNotReady;

@@ -29,7 +29,8 @@ hipError_t CpuRuntime::Malloc(void** ptr, size_t size) {
   if (size == 0) return hipSuccess;  // as CUDA: success and a null pointer
   void* p = AlignedAlloc(page_size_, size);
   if (!p) return hipErrorOutOfMemory;
-  memory_.Insert(Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kDevice, 0});
+  memory_.Insert(
+      Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kDevice, 0, CurrentDevice()});
   *ptr = p;
   return hipSuccess;
 }
@@ -41,15 +42,17 @@ hipError_t CpuRuntime::MallocManaged(void** ptr, size_t size, unsigned flags) {
   if (size == 0) return hipSuccess;
   void* p = AlignedAlloc(page_size_, size);
   if (!p) return hipErrorOutOfMemory;
-  memory_.Insert(Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kManaged, flags});
+  memory_.Insert(
+      Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kManaged, flags, CurrentDevice()});
   *ptr = p;
   return hipSuccess;
 }
 
 hipError_t CpuRuntime::Free(void* ptr) {
   if (!ptr) return hipSuccess;
-  // As cudaFree: queued work that may still use the memory finishes first.
-  DeviceSynchronize();
+  // As cudaFree: queued work that may still use the memory finishes first (every device's: a
+  // superset of what a GPU waits for, so tests meet at least its waits).
+  SynchronizeAll();
   if (!memory_.Remove(ptr, RegionKind::kDevice) && !memory_.Remove(ptr, RegionKind::kManaged)) {
     return hipErrorInvalidValue;
   }
@@ -63,14 +66,15 @@ hipError_t CpuRuntime::HostMalloc(void** ptr, size_t size, unsigned flags) {
   if (size == 0) return hipSuccess;
   void* p = AlignedAlloc(page_size_, size);
   if (!p) return hipErrorOutOfMemory;
-  memory_.Insert(Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kPinnedHost, flags});
+  memory_.Insert(Region{reinterpret_cast<uintptr_t>(p), size, RegionKind::kPinnedHost, flags,
+                        CurrentDevice()});
   *ptr = p;
   return hipSuccess;
 }
 
 hipError_t CpuRuntime::HostFree(void* ptr) {
   if (!ptr) return hipSuccess;
-  DeviceSynchronize();
+  SynchronizeAll();  // pinned memory is every device's
   if (!memory_.Remove(ptr, RegionKind::kPinnedHost)) return hipErrorInvalidValue;
   free(ptr);
   return hipSuccess;
@@ -80,7 +84,7 @@ hipError_t CpuRuntime::HostRegister(void* ptr, size_t size, unsigned flags) {
   if (!ptr || size == 0) return hipErrorInvalidValue;
   const auto base = reinterpret_cast<uintptr_t>(ptr);
   if (base + size < base) return hipErrorInvalidValue;
-  if (!memory_.Insert(Region{base, size, RegionKind::kRegistered, flags})) {
+  if (!memory_.Insert(Region{base, size, RegionKind::kRegistered, flags, CurrentDevice()})) {
     return hipErrorHostMemoryAlreadyRegistered;
   }
   return hipSuccess;
@@ -88,8 +92,9 @@ hipError_t CpuRuntime::HostRegister(void* ptr, size_t size, unsigned flags) {
 
 hipError_t CpuRuntime::HostUnregister(void* ptr) {
   if (!ptr) return hipErrorInvalidValue;
-  // As cuMemHostUnregister: queued work that may still use the memory finishes first.
-  DeviceSynchronize();
+  // As cuMemHostUnregister: queued work that may still use the memory finishes first (registered
+  // memory is every device's).
+  SynchronizeAll();
   if (!memory_.Remove(ptr, RegionKind::kRegistered)) return hipErrorHostMemoryNotRegistered;
   return hipSuccess;
 }
@@ -100,7 +105,7 @@ hipError_t CpuRuntime::PointerGetInfo(const void* ptr, PointerInfo* info) {
   std::optional<Region> region = memory_.Find(ptr);
   if (!region) return hipSuccess;  // plain host memory: type Unregistered, device -1
   void* p = const_cast<void*>(ptr);
-  info->device = 0;
+  info->device = region->device;
   info->base = reinterpret_cast<void*>(region->base);
   info->size = region->size;
   info->device_pointer = p;
@@ -155,7 +160,7 @@ hipError_t CpuRuntime::CheckWord(const uint32_t* addr) const {
 
 hipError_t CpuRuntime::Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) {
   if (hipError_t e = CheckCopy(dst, src, size, kind); e != hipSuccess) return e;
-  for (const SyncPoint& point : LegacyBarrier()) point.Wait();
+  for (const SyncPoint& point : LegacyBarrier(CurrentDevice())) point.Wait();
   if (size != 0) memmove(dst, src, size);
   return hipSuccess;
 }
@@ -199,7 +204,7 @@ hipError_t CpuRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
 
 hipError_t CpuRuntime::Memset(void* dst, int value, size_t size) {
   if (hipError_t e = CheckFill(dst, size); e != hipSuccess) return e;
-  for (const SyncPoint& point : LegacyBarrier()) point.Wait();
+  for (const SyncPoint& point : LegacyBarrier(CurrentDevice())) point.Wait();
   if (size != 0) memset(dst, value, size);
   return hipSuccess;
 }

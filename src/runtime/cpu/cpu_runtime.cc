@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -21,9 +23,30 @@ std::unique_ptr<GpuRuntime> CreateCpuRuntime(const CpuRuntimeOptions& options) {
 namespace cpu {
 namespace {
 
-// Exactly 16 bytes, no terminator: the emulated device's UUID.
+// Exactly 16 bytes, no terminator: device d's UUID, its last byte the hex digit of d.
 constexpr char kDeviceUuid[16] = {'h', 'i', 'p', 'f', 'i', 'l', 'e', '-',
                                   'c', 'p', 'u', '-', 'd', 'e', 'v', '0'};
+static_assert(kMaxCpuDevices <= 16, "one hex digit names a device in its UUID");
+
+// Runtime ids, for the per-thread current devices below.
+std::atomic<uint64_t> next_runtime_id{1};
+
+// The calling thread's current device, per runtime it set one on (by CpuRuntime::id_). A thread
+// that never set one for a runtime is on device 0, as a new thread is in HIP. Trivially
+// destructible, so that a runtime call made while the process exits (after the main thread's
+// thread-locals are destroyed) reads valid memory. kRemembered runtimes per thread: past that the
+// oldest runtime's entry is reused (its thread goes back to device 0 there) - a process has one
+// runtime; tests make many, one after another.
+struct CurrentDeviceEntry {
+  uint64_t runtime;
+  int device;
+};
+constexpr size_t kRemembered = 8;
+thread_local CurrentDeviceEntry current_devices[kRemembered] = {};
+
+int ClampDevices(unsigned devices) {
+  return static_cast<int>(std::clamp(devices, 1u, kMaxCpuDevices));
+}
 
 size_t PageSize() {
   const long page = sysconf(_SC_PAGESIZE);
@@ -34,9 +57,13 @@ size_t PageSize() {
 
 CpuRuntime::CpuRuntime(const CpuRuntimeOptions& options)
     : page_size_(PageSize()),
+      devices_(ClampDevices(options.devices)),
+      id_(next_runtime_id.fetch_add(1, std::memory_order_relaxed)),
+      null_streams_(static_cast<size_t>(devices_)),
       hardware_queues_(options.hardware_queues),
       host_memory_(options.device_memory_is_host_memory),
-      queue_last_(options.hardware_queues) {}
+      queue_last_(static_cast<size_t>(options.hardware_queues) * static_cast<size_t>(devices_)),
+      next_queue_(static_cast<size_t>(devices_), 0) {}
 
 CpuRuntime::~CpuRuntime() {
   shutting_down_.store(true, std::memory_order_relaxed);
@@ -44,7 +71,7 @@ CpuRuntime::~CpuRuntime() {
   // before it, so draining in any order terminates (unless a host function never returns).
   streams_.clear();
   retired_.clear();
-  null_stream_.reset();
+  null_streams_.clear();
   for (const Region& region : memory_.TakeAll()) {
     if (region.kind != RegionKind::kRegistered) free(reinterpret_cast<void*>(region.base));
   }
@@ -58,18 +85,34 @@ uintptr_t CpuRuntime::NewHandle() {
 
 hipError_t CpuRuntime::GetDeviceCount(int* count) {
   if (!count) return hipErrorInvalidValue;
-  *count = 1;
+  *count = devices_;
   return hipSuccess;
 }
 
+int CpuRuntime::CurrentDevice() const {
+  for (const CurrentDeviceEntry& entry : current_devices) {
+    if (entry.runtime == id_) return entry.device;
+  }
+  return 0;
+}
+
 hipError_t CpuRuntime::SetDevice(int device) {
-  // With one device the per-thread current device is always device 0.
-  return device == 0 ? hipSuccess : hipErrorInvalidDevice;
+  if (!ValidDevice(device)) return hipErrorInvalidDevice;
+  CurrentDeviceEntry* oldest = &current_devices[0];
+  for (CurrentDeviceEntry& entry : current_devices) {
+    if (entry.runtime == id_) {
+      entry.device = device;
+      return hipSuccess;
+    }
+    if (entry.runtime < oldest->runtime) oldest = &entry;  // an unused entry (0) first
+  }
+  if (device != 0) *oldest = {id_, device};
+  return hipSuccess;
 }
 
 hipError_t CpuRuntime::GetDevice(int* device) {
   if (!device) return hipErrorInvalidValue;
-  *device = 0;
+  *device = CurrentDevice();
   return hipSuccess;
 }
 
@@ -85,8 +128,9 @@ hipError_t CpuRuntime::MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
 
 hipError_t CpuRuntime::GetDeviceUuid(int device, char uuid[16]) {
   if (!uuid) return hipErrorInvalidValue;
-  if (device != 0) return hipErrorInvalidDevice;
+  if (!ValidDevice(device)) return hipErrorInvalidDevice;
   memcpy(uuid, kDeviceUuid, sizeof(kDeviceUuid));
+  uuid[15] = "0123456789abcdef"[device];
   return hipSuccess;
 }
 

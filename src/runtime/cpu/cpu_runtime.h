@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The CPU runtime: a GpuRuntime for machines without a GPU.
 //
-// One emulated device (device 0), named "hipFile CPU device", UUID the 16 bytes
-// "hipfile-cpu-dev0"; its total memory (GetDeviceTotalMem, MemGetInfo) is physical RAM and
+// One emulated device (device 0) by default, or several (CpuRuntimeOptions::devices), each named
+// "hipFile CPU device", device d's UUID the 16 bytes "hipfile-cpu-dev" and the hex digit of d
+// ("hipfile-cpu-dev0"); each one's total memory (GetDeviceTotalMem, MemGetInfo) is physical RAM and
 // MemGetInfo's free is the kernel's free RAM. Attributes: multiprocessor count = online CPUs;
 // 1 for warp size, threads per block and per multiprocessor, blocks per multiprocessor, block and
 // grid dimensions, and for integrated, can-map-host-memory, host-pointer-for-registered-memory,
@@ -11,14 +12,26 @@
 // (compute capability, PCI ids, clocks, caches, ...) is 0. DriverGetVersion is kHipVersion.
 // DeviceReset only waits for queued work: memory, streams and events stay valid.
 //
+// Several devices behave as several GPUs do: the current device is per thread (0 until the
+// thread sets another; a thread remembers it for the 8 runtimes it most recently made current
+// something other than device 0 on, which a process with one runtime never reaches); streams,
+// events, allocations and pinned or registered memory belong to the device current when they were
+// made (StreamGetDevice, PointerGetInfo's device); a stream of any device may be used whatever
+// device is current (its work runs on its device); each device has its own null stream, its own
+// legacy ordering with its blocking streams and, with hardware_queues, its own queues;
+// DeviceSynchronize and DeviceReset wait for the current device's work; an event is recorded only
+// on a stream of its device (else hipErrorInvalidHandle), and two events of different devices have
+// no elapsed time (hipErrorInvalidHandle). All devices share the host's memory, so memory of one is
+// addressable from every other (peer access).
+//
 // Device memory is page-aligned host memory that the runtime tracks, so PointerGetInfo reports it
 // as hipMemoryTypeDevice (no host pointer) with its allocation's base and size for any pointer
 // inside it; pinned host memory (HostMalloc / HostRegister) is reported as hipMemoryTypeHost, and
 // managed memory (MallocManaged, the same host memory) as hipMemoryTypeManaged with both
 // pointers. Malloc(0) and MallocManaged(0) give a null pointer; Malloc, MallocManaged or
 // HostMalloc of physical RAM or more is hipErrorOutOfMemory; Free (device and managed memory),
-// HostFree and HostUnregister wait for all queued work first, as cudaFree and cudaHostUnregister
-// do.
+// HostFree and HostUnregister wait for all queued work first (every device's), as cudaFree and
+// cudaHostUnregister do.
 //
 // Each stream is an in-order worker thread running a queue of tasks; the default (null) stream
 // is one more, started on first use. Host functions run on their stream's worker, so one that
@@ -52,7 +65,14 @@
 
 namespace hipfile::runtime {
 
+// The most devices a CPU runtime presents (CpuRuntimeOptions::devices, HIPFILE_CPU_DEVICES).
+inline constexpr unsigned kMaxCpuDevices = 16;
+
 struct CpuRuntimeOptions {
+  // How many devices it presents, 1 (the default) to kMaxCpuDevices (values outside are clamped):
+  // for tests of several GPUs in one process without them. Set for the process's runtime by
+  // HIPFILE_CPU_DEVICES (docs/environment.md).
+  unsigned devices = 1;
   // 0 (the default): streams run independently. n > 0: streams share n in-order queues, the k-th
   // stream made (the null stream counts when first used) on queue k % n, and work queued on a
   // stream also waits for all work queued before it on its queue, whatever the stream - as a GPU

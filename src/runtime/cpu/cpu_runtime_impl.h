@@ -56,7 +56,7 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) override;
   hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                          Stream stream) override;
-  bool SupportsCopyTable(int device) override { return device == 0; }
+  bool SupportsCopyTable(int device) override { return ValidDevice(device); }
   hipError_t CopyTableAsync(const CopyTable* table, Stream stream) override;
   hipError_t Memset(void* dst, int value, size_t size) override;
   hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) override;
@@ -87,12 +87,18 @@ class CpuRuntime final : public GpuRuntime {
   };
   struct EventState {
     unsigned flags = 0;
+    int device = 0;                // current when it was made; recorded on that device's streams
     SyncPoint point;               // the latest record; no timeline when never recorded
     std::shared_ptr<Stamp> stamp;  // null when never recorded
   };
 
   // Opaque handle values for streams and events: never reused, never null.
   uintptr_t NewHandle();
+
+  // Devices (cpu_runtime.cc).
+  bool ValidDevice(int device) const { return device >= 0 && device < devices_; }
+  // The calling thread's current device for this runtime (0 until it sets another).
+  int CurrentDevice() const;
 
   // Memory (cpu_memory.cc).
   // hipErrorInvalidValue when [p, p + size) starts inside a known region and runs past its end.
@@ -103,23 +109,33 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t CheckWord(const uint32_t* addr) const;
 
   // Streams (cpu_streams.cc).
-  void EnsureNullStream();
-  // The worker behind a handle (the null stream for a null handle); null when unknown.
+  // Each device has a null stream of its own, made on first use.
+  void EnsureNullStream(int device) EXCLUDES(streams_mu_);
+  // The worker behind a handle (the current device's null stream for a null handle); null when
+  // unknown.
   StreamWorker* FindLocked(Stream stream) const REQUIRES_SHARED(streams_mu_);
+  // The device a stream belongs to (a null stream: the current device's).
+  hipError_t DeviceOf(Stream stream, int* device) const EXCLUDES(streams_mu_);
+  // Waits for the queued work of every stream of every device (what freeing memory waits for).
+  void SynchronizeAll() EXCLUDES(streams_mu_);
   // Adds the legacy default stream's ordering to waits for work about to go on worker.
   void AddLegacyWaitsLocked(const StreamWorker& worker, std::vector<SyncPoint>* waits) const
       REQUIRES_SHARED(streams_mu_);
-  // The points a synchronous operation (or a null-stream synchronize) must wait for.
-  std::vector<SyncPoint> LegacyBarrier() EXCLUDES(streams_mu_);
+  // The points a synchronous operation (or a null-stream synchronize) on `device` must wait for.
+  std::vector<SyncPoint> LegacyBarrier(int device) EXCLUDES(streams_mu_);
   // Queues task on stream after waits and the legacy ordering; *point (if given) is its point.
   hipError_t Enqueue(Stream stream, std::vector<SyncPoint> waits, std::function<void()> task,
                      SyncPoint* point = nullptr) EXCLUDES(streams_mu_, queues_mu_);
   // Joins retired streams whose queue has drained.
   void ReapRetiredLocked() REQUIRES(streams_mu_);
-  // The hardware queue of the next stream made (CpuRuntimeOptions::hardware_queues).
-  unsigned NextQueue() EXCLUDES(queues_mu_);
+  // The hardware queue of the next stream made on `device` (CpuRuntimeOptions::hardware_queues).
+  unsigned NextQueue(int device) EXCLUDES(queues_mu_);
 
   const size_t page_size_;
+  const int devices_;  // CpuRuntimeOptions::devices, clamped to [1, kMaxCpuDevices]
+  // Names this runtime in each thread's table of current devices (cpu_runtime.cc); never reused,
+  // so a runtime made where a destroyed one was finds no stale entry.
+  const uint64_t id_;
   std::atomic<uintptr_t> next_handle_{0};
   // Set by the destructor: stream waits on memory values give up so that workers can be joined.
   std::atomic<bool> shutting_down_{false};
@@ -127,18 +143,19 @@ class CpuRuntime final : public GpuRuntime {
   MemoryTable memory_;
 
   mutable SharedMutex streams_mu_;
-  std::once_flag null_stream_once_;
-  std::unique_ptr<StreamWorker> null_stream_ GUARDED_BY(streams_mu_);
+  // By device; null until first used.
+  std::vector<std::unique_ptr<StreamWorker>> null_streams_ GUARDED_BY(streams_mu_);
   std::map<Stream, std::unique_ptr<StreamWorker>> streams_ GUARDED_BY(streams_mu_);
   // Destroyed streams still finishing their queue (StreamDestroy does not wait).
   std::vector<std::unique_ptr<StreamWorker>> retired_ GUARDED_BY(streams_mu_);
 
-  // CpuRuntimeOptions::hardware_queues: per queue, the last task queued on any of its streams.
+  // CpuRuntimeOptions::hardware_queues (per device): per queue, the last task queued on any of
+  // its streams, device d's queues at [d * hardware_queues_, (d + 1) * hardware_queues_).
   const unsigned hardware_queues_;
   const bool host_memory_;  // CpuRuntimeOptions::device_memory_is_host_memory
   Mutex queues_mu_;
   std::vector<SyncPoint> queue_last_ GUARDED_BY(queues_mu_);
-  unsigned next_queue_ GUARDED_BY(queues_mu_) = 0;
+  std::vector<unsigned> next_queue_ GUARDED_BY(queues_mu_);  // by device
 
   Mutex events_mu_;
   std::map<Event, EventState> events_ GUARDED_BY(events_mu_);

@@ -30,60 +30,89 @@ void WaitAtLeast(const uint32_t* addr, uint32_t value, const std::atomic<bool>& 
 
 }  // namespace
 
-void CpuRuntime::EnsureNullStream() {
-  std::call_once(null_stream_once_, [this] {
-    WriterLock lock(streams_mu_);
-    null_stream_ = std::make_unique<StreamWorker>(hipStreamDefault, NextQueue());
-  });
+void CpuRuntime::EnsureNullStream(int device) {
+  {
+    ReaderLock lock(streams_mu_);
+    if (null_streams_[static_cast<size_t>(device)]) return;
+  }
+  // Made outside the lock (a thread starts), kept only by the first thread to get there.
+  auto worker = std::make_unique<StreamWorker>(hipStreamDefault, NextQueue(device), device);
+  WriterLock lock(streams_mu_);
+  std::unique_ptr<StreamWorker>& slot = null_streams_[static_cast<size_t>(device)];
+  if (!slot) slot = std::move(worker);
 }
 
 StreamWorker* CpuRuntime::FindLocked(Stream stream) const {
-  if (!stream) return null_stream_.get();
+  if (!stream) return null_streams_[static_cast<size_t>(CurrentDevice())].get();
   auto it = streams_.find(stream);
   return it == streams_.end() ? nullptr : it->second.get();
 }
 
+hipError_t CpuRuntime::DeviceOf(Stream stream, int* device) const {
+  if (!stream) {
+    *device = CurrentDevice();
+    return hipSuccess;
+  }
+  ReaderLock lock(streams_mu_);
+  const StreamWorker* worker = FindLocked(stream);
+  if (!worker) return hipErrorInvalidHandle;
+  *device = worker->device();
+  return hipSuccess;
+}
+
+// HIP's legacy default stream, per device: each device's null stream orders with that device's
+// blocking streams only, as each GPU has a legacy default stream of its own.
 void CpuRuntime::AddLegacyWaitsLocked(const StreamWorker& worker,
                                       std::vector<SyncPoint>* waits) const {
   auto add_if_pending = [waits](const StreamWorker& other) {
     SyncPoint last = other.Last();
     if (!last.Reached()) waits->push_back(std::move(last));
   };
-  if (&worker == null_stream_.get()) {
-    // Null-stream work waits for earlier work on every blocking stream...
+  const int device = worker.device();
+  const StreamWorker* null_stream = null_streams_[static_cast<size_t>(device)].get();
+  auto blocking_here = [device](const StreamWorker& other) {
+    return other.device() == device && !(other.flags() & hipStreamNonBlocking);
+  };
+  if (&worker == null_stream) {
+    // Null-stream work waits for earlier work on every blocking stream of its device...
     for (const auto& [handle, other] : streams_) {
-      if (!(other->flags() & hipStreamNonBlocking)) add_if_pending(*other);
+      if (blocking_here(*other)) add_if_pending(*other);
     }
     for (const auto& other : retired_) {
-      if (!(other->flags() & hipStreamNonBlocking)) add_if_pending(*other);
+      if (blocking_here(*other)) add_if_pending(*other);
     }
-  } else if (!(worker.flags() & hipStreamNonBlocking) && null_stream_) {
-    // ...and a blocking stream's work waits for earlier null-stream work.
-    add_if_pending(*null_stream_);
+  } else if (!(worker.flags() & hipStreamNonBlocking) && null_stream) {
+    // ...and a blocking stream's work waits for earlier null-stream work of its device.
+    add_if_pending(*null_stream);
   }
 }
 
-std::vector<SyncPoint> CpuRuntime::LegacyBarrier() {
+std::vector<SyncPoint> CpuRuntime::LegacyBarrier(int device) {
   std::vector<SyncPoint> waits;
   ReaderLock lock(streams_mu_);
-  if (!null_stream_) {
-    // Nothing ever went on the null stream; the blocking streams still order with it.
+  const StreamWorker* null_stream = null_streams_[static_cast<size_t>(device)].get();
+  if (!null_stream) {
+    // Nothing ever went on the device's null stream; its blocking streams still order with it.
     for (const auto& [handle, other] : streams_) {
-      if (!(other->flags() & hipStreamNonBlocking)) waits.push_back(other->Last());
+      if (other->device() == device && !(other->flags() & hipStreamNonBlocking)) {
+        waits.push_back(other->Last());
+      }
     }
     for (const auto& other : retired_) {
-      if (!(other->flags() & hipStreamNonBlocking)) waits.push_back(other->Last());
+      if (other->device() == device && !(other->flags() & hipStreamNonBlocking)) {
+        waits.push_back(other->Last());
+      }
     }
     return waits;
   }
-  waits.push_back(null_stream_->Last());
-  AddLegacyWaitsLocked(*null_stream_, &waits);
+  waits.push_back(null_stream->Last());
+  AddLegacyWaitsLocked(*null_stream, &waits);
   return waits;
 }
 
 hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
                                std::function<void()> task, SyncPoint* point) {
-  if (!stream) EnsureNullStream();
+  if (!stream) EnsureNullStream(CurrentDevice());
   ReaderLock lock(streams_mu_);
   StreamWorker* worker = FindLocked(stream);
   if (!worker) return hipErrorInvalidHandle;
@@ -94,9 +123,11 @@ hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
   if (hardware_queues_ == 0) {
     submitted = worker->Submit(std::move(waits), std::move(task));
   } else {
-    // After everything queued before it on the stream's hardware queue, by any stream.
+    // After everything queued before it on the stream's hardware queue, by any stream of its
+    // device.
     MutexLock queue_lock(queues_mu_);
-    SyncPoint& last = queue_last_[worker->queue()];
+    SyncPoint& last =
+        queue_last_[static_cast<size_t>(worker->device()) * hardware_queues_ + worker->queue()];
     if (!last.Reached()) waits.push_back(last);
     submitted = worker->Submit(std::move(waits), std::move(task));
     last = submitted;
@@ -105,10 +136,10 @@ hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
   return hipSuccess;
 }
 
-unsigned CpuRuntime::NextQueue() {
+unsigned CpuRuntime::NextQueue(int device) {
   if (hardware_queues_ == 0) return 0;
   MutexLock lock(queues_mu_);
-  return next_queue_++ % hardware_queues_;
+  return next_queue_[static_cast<size_t>(device)]++ % hardware_queues_;
 }
 
 void CpuRuntime::ReapRetiredLocked() {
@@ -117,16 +148,37 @@ void CpuRuntime::ReapRetiredLocked() {
                  retired_.end());
 }
 
+// The current device's streams only, as on a GPU.
 hipError_t CpuRuntime::DeviceSynchronize() {
+  const int device = CurrentDevice();
   std::vector<SyncPoint> waits;
   {
     ReaderLock lock(streams_mu_);
-    if (null_stream_) waits.push_back(null_stream_->Last());
+    if (const StreamWorker* null_stream = null_streams_[static_cast<size_t>(device)].get()) {
+      waits.push_back(null_stream->Last());
+    }
+    for (const auto& [handle, worker] : streams_) {
+      if (worker->device() == device) waits.push_back(worker->Last());
+    }
+    for (const auto& worker : retired_) {
+      if (worker->device() == device) waits.push_back(worker->Last());
+    }
+  }
+  for (const SyncPoint& point : waits) point.Wait();
+  return hipSuccess;
+}
+
+void CpuRuntime::SynchronizeAll() {
+  std::vector<SyncPoint> waits;
+  {
+    ReaderLock lock(streams_mu_);
+    for (const auto& worker : null_streams_) {
+      if (worker) waits.push_back(worker->Last());
+    }
     for (const auto& [handle, worker] : streams_) waits.push_back(worker->Last());
     for (const auto& worker : retired_) waits.push_back(worker->Last());
   }
   for (const SyncPoint& point : waits) point.Wait();
-  return hipSuccess;
 }
 
 hipError_t CpuRuntime::StreamCreate(Stream* stream, unsigned flags) {
@@ -136,7 +188,8 @@ hipError_t CpuRuntime::StreamCreate(Stream* stream, unsigned flags) {
   // is hipErrorOutOfMemory, as a GPU runtime says when it cannot make a stream.
   std::unique_ptr<StreamWorker> worker;
   try {
-    worker = std::make_unique<StreamWorker>(flags, NextQueue());
+    const int device = CurrentDevice();
+    worker = std::make_unique<StreamWorker>(flags, NextQueue(device), device);
   } catch (const std::exception&) {
     return hipErrorOutOfMemory;
   }
@@ -173,7 +226,7 @@ hipError_t CpuRuntime::StreamDestroy(Stream stream) {
 
 hipError_t CpuRuntime::StreamSynchronize(Stream stream) {
   if (!stream) {
-    for (const SyncPoint& point : LegacyBarrier()) point.Wait();
+    for (const SyncPoint& point : LegacyBarrier(CurrentDevice())) point.Wait();
     return hipSuccess;
   }
   SyncPoint last;
@@ -189,7 +242,7 @@ hipError_t CpuRuntime::StreamSynchronize(Stream stream) {
 
 hipError_t CpuRuntime::StreamQuery(Stream stream) {
   if (!stream) {
-    for (const SyncPoint& point : LegacyBarrier()) {
+    for (const SyncPoint& point : LegacyBarrier(CurrentDevice())) {
       if (!point.Reached()) return hipErrorNotReady;
     }
     return hipSuccess;
@@ -221,12 +274,7 @@ hipError_t CpuRuntime::StreamWaitEvent(Stream stream, Event event, unsigned flag
 
 hipError_t CpuRuntime::StreamGetDevice(Stream stream, int* device) {
   if (!device) return hipErrorInvalidValue;
-  if (stream) {
-    ReaderLock lock(streams_mu_);
-    if (!FindLocked(stream)) return hipErrorInvalidHandle;
-  }
-  *device = 0;
-  return hipSuccess;
+  return DeviceOf(stream, device);
 }
 
 hipError_t CpuRuntime::LaunchHostFunc(Stream stream, HostFn fn, void* user_data) {
@@ -234,7 +282,7 @@ hipError_t CpuRuntime::LaunchHostFunc(Stream stream, HostFn fn, void* user_data)
   return Enqueue(stream, {}, [fn, user_data] { fn(user_data); });
 }
 
-bool CpuRuntime::SupportsStreamMemOps(int device) { return device == 0; }
+bool CpuRuntime::SupportsStreamMemOps(int device) { return ValidDevice(device); }
 
 hipError_t CpuRuntime::StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t value) {
   if (hipError_t e = CheckWord(addr); e != hipSuccess) return e;

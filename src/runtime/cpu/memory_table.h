@@ -26,6 +26,7 @@ struct Region {
   size_t size = 0;
   RegionKind kind = RegionKind::kDevice;
   unsigned flags = 0;
+  int device = 0;  // the device current when it was made
 
   uintptr_t end() const { return base + size; }
 };

@@ -7,8 +7,8 @@
 
 namespace hipfile::runtime::cpu {
 
-StreamWorker::StreamWorker(unsigned flags, unsigned queue)
-    : flags_(flags), hw_queue_(queue), thread_([this] {
+StreamWorker::StreamWorker(unsigned flags, unsigned queue, int device)
+    : flags_(flags), hw_queue_(queue), device_(device), thread_([this] {
         NameThisThread("cpu-stream");
         Loop();
       }) {}

@@ -18,8 +18,9 @@ namespace hipfile::runtime::cpu {
 
 class StreamWorker {
  public:
-  // `queue`: the hardware queue it shares with other streams (CpuRuntimeOptions), if any.
-  explicit StreamWorker(unsigned flags, unsigned queue = 0);
+  // `queue`: the hardware queue it shares with other streams of its device (CpuRuntimeOptions),
+  // if any; `device`: the device it belongs to (the one current when it was made).
+  explicit StreamWorker(unsigned flags, unsigned queue = 0, int device = 0);
   // Runs what is still queued, then joins the thread.
   ~StreamWorker();
 
@@ -28,6 +29,7 @@ class StreamWorker {
 
   unsigned flags() const { return flags_; }
   unsigned queue() const { return hw_queue_; }
+  int device() const { return device_; }
   const std::shared_ptr<Timeline>& timeline() const { return timeline_; }
   // The point of the latest submitted task (reached at once when nothing was submitted).
   SyncPoint Last() const { return SyncPoint{timeline_, timeline_->submitted()}; }
@@ -50,6 +52,7 @@ class StreamWorker {
 
   const unsigned flags_;
   const unsigned hw_queue_;
+  const int device_;
   const std::shared_ptr<Timeline> timeline_ = std::make_shared<Timeline>();
   mutable Mutex mu_;
   CondVar cv_;

@@ -471,6 +471,8 @@ class CudaRuntime final : public GpuRuntime {
     cu::CUfunction table = nullptr;   // hipfile_copy_table
   };
   const Kernels* KernelsFor(int device) EXCLUDES(mutex_);
+  size_t LaunchGathers(const Kernels* kernels, const CopyOp* copies,
+                       const std::vector<size_t>& todo, Stream stream);
   bool LoadKernels(int device, Kernels* out, std::string* why_not) REQUIRES(mutex_);
 
   const CudaDriver& d_;
@@ -710,7 +712,31 @@ size_t CudaRuntime::GatherCopies(const CopyOp* copies, const std::vector<size_t>
   for (const size_t i : todo) {
     if (copies[i].size > kGatherMaxCopyBytes) return 0;
   }
-  const Kernels* kernels = KernelsFor(CurrentDevice());
+  // A kernel launches from its stream's context: the stream's device, which the calling thread
+  // (an engine thread serving a buffer of another device) may not have current. The thread's
+  // context is given back. With one device there is nothing to ask.
+  const int current = CurrentDevice();
+  int device = current;
+  if (stream != nullptr && DeviceCount() > 1 &&
+      (StreamGetDevice(stream, &device) != hipSuccess || device < 0)) {
+    device = current;
+  }
+  CUcontext saved = nullptr;
+  if (device != current) {
+    d_.cuCtxGetCurrent(&saved);
+    if (MakeCurrent(device) != hipSuccess) {
+      d_.cuCtxSetCurrent(saved);
+      return 0;
+    }
+  }
+  const size_t queued = LaunchGathers(KernelsFor(device), copies, todo, stream);
+  if (device != current) d_.cuCtxSetCurrent(saved);
+  return queued;
+}
+
+// GatherCopies' launches, from the context current; how many of todo were queued (a prefix).
+size_t CudaRuntime::LaunchGathers(const Kernels* kernels, const CopyOp* copies,
+                                  const std::vector<size_t>& todo, Stream stream) {
   if (kernels == nullptr) return 0;
   const cu::CUfunction gather = kernels->gather;
   size_t queued = 0;

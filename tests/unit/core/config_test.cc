@@ -152,6 +152,19 @@ TEST(ConfigTest, IoThreads) {
   ExpectRefused("HIPFILE_IO_THREADS", {"0", "1025", "-1", "many", ""}, &Config::io_threads, 0u);
 }
 
+// How many devices the CPU runtime presents (process_runtime.cc hands it over).
+TEST(ConfigTest, CpuDevices) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).cpu_devices, 1u);
+  sys.Set("HIPFILE_CPU_DEVICES", "4");
+  Config config = ParseConfig(sys);
+  EXPECT_EQ(config.cpu_devices, 4u);
+  EXPECT_EQ(config.SourceOf(kEnvCpuDevices), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_CPU_DEVICES", "16");
+  EXPECT_EQ(ParseConfig(sys).cpu_devices, 16u);
+  ExpectRefused("HIPFILE_CPU_DEVICES", {"0", "17", "-1", "two", ""}, &Config::cpu_devices, 1u);
+}
+
 TEST(ConfigTest, ExecutionMaxIOThreadsOfZeroIsAutomaticAndLargeValuesAreCapped) {
   EnvSys sys;
   ParamSet params(ParseConfig(sys));

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The GpuRuntime contract, run against every runtime: "cpu" always, "cuda" where a CUDA device is
-// usable (skipped otherwise). Device memory is only ever touched through the runtime's copies.
+// The GpuRuntime contract, run against every runtime: "cpu" always, "cpu-4" (the CPU runtime
+// presenting 4 devices), "cuda" where a CUDA device is usable (skipped otherwise). Device memory
+// is only ever touched through the runtime's copies. The tests of several devices skip, saying
+// so, on a runtime with one (a machine with one GPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -33,6 +37,10 @@ class RuntimeConformance : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     if (GetParam() == "cpu") {
       rt_ = CreateCpuRuntime();
+    } else if (GetParam() == "cpu-4") {
+      CpuRuntimeOptions options;
+      options.devices = 4;
+      rt_ = CreateCpuRuntime(options);
     } else {
       std::string why_not;
       rt_ = CreateCudaRuntime(&why_not);
@@ -45,6 +53,9 @@ class RuntimeConformance : public ::testing::TestWithParam<std::string> {
   void TearDown() override {
     gates_.OpenAll();
     if (!rt_) return;
+    // Streams and memory are destroyed from the device they were made on (device 0 unless a
+    // test says otherwise), as a GPU program would.
+    EXPECT_EQ(rt_->SetDevice(0), hipSuccess);
     for (Stream s : streams_) EXPECT_EQ(rt_->StreamDestroy(s), hipSuccess);
     for (const Allocation& a : allocations_) {
       EXPECT_EQ(a.pinned ? rt_->HostFree(a.p) : rt_->Free(a.p), hipSuccess);
@@ -581,9 +592,160 @@ TEST_P(RuntimeConformance, NullPointersAreInvalidValues) {
   EXPECT_EQ(rt_->HostFree(nullptr), hipSuccess);
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeConformance, ::testing::Values("cpu", "cuda"),
+// Several devices (issue 23): what a program using two GPUs from one process relies on.
+class RuntimeDevices : public RuntimeConformance {
+ protected:
+  void SetUp() override {
+    RuntimeConformance::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    ASSERT_EQ(rt_->GetDeviceCount(&devices_), hipSuccess);
+    if (devices_ < 2) GTEST_SKIP() << "needs 2 devices; the " << GetParam() << " runtime has 1";
+  }
+  int devices_ = 0;
+};
+
+// The current device is the calling thread's: another thread starts on device 0.
+TEST_P(RuntimeDevices, TheCurrentDeviceIsPerThread) {
+  ASSERT_EQ(rt_->SetDevice(1), hipSuccess);
+  int device = -1;
+  ASSERT_EQ(rt_->GetDevice(&device), hipSuccess);
+  EXPECT_EQ(device, 1);
+  std::thread other([&] {
+    int seen = -1;
+    EXPECT_EQ(rt_->GetDevice(&seen), hipSuccess);
+    EXPECT_EQ(seen, 0);
+    EXPECT_EQ(rt_->SetDevice(devices_ - 1), hipSuccess);
+  });
+  other.join();
+  ASSERT_EQ(rt_->GetDevice(&device), hipSuccess);
+  EXPECT_EQ(device, 1) << "another thread's SetDevice changed this thread's device";
+  EXPECT_EQ(rt_->SetDevice(-1), hipErrorInvalidDevice);
+  EXPECT_EQ(rt_->SetDevice(devices_), hipErrorInvalidDevice);
+  ASSERT_EQ(rt_->GetDevice(&device), hipSuccess);
+  EXPECT_EQ(device, 1) << "a refused SetDevice changed the device";
+}
+
+TEST_P(RuntimeDevices, EachDeviceHasItsOwnUuidAndDescribesItself) {
+  std::vector<std::string> uuids;
+  for (int d = 0; d < devices_; ++d) {
+    char uuid[16] = {};
+    ASSERT_EQ(rt_->GetDeviceUuid(d, uuid), hipSuccess);
+    uuids.emplace_back(uuid, sizeof(uuid));
+    char name[64] = {};
+    EXPECT_EQ(rt_->GetDeviceName(d, name, sizeof(name)), hipSuccess);
+    EXPECT_NE(name[0], '\0');
+    size_t total = 0;
+    EXPECT_EQ(rt_->GetDeviceTotalMem(d, &total), hipSuccess);
+    EXPECT_GT(total, 0u);
+    EXPECT_TRUE(rt_->SupportsStreamMemOps(d) || GetParam() == "cuda");
+  }
+  for (size_t i = 0; i < uuids.size(); ++i) {
+    for (size_t j = i + 1; j < uuids.size(); ++j) EXPECT_NE(uuids[i], uuids[j]);
+  }
+  char uuid[16] = {};
+  EXPECT_EQ(rt_->GetDeviceUuid(devices_, uuid), hipErrorInvalidDevice);
+}
+
+// Memory and streams belong to the device current when they were made, and a stream of device 1
+// does its work while device 0 is current.
+TEST_P(RuntimeDevices, MemoryAndStreamsBelongToTheirDeviceWhateverIsCurrent) {
+  ASSERT_EQ(rt_->SetDevice(1), hipSuccess);
+  void* dev1 = nullptr;
+  ASSERT_EQ(rt_->Malloc(&dev1, 1 << 16), hipSuccess);
+  Stream s1 = nullptr;
+  ASSERT_EQ(rt_->StreamCreate(&s1, hipStreamNonBlocking), hipSuccess);
+  ASSERT_EQ(rt_->SetDevice(0), hipSuccess);
+  void* dev0 = DeviceAlloc(1 << 16);
+
+  PointerInfo info;
+  ASSERT_EQ(rt_->PointerGetInfo(static_cast<char*>(dev1) + 100, &info), hipSuccess);
+  EXPECT_EQ(info.type, hipMemoryTypeDevice);
+  EXPECT_EQ(info.device, 1);
+  EXPECT_EQ(info.base, dev1);
+  ASSERT_EQ(rt_->PointerGetInfo(dev0, &info), hipSuccess);
+  EXPECT_EQ(info.device, 0);
+  int device = -1;
+  ASSERT_EQ(rt_->StreamGetDevice(s1, &device), hipSuccess);
+  EXPECT_EQ(device, 1);
+
+  // Device 0 current, device 1's stream: fill, copy to host, in stream order.
+  std::vector<unsigned char> host(1 << 16, 0);
+  ASSERT_EQ(rt_->MemsetAsync(dev1, 0x5a, host.size(), s1), hipSuccess);
+  ASSERT_EQ(rt_->MemcpyAsync(host.data(), dev1, host.size(), hipMemcpyDeviceToHost, s1),
+            hipSuccess);
+  ASSERT_EQ(rt_->StreamSynchronize(s1), hipSuccess);
+  EXPECT_EQ(std::count(host.begin(), host.end(), 0x5a), static_cast<long>(host.size()));
+  ASSERT_EQ(rt_->GetDevice(&device), hipSuccess);
+  EXPECT_EQ(device, 0) << "using device 1's stream changed the current device";
+
+  ASSERT_EQ(rt_->SetDevice(1), hipSuccess);
+  EXPECT_EQ(rt_->StreamDestroy(s1), hipSuccess);
+  EXPECT_EQ(rt_->Free(dev1), hipSuccess);
+}
+
+// DeviceSynchronize waits for the current device's work only: device 1 held by a host function
+// does not hold device 0's synchronize.
+TEST_P(RuntimeDevices, DeviceSynchronizeWaitsForTheCurrentDeviceOnly) {
+  ASSERT_EQ(rt_->SetDevice(1), hipSuccess);
+  Stream s1 = nullptr;
+  ASSERT_EQ(rt_->StreamCreate(&s1, hipStreamNonBlocking), hipSuccess);
+  hipfile::testing::Gate* gate = gates_.New();
+  ASSERT_EQ(rt_->LaunchHostFunc(s1, hipfile::testing::Gate::Wait, gate), hipSuccess);
+  ASSERT_EQ(rt_->SetDevice(0), hipSuccess);
+  Stream s0 = NewStream();
+  ASSERT_EQ(rt_->MemsetAsync(DeviceAlloc(4096), 1, 4096, s0), hipSuccess);
+  std::atomic<bool> returned{false};
+  std::thread sync([&] {
+    EXPECT_EQ(rt_->SetDevice(0), hipSuccess);
+    EXPECT_EQ(rt_->DeviceSynchronize(), hipSuccess);
+    returned = true;
+  });
+  EXPECT_TRUE(WaitUntil([&] { return returned.load(); }))
+      << "device 0's synchronize waited for device 1";
+  EXPECT_EQ(rt_->StreamQuery(s1), hipErrorNotReady);
+  gate->Open();
+  sync.join();
+  EXPECT_TRUE(StreamDrains(*rt_, s1));
+  ASSERT_EQ(rt_->SetDevice(1), hipSuccess);
+  EXPECT_EQ(rt_->StreamDestroy(s1), hipSuccess);
+}
+
+// Events: recorded on a stream of their own device; a stream of another device may wait for one.
+TEST_P(RuntimeDevices, EventsRecordOnTheirDeviceAndOrderStreamsAcrossDevices) {
+  ASSERT_EQ(rt_->SetDevice(1), hipSuccess);
+  Event e1 = nullptr;
+  ASSERT_EQ(rt_->EventCreate(&e1, hipEventDefault), hipSuccess);
+  Stream s1 = nullptr;
+  ASSERT_EQ(rt_->StreamCreate(&s1, hipStreamNonBlocking), hipSuccess);
+  ASSERT_EQ(rt_->SetDevice(0), hipSuccess);
+  Stream s0 = NewStream();
+  EXPECT_NE(rt_->EventRecord(e1, s0), hipSuccess) << "an event recorded on another device's stream";
+
+  hipfile::testing::Gate* gate = gates_.New();
+  ASSERT_EQ(rt_->LaunchHostFunc(s1, hipfile::testing::Gate::Wait, gate), hipSuccess);
+  ASSERT_EQ(rt_->EventRecord(e1, s1), hipSuccess);
+  ASSERT_EQ(rt_->StreamWaitEvent(s0, e1, 0), hipSuccess);
+  std::atomic<int> ran{0};
+  ASSERT_EQ(rt_->LaunchHostFunc(
+                s0, [](void* p) { static_cast<std::atomic<int>*>(p)->fetch_add(1); }, &ran),
+            hipSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(ran.load(), 0) << "device 0's stream did not wait for device 1's event";
+  gate->Open();
+  EXPECT_TRUE(StreamDrains(*rt_, s0));
+  EXPECT_EQ(ran.load(), 1);
+  ASSERT_EQ(rt_->SetDevice(1), hipSuccess);
+  EXPECT_EQ(rt_->EventDestroy(e1), hipSuccess);
+  EXPECT_EQ(rt_->StreamDestroy(s1), hipSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeConformance, ::testing::Values("cpu", "cpu-4", "cuda"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
-                           return param.param;
+                           return param.param == "cpu-4" ? std::string("cpu4") : param.param;
+                         });
+INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeDevices, ::testing::Values("cpu", "cpu-4", "cuda"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           return param.param == "cpu-4" ? std::string("cpu4") : param.param;
                          });
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "unit/runtime/runtime_test_util.h"
@@ -718,6 +719,173 @@ TEST(CpuRuntimeHardwareQueues, AStalledStreamStallsOnlyTheStreamsSharingItsQueue
     for (Stream stream : s) EXPECT_EQ(rt->StreamDestroy(stream), hipSuccess);
     EXPECT_EQ(rt->HostFree(words), hipSuccess);
   }
+}
+
+// Several devices (CpuRuntimeOptions::devices): how many, named how, and what each one's streams
+// order with.
+TEST(CpuRuntimeDevices, CountIsClampedAndEachUuidEndsInItsHexDigit) {
+  for (const auto& [asked, presented] : {std::pair{0u, 1}, std::pair{1u, 1}, std::pair{3u, 3},
+                                         std::pair{16u, 16}, std::pair{17u, 16}}) {
+    CpuRuntimeOptions options;
+    options.devices = asked;
+    auto rt = CreateCpuRuntime(options);
+    int count = 0;
+    ASSERT_EQ(rt->GetDeviceCount(&count), hipSuccess);
+    EXPECT_EQ(count, presented) << asked << " asked";
+    char uuid[16] = {};
+    ASSERT_EQ(rt->GetDeviceUuid(count - 1, uuid), hipSuccess);
+    EXPECT_EQ(std::string(uuid, 15), "hipfile-cpu-dev");
+    EXPECT_EQ(uuid[15], "0123456789abcdef"[count - 1]);
+    EXPECT_TRUE(rt->SupportsCopyTable(count - 1));
+    EXPECT_FALSE(rt->SupportsCopyTable(count));
+    EXPECT_FALSE(rt->SupportsStreamMemOps(count));
+    int value = 0;
+    EXPECT_EQ(rt->GetDeviceAttribute(count, hipDeviceAttributeWarpSize, &value),
+              hipErrorInvalidDevice);
+  }
+}
+
+// A thread remembers its device for the 8 newest runtimes it set one on; an older runtime's
+// entry is the one reused, and a runtime made later never inherits a destroyed one's.
+TEST(CpuRuntimeDevices, AThreadRemembersItsDeviceForItsNewestRuntimes) {
+  std::thread([] {
+    CpuRuntimeOptions options;
+    options.devices = 2;
+    std::vector<std::unique_ptr<GpuRuntime>> rts;
+    for (int i = 0; i < 10; ++i) {
+      rts.push_back(CreateCpuRuntime(options));
+      ASSERT_EQ(rts.back()->SetDevice(1), hipSuccess);
+    }
+    for (int i = 0; i < 10; ++i) {
+      int device = -1;
+      ASSERT_EQ(rts[static_cast<size_t>(i)]->GetDevice(&device), hipSuccess);
+      EXPECT_EQ(device, i < 2 ? 0 : 1) << "runtime " << i;
+    }
+    rts.clear();
+    auto fresh = CreateCpuRuntime(options);
+    int device = -1;
+    ASSERT_EQ(fresh->GetDevice(&device), hipSuccess);
+    EXPECT_EQ(device, 0);
+  }).join();
+}
+
+// Pinned and registered host memory report the device current when they were made, as
+// cuPointerGetAttribute's device ordinal does; plain host memory none.
+TEST(CpuRuntimeDevices, HostMemoryRemembersItsDevice) {
+  CpuRuntimeOptions options;
+  options.devices = 2;
+  auto rt = CreateCpuRuntime(options);
+  ASSERT_EQ(rt->SetDevice(1), hipSuccess);
+  void* pinned = nullptr;
+  ASSERT_EQ(rt->HostMalloc(&pinned, 4096, 0), hipSuccess);
+  std::vector<char> plain(4096);
+  ASSERT_EQ(rt->HostRegister(plain.data(), plain.size(), 0), hipSuccess);
+  void* managed = nullptr;
+  ASSERT_EQ(rt->MallocManaged(&managed, 4096, hipMemAttachGlobal), hipSuccess);
+  ASSERT_EQ(rt->SetDevice(0), hipSuccess);
+  for (const void* p : {static_cast<const void*>(pinned), static_cast<const void*>(plain.data()),
+                        static_cast<const void*>(managed)}) {
+    PointerInfo info;
+    ASSERT_EQ(rt->PointerGetInfo(p, &info), hipSuccess);
+    EXPECT_EQ(info.device, 1);
+  }
+  int on_stack = 0;
+  PointerInfo info;
+  ASSERT_EQ(rt->PointerGetInfo(&on_stack, &info), hipSuccess);
+  EXPECT_EQ(info.device, -1);
+  EXPECT_EQ(rt->HostUnregister(plain.data()), hipSuccess);
+  EXPECT_EQ(rt->HostFree(pinned), hipSuccess);
+  EXPECT_EQ(rt->Free(managed), hipSuccess);
+}
+
+// Each device has its own legacy default stream: device 0's null stream does not wait for a
+// blocking stream of device 1, and a synchronous copy on device 0 does not either.
+TEST(CpuRuntimeDevices, EachDeviceHasItsOwnLegacyDefaultStream) {
+  Gates gates;
+  CpuRuntimeOptions options;
+  options.devices = 2;
+  auto rt = CreateCpuRuntime(options);
+  ASSERT_EQ(rt->SetDevice(1), hipSuccess);
+  Stream blocking1 = nullptr;
+  ASSERT_EQ(rt->StreamCreate(&blocking1, 0), hipSuccess);
+  Gate* gate = gates.New();
+  ASSERT_EQ(rt->LaunchHostFunc(blocking1, Gate::Wait, gate), hipSuccess);
+  // Device 1's null stream waits for it...
+  std::atomic<int> on_null1{0};
+  ASSERT_EQ(rt->LaunchHostFunc(nullptr, Increment, &on_null1), hipSuccess);
+  ASSERT_EQ(rt->SetDevice(0), hipSuccess);
+  // ...device 0's does not.
+  std::atomic<int> on_null0{0};
+  ASSERT_EQ(rt->LaunchHostFunc(nullptr, Increment, &on_null0), hipSuccess);
+  EXPECT_TRUE(WaitUntil([&] { return on_null0.load() == 1; }));
+  char a[64] = {1};
+  char b[64] = {};
+  EXPECT_EQ(rt->Memcpy(b, a, sizeof(a), hipMemcpyHostToHost), hipSuccess);
+  EXPECT_EQ(rt->StreamSynchronize(nullptr), hipSuccess);
+  std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(on_null1.load(), 0) << "device 1's null stream ran past its blocking stream";
+  gate->Open();
+  ASSERT_EQ(rt->SetDevice(1), hipSuccess);
+  EXPECT_EQ(rt->StreamSynchronize(nullptr), hipSuccess);
+  EXPECT_EQ(on_null1.load(), 1);
+  EXPECT_EQ(rt->StreamDestroy(blocking1), hipSuccess);
+  gates.OpenAll();
+}
+
+// Hardware queues are per device, as each GPU has its own: a stall on device 0's only queue does
+// not stall device 1's streams.
+TEST(CpuRuntimeDevices, HardwareQueuesArePerDevice) {
+  CpuRuntimeOptions options;
+  options.devices = 2;
+  options.hardware_queues = 1;
+  auto rt = CreateCpuRuntime(options);
+  uint32_t* words = nullptr;
+  ASSERT_EQ(rt->HostMalloc(reinterpret_cast<void**>(&words), 64, 0), hipSuccess);
+  memset(words, 0, 64);
+  Stream stalled = nullptr;
+  Stream behind = nullptr;
+  ASSERT_EQ(rt->StreamCreate(&stalled, hipStreamNonBlocking), hipSuccess);
+  ASSERT_EQ(rt->StreamCreate(&behind, hipStreamNonBlocking), hipSuccess);
+  ASSERT_EQ(rt->SetDevice(1), hipSuccess);
+  Stream other = nullptr;
+  ASSERT_EQ(rt->StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  ASSERT_EQ(rt->StreamWaitValue32(stalled, &words[0], 1), hipSuccess);
+  ASSERT_EQ(rt->StreamWriteValue32(behind, &words[1], 7), hipSuccess);
+  ASSERT_EQ(rt->StreamWriteValue32(other, &words[2], 7), hipSuccess);
+  EXPECT_TRUE(StreamDrains(*rt, other)) << "device 1's stream waited on device 0's queue";
+  EXPECT_EQ(rt->StreamQuery(behind), hipErrorNotReady);
+  __atomic_store_n(&words[0], 1u, __ATOMIC_RELEASE);
+  EXPECT_TRUE(StreamDrains(*rt, behind));
+  for (Stream s : {stalled, behind, other}) EXPECT_EQ(rt->StreamDestroy(s), hipSuccess);
+  EXPECT_EQ(rt->HostFree(words), hipSuccess);
+}
+
+// Freeing memory waits for every device's queued work (a superset of a GPU's wait).
+TEST(CpuRuntimeDevices, FreeWaitsForEveryDevice) {
+  Gates gates;
+  CpuRuntimeOptions options;
+  options.devices = 2;
+  options.driver_lock = false;
+  auto rt = CreateCpuRuntime(options);
+  ASSERT_EQ(rt->SetDevice(1), hipSuccess);
+  Stream s1 = nullptr;
+  ASSERT_EQ(rt->StreamCreate(&s1, hipStreamNonBlocking), hipSuccess);
+  Gate* gate = gates.New();
+  ASSERT_EQ(rt->LaunchHostFunc(s1, Gate::Wait, gate), hipSuccess);
+  ASSERT_EQ(rt->SetDevice(0), hipSuccess);
+  void* p = nullptr;
+  ASSERT_EQ(rt->Malloc(&p, 4096), hipSuccess);
+  std::atomic<bool> freed{false};
+  std::thread freer([&] {
+    EXPECT_EQ(rt->Free(p), hipSuccess);
+    freed = true;
+  });
+  std::this_thread::sleep_for(20ms);
+  EXPECT_FALSE(freed.load());
+  gate->Open();
+  freer.join();
+  EXPECT_TRUE(freed.load());
+  EXPECT_EQ(rt->StreamDestroy(s1), hipSuccess);
 }
 
 // The staged mode: the same runtime, saying device memory is not host memory so that the library

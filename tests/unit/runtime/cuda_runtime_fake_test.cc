@@ -105,6 +105,12 @@ CudaDriver FakeDriver() {
     *device = kHandleBase + static_cast<int>(reinterpret_cast<uintptr_t>(g_current) - 0x1000);
     return 0;
   };
+  // Required of a real driver (cuda_driver.cc): every stream is device 0's unless a test says
+  // otherwise (AddKernels: stream 0x66 is device 1's).
+  d.cuStreamGetCtx = [](cu::CUstream, CUcontext* ctx) -> CUresult {
+    *ctx = ContextOf(0);
+    return 0;
+  };
   d.cuMemAlloc = [](CUdeviceptr* p, size_t) -> CUresult {
     if (g_fake.alloc_result != 0) return g_fake.alloc_result;
     *p = 0xd0000000;
@@ -928,6 +934,29 @@ TEST_F(CudaRuntimeFake, SmallCopiesAreOneGatherLaunch) {
             (std::vector<std::string>{kGatherKernelName, kCopyTableKernelName}));
   rt.reset();
   EXPECT_EQ(g_kernel.unloads, 1);
+}
+
+// Several GPUs: a batch's copies on a stream of device 1, queued by a thread on device 0 (an
+// engine thread serving a buffer of device 1), launch device 1's gather kernel from device 1's
+// context - a launch from another context fails - and the thread keeps its context.
+TEST_F(CudaRuntimeFake, SmallCopiesOnAnotherDevicesStreamLaunchInItsContext) {
+  AddCopies(driver_, true, true);
+  AddKernels(driver_);
+  auto rt = Create();
+  const std::vector<CopyOp> copies = ManyCopies(4, 4096);
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), copies.size(), hipMemcpyHostToDevice,
+                                 reinterpret_cast<Stream>(0x55), nullptr),
+            hipSuccess);
+  EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), copies.size(), hipMemcpyHostToDevice,
+                                 reinterpret_cast<Stream>(0x66), nullptr),
+            hipSuccess);
+  ASSERT_EQ(g_kernel.launch_contexts.size(), 2u);
+  EXPECT_EQ(g_kernel.launch_contexts[0], ContextOf(0));
+  EXPECT_EQ(g_kernel.launch_contexts[1], ContextOf(1)) << "launched outside the stream's context";
+  EXPECT_EQ(g_kernel.streams[1], reinterpret_cast<cu::CUstream>(0x66));
+  EXPECT_EQ(g_kernel.loads, 2) << "one module per device";
+  EXPECT_EQ(g_current, ContextOf(0)) << "the thread's context was not given back";
+  EXPECT_EQ(g_copies.batches + g_copies.singles, 0);
 }
 
 TEST_F(CudaRuntimeFake, GatherLaunchesTakeAtMost128Copies) {

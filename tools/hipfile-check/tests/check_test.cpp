@@ -238,6 +238,16 @@ TEST(PcieGeneration, FromLinkSpeed) {
   EXPECT_FALSE(PcieGeneration(""));
 }
 
+TEST(UuidText, HexGroupsOrNothing) {
+  const char cpu[16] = {'h', 'i', 'p', 'f', 'i', 'l', 'e', '-',
+                        'c', 'p', 'u', '-', 'd', 'e', 'v', '3'};
+  EXPECT_EQ(UuidText(cpu), "68697066-696c-652d-6370-752d64657633");
+  const char high[16] = {'\xff', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '\x80'};
+  EXPECT_EQ(UuidText(high), "ff000000-0000-0000-0000-000000000080");
+  const char zero[16] = {};
+  EXPECT_EQ(UuidText(zero), "");
+}
+
 TEST(FileSystemName, KnownAndUnknown) {
   EXPECT_STREQ(FileSystemName(0x01021994), "tmpfs");
   EXPECT_STREQ(FileSystemName(0x858458F6), "ramfs");
