@@ -64,6 +64,7 @@ const char* const kEnvVariables[] = {
     kEnvCopySpinUs,      kEnvCopyNapUs,         kEnvDirectWrites,      kEnvWriteThrough,
     kEnvCopyKernel,      kEnvAsyncStaged,       kEnvIoUring,           kEnvIoThreads,
     kEnvBatchWorkers,    kEnvPageCachePinAhead, kEnvPageCachePinAside, kEnvCpuDevices,
+    kEnvAsyncRunIdleKb,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -181,6 +182,8 @@ Config ParseConfig(platform::Sys& sys) {
   ReadBool(sys, kEnvIoUring, &config.io_uring, &config);
   ReadBool(sys, kEnvCopyKernel, &config.copy_kernel, &config);
   ReadBool(sys, kEnvAsyncStaged, &config.async_staged, &config);
+  ReadNumber(sys, kEnvAsyncRunIdleKb, 0, 1u << 20, "a size in KiB from 0 to 1048576", nullptr,
+             &config.async_run_idle_kb, &config);
   ReadBool(sys, kEnvAsyncStageTimes, &config.async_stage_times, &config);
   if (const char* value = sys.Getenv(kEnvStatsLevel)) {
     const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);

@@ -66,6 +66,11 @@ inline constexpr char kEnvCopyKernel[] = "HIPFILE_COPY_KERNEL";
 // Boolean: stream-ordered operations on device memory copy on their own stream (default true;
 // docs/async.md); false: on the engine's streams, as before 2026-12-01.
 inline constexpr char kEnvAsyncStaged[] = "HIPFILE_ASYNC_STAGED";
+// KiB: a stream-ordered read or write of at most this size, submitted to a stream with nothing
+// left to run (and, for a stream that syncs with the legacy default stream, that one idle too),
+// runs at once on the submitting thread, as the synchronous call would (default 64; 0: never;
+// docs/async.md, "Operations on an idle stream").
+inline constexpr char kEnvAsyncRunIdleKb[] = "HIPFILE_ASYNC_RUN_IDLE_KB";
 // 1..1024: the library's I/O threads, shared by the engine, stream-ordered and batch I/O: the
 // default of hipFileParamExecutionMaxIOThreads (0 = automatic: AutoIoThreads()).
 inline constexpr char kEnvIoThreads[] = "HIPFILE_IO_THREADS";
@@ -127,12 +132,13 @@ struct Config {
   bool io_uring = true;
   bool copy_kernel = true;
   bool async_staged = true;
-  unsigned cpu_devices = 1;    // HIPFILE_CPU_DEVICES
-  unsigned io_threads = 0;     // 0: automatic
-  unsigned batch_workers = 0;  // 0: unset
-  std::string log_file_path;   // HIPFILE_LOGFILE_PATH; "" = none
-  std::string log_dir;         // the configuration file's logging.dir; "" = none
-  std::string config_path;     // HIPFILE_CONFIG (or the fallback's file); "" = none
+  unsigned async_run_idle_kb = 64;  // HIPFILE_ASYNC_RUN_IDLE_KB
+  unsigned cpu_devices = 1;         // HIPFILE_CPU_DEVICES
+  unsigned io_threads = 0;          // 0: automatic
+  unsigned batch_workers = 0;       // 0: unset
+  std::string log_file_path;        // HIPFILE_LOGFILE_PATH; "" = none
+  std::string log_dir;              // the configuration file's logging.dir; "" = none
+  std::string config_path;          // HIPFILE_CONFIG (or the fallback's file); "" = none
   // What named config_path, for its lines: kEnvConfig, the fallback's variable, or "" for the
   // fallback's default file.
   std::string config_named_by = kEnvConfig;

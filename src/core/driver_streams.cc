@@ -24,6 +24,7 @@ Result<AsyncExecutor*> Driver::Async() {
                         AsyncExecutor::Create(sys_, gpu_, async_pool_, AsyncExecutor::kMaxChannels,
                                               &async_stage_stats_));
     async_->SetStagingBlocks(stream_staging_blocks_.load(std::memory_order_relaxed));
+    async_->SetRunIdleBytes(async_run_idle_bytes_);
   }
   return async_.get();
 }

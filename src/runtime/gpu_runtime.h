@@ -170,6 +170,13 @@ class GpuRuntime {
   virtual hipError_t StreamQuery(Stream stream) = 0;
   virtual hipError_t StreamWaitEvent(Stream stream, Event event, unsigned flags) = 0;
   virtual hipError_t StreamGetDevice(Stream stream, int* device) = 0;
+  // The stream's creation flags (hipStreamNonBlocking or 0). Runtimes that cannot say return
+  // hipErrorNotSupported, and callers then take the stream for a blocking one.
+  virtual hipError_t StreamGetFlags(Stream stream, unsigned* flags) {
+    (void)stream;
+    (void)flags;
+    return hipErrorNotSupported;
+  }
   // Runs fn(user_data) on a runtime thread once earlier work on the stream is done; later work
   // waits for it to return. fn must not call into the runtime.
   virtual hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) = 0;

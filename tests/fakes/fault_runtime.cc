@@ -218,6 +218,11 @@ hipError_t FaultRuntime::StreamGetDevice(runtime::Stream stream, int* device) {
   return Forwarded(GpuOp::kStreamGetDevice, base_.StreamGetDevice(stream, device));
 }
 
+hipError_t FaultRuntime::StreamGetFlags(runtime::Stream stream, unsigned* flags) {
+  if (const hipError_t e = Injected(GpuOp::kStreamGetFlags)) return e;
+  return Forwarded(GpuOp::kStreamGetFlags, base_.StreamGetFlags(stream, flags));
+}
+
 hipError_t FaultRuntime::LaunchHostFunc(runtime::Stream stream, runtime::HostFn fn,
                                         void* user_data) {
   if (const hipError_t e = Injected(GpuOp::kLaunchHostFunc)) return e;

@@ -56,6 +56,7 @@ enum class GpuOp : size_t {
   kStreamQuery,
   kStreamWaitEvent,
   kStreamGetDevice,
+  kStreamGetFlags,
   kLaunchHostFunc,
   kStreamWaitValue32,
   kStreamWriteValue32,
@@ -153,6 +154,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   hipError_t StreamQuery(runtime::Stream stream) override;
   hipError_t StreamWaitEvent(runtime::Stream stream, runtime::Event event, unsigned flags) override;
   hipError_t StreamGetDevice(runtime::Stream stream, int* device) override;
+  hipError_t StreamGetFlags(runtime::Stream stream, unsigned* flags) override;
   hipError_t LaunchHostFunc(runtime::Stream stream, runtime::HostFn fn, void* user_data) override;
   bool SupportsStreamMemOps(int device) override;
   hipError_t StreamWaitValue32(runtime::Stream stream, uint32_t* addr, uint32_t value) override;

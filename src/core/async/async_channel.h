@@ -122,8 +122,12 @@ struct AsyncExecutor::Channel {
     bool filled = false;
   };
   runtime::Stream stream = nullptr;
-  uint32_t* words = nullptr;   // pinned host memory, async_detail::Word; fixed for its life
-  bool host_fn = false;        // the device has no stream memory operations
+  uint32_t* words = nullptr;  // pinned host memory, async_detail::Word; fixed for its life
+  bool host_fn = false;       // the device has no stream memory operations
+  int device = -1;            // the stream's device, as asked at its first submission
+  // Whether work queued on the stream waits for the legacy default stream's: -1 not asked yet,
+  // 0 no (a non-blocking stream), 1 yes or unknown. Asked with submit_mu held, reset with it.
+  int follows_legacy = -1;
   bool copy_tables = false;    // the device runs copy tables (GpuRuntime::SupportsCopyTable)
   uint32_t last_seq = 0;       // the slot's, continued across the streams that use it
   std::deque<Pending> queued;  // by seq; the stream has not reached them yet

@@ -164,6 +164,13 @@ class AsyncExecutor {
   // Channels moved from one stream to another so far.
   size_t ChannelsRecycled();
 
+  // Operations of at most `bytes` (0: none, the default) submitted to a stream with nothing left
+  // to run run at once on the submitting thread (docs/async.md, "Operations on an idle stream";
+  // HIPFILE_ASYNC_RUN_IDLE_KB, set by the Driver at each open).
+  void SetRunIdleBytes(size_t bytes) { run_idle_bytes_.store(bytes, std::memory_order_relaxed); }
+  // Operations run at once so far.
+  size_t RanAtOnce();
+
   // Staged operations: the most staging blocks (engine::StreamStagingBlock, pinned by
   // submissions as needed) in the pool: the streams' share of the pinned staging limit
   // (engine::SplitStagingBudget), set by the Driver at each open. Blocks pinned already are kept
@@ -188,6 +195,13 @@ class AsyncExecutor {
 
   AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels, AsyncStageStats* stage_stats);
   Status SubmitUntimed(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
+  // Whether `op` may run at once (SetRunIdleBytes): small enough, nothing of the executor's left
+  // on the channel, and the stream idle. submit_mu held.
+  bool RunsAtOnce(Channel* channel, runtime::Stream stream, const AsyncOp& op)
+      REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // Runs it on this thread and ends its submission. submit_mu held.
+  Status RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) REQUIRES(SubmitMu(channel))
+      EXCLUDES(mutex_);
   // Timing (stage_stats_ enabled): a staged operation released before the poller saw its
   // stream's last copy waits here for it (the poller stamps kCopied).
   struct CopyWatch {
@@ -314,6 +328,8 @@ class AsyncExecutor {
   // (room for every channel is made at construction).
   std::vector<Channel*> busy_ GUARDED_BY(mutex_);
   size_t staged_ops_ GUARDED_BY(mutex_) = 0;        // operations submitted staged
+  size_t ran_at_once_ GUARDED_BY(mutex_) = 0;       // operations run at submission
+  std::atomic<size_t> run_idle_bytes_{0};           // SetRunIdleBytes
   size_t staging_waits_ GUARDED_BY(mutex_) = 0;     // operations that waited for a block
   size_t exclusive_chains_ GUARDED_BY(mutex_) = 0;  // staged chains queued alone so far
   // Reserved operations (Staged::reserved) that their stream has not reached yet: as many of

@@ -67,6 +67,7 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t StreamQuery(Stream stream) override;
   hipError_t StreamWaitEvent(Stream stream, Event event, unsigned flags) override;
   hipError_t StreamGetDevice(Stream stream, int* device) override;
+  hipError_t StreamGetFlags(Stream stream, unsigned* flags) override;
   hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) override;
 
   bool SupportsStreamMemOps(int device) override;

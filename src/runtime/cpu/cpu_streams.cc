@@ -277,6 +277,19 @@ hipError_t CpuRuntime::StreamGetDevice(Stream stream, int* device) {
   return DeviceOf(stream, device);
 }
 
+hipError_t CpuRuntime::StreamGetFlags(Stream stream, unsigned* flags) {
+  if (!flags) return hipErrorInvalidValue;
+  if (!stream) {
+    *flags = 0;
+    return hipSuccess;
+  }
+  ReaderLock lock(streams_mu_);
+  StreamWorker* worker = FindLocked(stream);
+  if (!worker) return hipErrorInvalidHandle;
+  *flags = worker->flags();
+  return hipSuccess;
+}
+
 hipError_t CpuRuntime::LaunchHostFunc(Stream stream, HostFn fn, void* user_data) {
   if (!fn) return hipErrorInvalidValue;
   return Enqueue(stream, {}, [fn, user_data] { fn(user_data); });

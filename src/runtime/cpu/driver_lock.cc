@@ -123,6 +123,9 @@ class DriverLockedRuntime final : public GpuRuntime {
   hipError_t StreamGetDevice(Stream stream, int* device) override {
     return Shared([&] { return inner_->StreamGetDevice(stream, device); });
   }
+  hipError_t StreamGetFlags(Stream stream, unsigned* flags) override {
+    return Shared([&] { return inner_->StreamGetFlags(stream, flags); });
+  }
   hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) override {
     return Shared([&] { return inner_->LaunchHostFunc(stream, fn, user_data); });
   }

@@ -82,6 +82,7 @@ void ResolveAll(Resolver& r, CudaDriver* d) {
   r.Required(&d->cuStreamWaitEvent, "cuStreamWaitEvent");
   r.Required(&d->cuStreamGetCtx, "cuStreamGetCtx");
   r.Optional(&d->cuStreamGetDevice, "cuStreamGetDevice");
+  r.Optional(&d->cuStreamGetFlags, "cuStreamGetFlags");
   r.Required(&d->cuLaunchHostFunc, "cuLaunchHostFunc");
   r.Optional(&d->cuStreamWaitValue32, "cuStreamWaitValue32_v2");
   r.Optional(&d->cuStreamWriteValue32, "cuStreamWriteValue32_v2");

@@ -57,6 +57,7 @@ struct CudaDriver {
   cu::PFN_cuStreamWaitEvent cuStreamWaitEvent = nullptr;
   cu::PFN_cuStreamGetCtx cuStreamGetCtx = nullptr;
   cu::PFN_cuStreamGetDevice cuStreamGetDevice = nullptr;  // optional: CUDA 12.8+
+  cu::PFN_cuStreamGetFlags cuStreamGetFlags = nullptr;
   cu::PFN_cuLaunchHostFunc cuLaunchHostFunc = nullptr;
   cu::PFN_cuStreamWaitValue32 cuStreamWaitValue32 = nullptr;    // optional: CUDA 11.7+
   cu::PFN_cuStreamWriteValue32 cuStreamWriteValue32 = nullptr;  // optional: CUDA 11.7+

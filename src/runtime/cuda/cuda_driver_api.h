@@ -143,6 +143,7 @@ using PFN_cuStreamQuery = CUresult (*)(CUstream stream);
 using PFN_cuStreamWaitEvent = CUresult (*)(CUstream stream, CUevent event, unsigned flags);
 using PFN_cuStreamGetCtx = CUresult (*)(CUstream stream, CUcontext* ctx);
 using PFN_cuStreamGetDevice = CUresult (*)(CUstream stream, CUdevice* device);
+using PFN_cuStreamGetFlags = CUresult (*)(CUstream stream, unsigned int* flags);
 using PFN_cuLaunchHostFunc = CUresult (*)(CUstream stream, CUhostFn fn, void* user_data);
 using PFN_cuStreamWaitValue32 = CUresult (*)(CUstream stream, CUdeviceptr addr, uint32_t value,
                                              unsigned flags);

@@ -328,6 +328,13 @@ class CudaRuntime final : public GpuRuntime {
 
   hipError_t StreamGetDevice(Stream stream, int* device) override;
 
+  hipError_t StreamGetFlags(Stream stream, unsigned* flags) override {
+    if (flags == nullptr) return hipErrorInvalidValue;
+    if (d_.cuStreamGetFlags == nullptr) return hipErrorNotSupported;
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    return Map(d_.cuStreamGetFlags(Cu(stream), flags));
+  }
+
   hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) override {
     if (fn == nullptr) return hipErrorInvalidValue;
     if (const hipError_t err = Enter(); err != hipSuccess) return err;

@@ -528,6 +528,22 @@ TEST_P(RuntimeConformance, StreamWaitsForAnEventOnAnotherStream) {
   EXPECT_EQ(rt_->EventDestroy(event), hipSuccess);
 }
 
+// A stream's flags are those it was made with; the null stream's are 0 (it is a blocking one).
+TEST_P(RuntimeConformance, StreamFlagsAreTheCreationFlags) {
+  for (const unsigned flags : {0u, static_cast<unsigned>(hipStreamNonBlocking)}) {
+    Stream stream = nullptr;
+    ASSERT_EQ(rt_->StreamCreate(&stream, flags), hipSuccess);
+    unsigned got = 99;
+    EXPECT_EQ(rt_->StreamGetFlags(stream, &got), hipSuccess);
+    EXPECT_EQ(got, flags);
+    EXPECT_EQ(rt_->StreamGetFlags(stream, nullptr), hipErrorInvalidValue);
+    EXPECT_EQ(rt_->StreamDestroy(stream), hipSuccess);
+  }
+  unsigned null_flags = 99;
+  EXPECT_EQ(rt_->StreamGetFlags(nullptr, &null_flags), hipSuccess);
+  EXPECT_EQ(null_flags, 0u);
+}
+
 TEST_P(RuntimeConformance, StreamWaitValueIsReleasedByAHostWrite) {
   if (!rt_->SupportsStreamMemOps(0)) GTEST_SKIP() << "device has no stream memory operations";
   Stream s = NewStream();
