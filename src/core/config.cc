@@ -58,13 +58,19 @@ void ReadNumber(platform::Sys& sys, const char* name, uint64_t lo, uint64_t hi,
 }  // namespace
 
 const char* const kEnvVariables[] = {
-    kEnvAllowCompatMode, kEnvForceCompatMode,   kEnvProfileNvtx,       kEnvUnsupportedFileSystems,
-    kEnvStatsLevel,      kEnvLogLevel,          kEnvLogfilePath,       kEnvConfig,
-    kEnvRuntime,         kEnvPageCache,         kEnvPageCachePinAfter, kEnvPageCacheMaxPinnedMb,
-    kEnvCopySpinUs,      kEnvCopyNapUs,         kEnvDirectWrites,      kEnvWriteThrough,
-    kEnvCopyKernel,      kEnvAsyncStaged,       kEnvIoUring,           kEnvIoThreads,
-    kEnvBatchWorkers,    kEnvPageCachePinAhead, kEnvPageCachePinAside, kEnvCpuDevices,
-    kEnvAsyncRunIdleKb,
+    kEnvAllowCompatMode,   kEnvForceCompatMode,
+    kEnvProfileNvtx,       kEnvUnsupportedFileSystems,
+    kEnvStatsLevel,        kEnvLogLevel,
+    kEnvLogfilePath,       kEnvConfig,
+    kEnvRuntime,           kEnvPageCache,
+    kEnvPageCachePinAfter, kEnvPageCacheMaxPinnedMb,
+    kEnvCopySpinUs,        kEnvCopyNapUs,
+    kEnvDirectWrites,      kEnvWriteThrough,
+    kEnvCopyKernel,        kEnvAsyncStaged,
+    kEnvIoUring,           kEnvIoThreads,
+    kEnvBatchWorkers,      kEnvPageCachePinAhead,
+    kEnvPageCachePinAside, kEnvCpuDevices,
+    kEnvAsyncRunIdleKb,    kEnvAsyncCopyAtSubmission,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -184,6 +190,7 @@ Config ParseConfig(platform::Sys& sys) {
   ReadBool(sys, kEnvAsyncStaged, &config.async_staged, &config);
   ReadNumber(sys, kEnvAsyncRunIdleKb, 0, 1u << 20, "a size in KiB from 0 to 1048576", nullptr,
              &config.async_run_idle_kb, &config);
+  ReadBool(sys, kEnvAsyncCopyAtSubmission, &config.async_copy_at_submission, &config);
   ReadBool(sys, kEnvAsyncStageTimes, &config.async_stage_times, &config);
   if (const char* value = sys.Getenv(kEnvStatsLevel)) {
     const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);

@@ -71,6 +71,11 @@ inline constexpr char kEnvAsyncStaged[] = "HIPFILE_ASYNC_STAGED";
 // runs at once on the submitting thread, as the synchronous call would (default 64; 0: never;
 // docs/async.md, "Operations on an idle stream").
 inline constexpr char kEnvAsyncRunIdleKb[] = "HIPFILE_ASYNC_RUN_IDLE_KB";
+// Boolean: a stream-ordered read whose parameters are known at submission (the stream registered
+// with every HIPFILE_STREAM_FIXED_* flag, or idle) and whose bytes are all in pinned page-cache
+// windows has its copies queued on the stream at submission (default true; docs/async.md, "Reads
+// copied from windows at submission").
+inline constexpr char kEnvAsyncCopyAtSubmission[] = "HIPFILE_ASYNC_COPY_AT_SUBMISSION";
 // 1..1024: the library's I/O threads, shared by the engine, stream-ordered and batch I/O: the
 // default of hipFileParamExecutionMaxIOThreads (0 = automatic: AutoIoThreads()).
 inline constexpr char kEnvIoThreads[] = "HIPFILE_IO_THREADS";
@@ -132,13 +137,14 @@ struct Config {
   bool io_uring = true;
   bool copy_kernel = true;
   bool async_staged = true;
-  unsigned async_run_idle_kb = 64;  // HIPFILE_ASYNC_RUN_IDLE_KB
-  unsigned cpu_devices = 1;         // HIPFILE_CPU_DEVICES
-  unsigned io_threads = 0;          // 0: automatic
-  unsigned batch_workers = 0;       // 0: unset
-  std::string log_file_path;        // HIPFILE_LOGFILE_PATH; "" = none
-  std::string log_dir;              // the configuration file's logging.dir; "" = none
-  std::string config_path;          // HIPFILE_CONFIG (or the fallback's file); "" = none
+  unsigned async_run_idle_kb = 64;       // HIPFILE_ASYNC_RUN_IDLE_KB
+  bool async_copy_at_submission = true;  // HIPFILE_ASYNC_COPY_AT_SUBMISSION
+  unsigned cpu_devices = 1;              // HIPFILE_CPU_DEVICES
+  unsigned io_threads = 0;               // 0: automatic
+  unsigned batch_workers = 0;            // 0: unset
+  std::string log_file_path;             // HIPFILE_LOGFILE_PATH; "" = none
+  std::string log_dir;                   // the configuration file's logging.dir; "" = none
+  std::string config_path;               // HIPFILE_CONFIG (or the fallback's file); "" = none
   // What named config_path, for its lines: kEnvConfig, the fallback's variable, or "" for the
   // fallback's default file.
   std::string config_named_by = kEnvConfig;

@@ -25,6 +25,7 @@ Result<AsyncExecutor*> Driver::Async() {
                                               &async_stage_stats_));
     async_->SetStagingBlocks(stream_staging_blocks_.load(std::memory_order_relaxed));
     async_->SetRunIdleBytes(async_run_idle_bytes_);
+    async_->SetCopyAtSubmission(async_copy_at_submission_);
   }
   return async_.get();
 }

@@ -46,6 +46,12 @@ engine::ResidentPiece StreamTransfer::Resident(off_t offset, size_t max) {
   return piece;
 }
 
+void StreamTransfer::Unbegin() {
+  windows_.reset();
+  paths_ = engine::PathBytes();
+  begun_ = false;
+}
+
 Result<size_t> StreamTransfer::Move(void* staging, size_t bytes, off_t offset) {
   // The slot is staging: with the compatibility path off, its bytes move by O_DIRECT only.
   const engine::IoMemory memory{staging, hipMemoryTypeHost, request_.memory.device, true};

@@ -41,6 +41,7 @@ class StreamTransfer final : public AsyncWork {
   // page-cache windows (engine::SyncEngine::PlanStreamWindows, planned by Begin); their bytes
   // count as page_cache.
   engine::ResidentPiece Resident(off_t offset, size_t max) override;
+  void Unbegin() override;
   // Records the statistics; encodes the result.
   ssize_t Finish(const Result<size_t>& moved) override;
 

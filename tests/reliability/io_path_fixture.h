@@ -110,10 +110,11 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
     // pinner threads pinning windows on their own would make those counts depend on timing
     // (PinAheadTest and PageCacheTest cover pin-ahead).
     // Stream-ordered operations are always queued on their stream: these tests are of the queued
-    // way (AsyncRunAtOnceTest covers operations run at submission on an idle stream).
+    // way (AsyncRunAtOnceTest and AsyncCopyAtSubmissionTest cover what is done at submission).
     Config config = ParseConfig(sys_);
     config.page_cache_pin_ahead = 0;
     config.async_run_idle_kb = 0;
+    config.async_copy_at_submission = false;
     driver_ = std::make_unique<Driver>(sys_, gpu_, config);
     EXPECT_TRUE(driver_->Open().ok());
     EXPECT_EQ(gpu_.Malloc(&dev_, buffer_bytes), hipSuccess);

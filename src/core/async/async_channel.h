@@ -11,6 +11,7 @@
 #include <list>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "core/async/async_executor.h"
 #include "core/async/async_op.h"
@@ -151,6 +152,14 @@ struct AsyncExecutor::Channel {
   // without it by the worker moving it on. It starts moving once it holds a block; until then
   // the channel is in the executor's starved_ queue.
   std::unique_ptr<Staged> active;
+  // Reads whose copies from pinned page-cache windows were queued at submission
+  // (AsyncExecutor::CopyAtSubmission), by seq: the stream writes `done` = seq after their
+  // copies, and the poller then lets their windows go. mutex_.
+  struct FromWindows {
+    uint32_t seq;
+    std::vector<std::shared_ptr<const void>> leases;
+  };
+  std::deque<FromWindows> from_windows;
   bool waiting = false;  // active waits for copied >= trigger; mutex_ guards both
   bool busy = false;     // in the executor's busy_ list (mutex_)
   uint32_t trigger = 0;
@@ -159,7 +168,7 @@ struct AsyncExecutor::Channel {
   // and no copy touches the channel. The executor's mutex_ held.
   bool Idle() const {
     using async_detail::LoadWord;
-    return submitters == 0 && active == nullptr &&
+    return submitters == 0 && active == nullptr && from_windows.empty() &&
            LoadWord(&words[async_detail::kDone]) == last_seq &&
            LoadWord(&words[async_detail::kCopied]) == last_token;
   }

@@ -304,67 +304,6 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
   }
 }
 
-bool AsyncExecutor::RunsAtOnce(Channel* channel, runtime::Stream stream, const AsyncOp& op) {
-  const size_t limit = run_idle_bytes_.load(std::memory_order_relaxed);
-  // The null stream's work waits for every blocking stream's: no cheap way to know it is idle.
-  if (limit == 0 || stream == nullptr || op.submitted.size > limit) return false;
-  {
-    MutexLock lock(mutex_);
-    // Every operation submitted to the stream before released it (its file I/O is done), and
-    // none is still being queued (submit_mu, held here, orders them).
-    if (!channel->queued.empty() || channel->active != nullptr ||
-        LoadWord(&channel->words[kDone]) != channel->last_seq) {
-      return false;
-    }
-  }
-  // Nothing left to run on the stream: it would reach the operation at once. A stream whose work
-  // waits for the legacy default stream's needs that one idle too, and that one is the current
-  // device's: only asked on the stream's own device.
-  if (channel->follows_legacy < 0) {
-    unsigned flags = 0;
-    channel->follows_legacy =
-        NoThrow([&] { return gpu_.StreamGetFlags(stream, &flags); }) == hipSuccess &&
-                (flags & hipStreamNonBlocking) != 0
-            ? 0
-            : 1;
-  }
-  if (NoThrow([&] { return gpu_.StreamQuery(stream); }) != hipSuccess) return false;
-  if (channel->follows_legacy == 0) return true;
-  int current = -1;
-  return NoThrow([&] { return gpu_.GetDevice(&current); }) == hipSuccess &&
-         current == channel->device &&
-         NoThrow([&] { return gpu_.StreamQuery(nullptr); }) == hipSuccess;
-}
-
-Status AsyncExecutor::RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) {
-  // The stream is idle (RunsAtOnce): reaching the operation now is what it would do, so the
-  // parameters are bound now and the bytes move on this thread, as hipFileRead / hipFileWrite
-  // move them. Nothing is queued on the stream, whose later work finds the bytes in place.
-  const std::shared_ptr<AsyncStamps> stamps = op->stamps;
-  if (stamps != nullptr) stamps->t[AsyncStamps::kReached] = StampNow();
-  const ssize_t result = RunBoundNoThrow(*op);
-  *op->bytes_p = result;
-  op.reset();  // the work's references (file, buffer) are let go on this thread
-  if (stamps != nullptr) {
-    const uint64_t now = StampNow();
-    for (const auto point : {AsyncStamps::kStarted, AsyncStamps::kIoDone, AsyncStamps::kReleased,
-                             AsyncStamps::kCopied}) {
-      stamps->t[point] = now;
-    }
-    stage_stats_->Finish(stamps);
-  }
-  MutexLock lock(mutex_);
-  ++ran_at_once_;
-  --channel->submitters;
-  if (--outstanding_ == 0) idle_.NotifyAll();
-  return Status::Ok();
-}
-
-size_t AsyncExecutor::RanAtOnce() {
-  MutexLock lock(mutex_);
-  return ran_at_once_;
-}
-
 void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
   --channel->submitters;
   if (!refused) return;
@@ -375,6 +314,7 @@ void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
 Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
                                     std::unique_ptr<AsyncOp> op) {
   if (RunsAtOnce(channel, stream, *op)) return RunAtOnce(channel, std::move(op));
+  if (Status status; CopyAtSubmission(channel, stream, op, &status)) return status;
   bool staged = false;
   uint32_t seq = 0;
   uint32_t first_token = 0;
@@ -536,10 +476,11 @@ void AsyncExecutor::PollLoop(platform::Sys& sys) {
   unsigned idle_rounds = 0;
   MutexLock lock(mutex_);
   for (;;) {
-    if (queued_ == 0 && waiting_ == 0 && starved_.empty() && copy_watch_.empty()) {
+    if (queued_ == 0 && waiting_ == 0 && starved_.empty() && copy_watch_.empty() &&
+        from_windows_pending_ == 0) {
       if (stopping_) return;
       while (!stopping_ && queued_ == 0 && waiting_ == 0 && starved_.empty() &&
-             copy_watch_.empty()) {
+             copy_watch_.empty() && from_windows_pending_ == 0) {
         wake_poller_.Wait(mutex_);
       }
       idle_rounds = 0;
@@ -588,6 +529,11 @@ void AsyncExecutor::PollLoop(platform::Sys& sys) {
         progressed = true;
         hand_over([this, channel] { Step(channel); });
         if (ran_here) break;
+      }
+      if (!channel->from_windows.empty()) {
+        const size_t before = from_windows_pending_;
+        ReleaseFromWindowsLocked(channel);
+        if (from_windows_pending_ != before) progressed = true;
       }
       if (channel->queued.empty()) continue;
       const uint32_t reached = LoadWord(&channel->words[kReached]);
@@ -640,7 +586,10 @@ void AsyncExecutor::PollLoop(platform::Sys& sys) {
     // Channels with nothing queued or waiting leave the list until they have again.
     busy_.erase(std::remove_if(busy_.begin(), busy_.end(),
                                [](Channel* channel) {
-                                 if (!channel->queued.empty() || channel->waiting) return false;
+                                 if (!channel->queued.empty() || channel->waiting ||
+                                     !channel->from_windows.empty()) {
+                                   return false;
+                                 }
                                  channel->busy = false;
                                  return true;
                                }),

@@ -170,6 +170,13 @@ class AsyncExecutor {
   void SetRunIdleBytes(size_t bytes) { run_idle_bytes_.store(bytes, std::memory_order_relaxed); }
   // Operations run at once so far.
   size_t RanAtOnce();
+  // Whether reads whose parameters are known at submission (the stream's HIPFILE_STREAM_FIXED_*
+  // flags, or an idle stream) and whose bytes are all in pinned page-cache windows get their
+  // copies queued on the stream at submission (docs/async.md, "Reads copied from windows at
+  // submission"); off by default, set by the Driver (HIPFILE_ASYNC_COPY_AT_SUBMISSION).
+  void SetCopyAtSubmission(bool on) { copy_at_submission_.store(on, std::memory_order_relaxed); }
+  // Reads copied so far.
+  size_t CopiedAtSubmission();
 
   // Staged operations: the most staging blocks (engine::StreamStagingBlock, pinned by
   // submissions as needed) in the pool: the streams' share of the pinned staging limit
@@ -202,6 +209,17 @@ class AsyncExecutor {
   // Runs it on this thread and ends its submission. submit_mu held.
   Status RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) REQUIRES(SubmitMu(channel))
       EXCLUDES(mutex_);
+  // Nothing of the executor's is left on the channel and the stream is idle (for a stream that
+  // waits for the legacy default stream, that one too); never the null stream. submit_mu held.
+  bool StreamIdle(Channel* channel, runtime::Stream stream) REQUIRES(SubmitMu(channel))
+      EXCLUDES(mutex_);
+  // Queues `op`'s copies from pinned windows on the stream (SetCopyAtSubmission) and ends its
+  // submission, *status its result: true. False, with nothing done that the stream's way does
+  // not do again, where it cannot. submit_mu held.
+  bool CopyAtSubmission(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp>& op,
+                        Status* status) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // Lets go of the windows of the channel's reads copied at submission whose copies are made.
+  void ReleaseFromWindowsLocked(Channel* channel) REQUIRES(mutex_);
   // Timing (stage_stats_ enabled): a staged operation released before the poller saw its
   // stream's last copy waits here for it (the poller stamps kCopied).
   struct CopyWatch {
@@ -327,8 +345,13 @@ class AsyncExecutor {
   // Channels with operations queued or a staged one waiting for `copied`: what the poller walks
   // (room for every channel is made at construction).
   std::vector<Channel*> busy_ GUARDED_BY(mutex_);
-  size_t staged_ops_ GUARDED_BY(mutex_) = 0;        // operations submitted staged
-  size_t ran_at_once_ GUARDED_BY(mutex_) = 0;       // operations run at submission
+  size_t staged_ops_ GUARDED_BY(mutex_) = 0;            // operations submitted staged
+  size_t ran_at_once_ GUARDED_BY(mutex_) = 0;           // operations run at submission
+  size_t copied_at_submission_ GUARDED_BY(mutex_) = 0;  // reads copied at submission
+  size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // of those, windows still leased
+  std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
+  // Leases of copies queued that nothing will say are done (CopyAtSubmission failed part-way).
+  std::vector<std::shared_ptr<const void>> stranded_leases_ GUARDED_BY(mutex_);
   std::atomic<size_t> run_idle_bytes_{0};           // SetRunIdleBytes
   size_t staging_waits_ GUARDED_BY(mutex_) = 0;     // operations that waited for a block
   size_t exclusive_chains_ GUARDED_BY(mutex_) = 0;  // staged chains queued alone so far

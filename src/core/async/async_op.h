@@ -72,6 +72,9 @@ class AsyncWork {
     (void)max;
     return {};
   }
+  // Staged: undoes Begin (and what Resident counted), so that Begin may be called again: the
+  // operation goes the stream's way after all.
+  virtual void Unbegin() {}
   // Staged: once, with the outcome (moved bytes or the error), before the stream is released:
   // returns what *bytes_p receives.
   virtual ssize_t Finish(const Result<size_t>& moved) {

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What stream-ordered operations decide at submission (docs/async.md), against the queued way and
+# the synchronous path, in one run on a warm file, each row a fresh hipfile-bench -T LIMIT with
+# --json (one line a row, in OUT_DIR/at-submission.txt):
+#   small  4 KiB random reads run at once on idle streams (HIPFILE_ASYNC_RUN_IDLE_KB=64) or
+#          queued (=0): 1 stream x 1 in flight, 16 x 1, 16 x 8, and -x 0 with 1 and 16 threads
+#   large  16 MiB reads on 16 streams x 2 in flight (hipfile-bench registers its streams with
+#          every FIXED flag) with their copies from pinned windows queued at submission
+#          (HIPFILE_ASYNC_COPY_AT_SUBMISSION=1) or not (=0), against -x 0 with 16 threads; and
+#          async-bench, the tutorial's program, 16 streams x 256 MiB, both ways
+#   bench/probes/at-submission-h200.sh BUILD_DIR OUT_DIR [FILE]
+set -uo pipefail
+BUILD=${1:?usage: at-submission-h200.sh BUILD_DIR OUT_DIR [FILE]}
+OUT=${2:?}
+FILE=${3:-/var/tmp/hipfile-at-submission.dat}
+LIMIT=${LIMIT:-3}
+B=$BUILD/tools/hipfile-bench/hipfile-bench
+mkdir -p "$OUT"
+"$B" -f "$FILE" -s 2G -i 64M -x 10 -w 4 > /dev/null || exit 1  # made, and in the page cache
+row() {  # row NAME "VAR=VALUE ..." FLAGS...
+  local name=$1 envs=$2 line
+  shift 2
+  line=$(env $envs timeout $((3 * LIMIT + 30)) "$B" -f "$FILE" -s 2G -T "$LIMIT" \
+    "$@" --json 2>> "$OUT/at-submission.err") || { echo "$name: failed" | tee -a "$OUT/at-submission.txt"; return; }
+  python3 - "$name" "$line" <<'PY' | tee -a "$OUT/at-submission.txt"
+import json, sys
+name, d = sys.argv[1], json.loads(sys.argv[2])
+st = {k: round(v["mean_us"]) for k, v in d.get("async_stages", {}).items()}
+print(f'{name:28s} {d["throughput_gib_s"]:7.2f} GiB/s {d["iops"]:9.0f} IOPS p50 {d["p50_latency_us"]:7.1f} '
+      f'p99 {d["p99_latency_us"]:8.1f} us cores {d.get("cpu_cores", 0):5.2f} {st if st else ""} '
+      f'{d.get("paths", "")}')
+PY
+}
+tutorial() {  # tutorial NAME "VAR=VALUE ...": async-bench's tables, on a 4 GiB file of its own
+  echo "$1: $(env $2 timeout 150 "$BUILD/bench/async-bench" /var/tmp/hipfile-tutorial.dat 16 256 1000 \
+    2>> "$OUT/at-submission.err" | grep -E '^\| (sync|async|ratio)' | tr '\n' ' ')" |
+    tee -a "$OUT/at-submission.txt"
+}
+I=HIPFILE_ASYNC_RUN_IDLE_KB
+C=HIPFILE_ASYNC_COPY_AT_SUBMISSION
+for round in 1 2; do
+  echo "== round $round" | tee -a "$OUT/at-submission.txt"
+  for part in ${ROWS:-small large}; do
+    case $part in
+    small)
+      row small-1x1-at-once "$I=64" -w 1 -i 4K -I 2 -x 5 -Q 1 --stages
+      row small-1x1-queued "$I=0" -w 1 -i 4K -I 2 -x 5 -Q 1 --stages
+      row small-sync-1 "$I=64" -w 1 -i 4K -I 2 -x 0
+      row small-16x1-at-once "$I=64" -w 16 -i 4K -I 2 -x 5 -Q 1 --stages
+      row small-16x8-at-once "$I=64" -w 16 -i 4K -I 2 -x 5 -Q 8 --stages
+      row small-16x8-queued "$I=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --stages
+      row small-sync-16 "$I=64" -w 16 -i 4K -I 2 -x 0
+      row small-16x8-at-once-verify "$I=64" -w 16 -i 4K -I 2 -x 5 -Q 8 -V
+      ;;
+    large)
+      row large-16x2-copy-at-submission "$C=1" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      row large-16x2-queued "$C=0" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      row large-sync-16 "$C=1" -w 16 -i 16M -I 0 -x 0
+      row large-4x2-copy-at-submission "$C=1" -w 4 -i 16M -I 0 -x 5 -Q 2
+      row large-sync-4 "$C=1" -w 4 -i 16M -I 0 -x 0
+      row large-16x2-copy-at-submission-verify "$C=1" -w 16 -i 16M -I 0 -x 5 -Q 2 -V
+      tutorial tutorial-copy-at-submission "$C=1"
+      tutorial tutorial-queued "$C=0"
+      ;;
+    esac
+  done
+done

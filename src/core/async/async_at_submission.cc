@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// AsyncExecutor: operations whose work is decided at submission rather than when their stream
+// gets there (docs/async.md, "Operations on an idle stream" and "Reads copied from windows at
+// submission"): small ones on an idle stream run at once on the submitting thread; reads whose
+// parameters are known and whose bytes are all in pinned page-cache windows get their copies
+// queued on the stream there and then.
+#include <hipfile.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/async/async_channel.h"
+#include "core/async/async_executor.h"
+#include "util/errors.h"
+#include "util/log.h"
+
+namespace hipfile::core {
+
+using namespace async_detail;  // NOLINT(google-build-using-namespace): this file's own words
+
+namespace {
+
+constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                               HIPFILE_STREAM_FIXED_FILE_SIZE;
+
+void StampAllAt(AsyncStamps* stamps, uint64_t now) {
+  for (const auto point : {AsyncStamps::kReached, AsyncStamps::kStarted, AsyncStamps::kIoDone,
+                           AsyncStamps::kReleased, AsyncStamps::kCopied}) {
+    stamps->t[point] = now;
+  }
+}
+
+}  // namespace
+
+bool AsyncExecutor::StreamIdle(Channel* channel, runtime::Stream stream) {
+  // The null stream's work waits for every blocking stream's: no cheap way to know it is idle.
+  if (stream == nullptr) return false;
+  {
+    MutexLock lock(mutex_);
+    // Every operation submitted to the stream before released it (its file I/O is done), and
+    // none is still being queued (submit_mu, held here, orders them).
+    if (!channel->queued.empty() || channel->active != nullptr ||
+        LoadWord(&channel->words[kDone]) != channel->last_seq) {
+      return false;
+    }
+  }
+  // Nothing left to run on the stream: it would reach the operation at once. A stream whose work
+  // waits for the legacy default stream's needs that one idle too, and that one is the current
+  // device's: only asked on the stream's own device.
+  if (channel->follows_legacy < 0) {
+    unsigned flags = 0;
+    channel->follows_legacy =
+        NoThrow([&] { return gpu_.StreamGetFlags(stream, &flags); }) == hipSuccess &&
+                (flags & hipStreamNonBlocking) != 0
+            ? 0
+            : 1;
+  }
+  if (NoThrow([&] { return gpu_.StreamQuery(stream); }) != hipSuccess) return false;
+  if (channel->follows_legacy == 0) return true;
+  int current = -1;
+  return NoThrow([&] { return gpu_.GetDevice(&current); }) == hipSuccess &&
+         current == channel->device &&
+         NoThrow([&] { return gpu_.StreamQuery(nullptr); }) == hipSuccess;
+}
+
+bool AsyncExecutor::RunsAtOnce(Channel* channel, runtime::Stream stream, const AsyncOp& op) {
+  const size_t limit = run_idle_bytes_.load(std::memory_order_relaxed);
+  if (limit == 0 || op.submitted.size > limit) return false;
+  return StreamIdle(channel, stream);
+}
+
+Status AsyncExecutor::RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) {
+  // The stream is idle (RunsAtOnce): reaching the operation now is what it would do, so the
+  // parameters are bound now and the bytes move on this thread, as hipFileRead / hipFileWrite
+  // move them. Nothing is queued on the stream, whose later work finds the bytes in place.
+  const std::shared_ptr<AsyncStamps> stamps = op->stamps;
+  const ssize_t result = RunBoundNoThrow(*op);
+  *op->bytes_p = result;
+  op.reset();  // the work's references (file, buffer) are let go on this thread
+  if (stamps != nullptr) {
+    StampAllAt(stamps.get(), StampNow());
+    stage_stats_->Finish(stamps);
+  }
+  MutexLock lock(mutex_);
+  ++ran_at_once_;
+  --channel->submitters;
+  if (--outstanding_ == 0) idle_.NotifyAll();
+  return Status::Ok();
+}
+
+size_t AsyncExecutor::RanAtOnce() {
+  MutexLock lock(mutex_);
+  return ran_at_once_;
+}
+
+bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
+                                     std::unique_ptr<AsyncOp>& op, Status* status) {
+  AsyncWork& work = *op->work;
+  if (!copy_at_submission_.load(std::memory_order_relaxed) || !work.Staged() || work.Write() ||
+      channel->host_fn) {
+    return false;
+  }
+  {
+    MutexLock lock(mutex_);
+    if (channel->staged_broken) return false;
+  }
+  // The copies are queued from this thread: only with the stream's device current (the runtime
+  // takes a copy on another device's stream as an error, where the stream's way is fine).
+  int current = -1;
+  if (NoThrow([&] { return gpu_.GetDevice(&current); }) != hipSuccess ||
+      current != channel->device) {
+    return false;
+  }
+  // The parameters are known now where the stream fixed them at registration, or where the
+  // stream would reach the operation at once.
+  if ((op->fixed_flags & kAllFixed) != kAllFixed && !StreamIdle(channel, stream)) return false;
+  AsyncParams params;
+  if (BindParams(*op, &params) != 0) return false;  // refused when the stream gets there
+  Result<StagedPlan> plan = Status::Op(hipFileInternalError);
+  try {
+    plan = work.Begin(params);
+  } catch (...) {
+    work.Unbegin();
+    return false;
+  }
+  if (!plan.ok()) {
+    // Refused with the parameters the stream would bind (and recorded so): the operation ends
+    // here, as one run at once.
+    const std::shared_ptr<AsyncStamps> stamps = op->stamps;
+    *op->bytes_p = work.Finish(plan.status());
+    op.reset();
+    if (stamps != nullptr) {
+      StampAllAt(stamps.get(), StampNow());
+      stage_stats_->Finish(stamps);
+    }
+    MutexLock lock(mutex_);
+    --channel->submitters;
+    if (--outstanding_ == 0) idle_.NotifyAll();
+    *status = Status::Ok();
+    return true;
+  }
+  if (plan->size != params.size || plan->size == 0) {
+    work.Unbegin();  // end of file, nothing to read: the stream's way, as before
+    return false;
+  }
+  // Every byte from a pinned window, or none this way.
+  struct Copy {
+    void* dst;
+    const void* src;
+    size_t bytes;
+  };
+  std::vector<Copy> copies;
+  std::vector<std::shared_ptr<const void>> leases;
+  try {
+    size_t done = 0;
+    while (done < plan->size) {
+      engine::ResidentPiece piece =
+          work.Resident(plan->file_offset + static_cast<off_t>(done), plan->size - done);
+      if (piece.src == nullptr || piece.bytes == 0) {
+        work.Unbegin();
+        return false;
+      }
+      copies.push_back(Copy{static_cast<char*>(plan->device) + done, piece.src, piece.bytes});
+      leases.push_back(std::move(piece.lease));
+      done += piece.bytes;
+    }
+  } catch (...) {
+    work.Unbegin();  // no memory for the list: the stream's way
+    return false;
+  }
+  // The sequence number the stream writes to `done` once its copies are made; the windows stay
+  // leased until then (the poller lets them go). The entry is made first: nothing may fail for
+  // want of memory once a copy is queued.
+  uint32_t seq = 0;
+  {
+    MutexLock lock(mutex_);
+    try {
+      channel->from_windows.push_back(Channel::FromWindows{0, {}});
+    } catch (...) {
+      work.Unbegin();
+      return false;
+    }
+    seq = ++channel->last_seq;
+    channel->from_windows.back().seq = seq;
+  }
+  hipError_t error = hipSuccess;
+  size_t queued = 0;
+  for (const Copy& c : copies) {
+    error = NoThrow(
+        [&] { return gpu_.MemcpyAsync(c.dst, c.src, c.bytes, hipMemcpyHostToDevice, stream); });
+    if (error != hipSuccess) break;
+    ++queued;
+  }
+  if (error == hipSuccess) {
+    error = NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kDone], seq); });
+  }
+  const std::shared_ptr<AsyncStamps> stamps = op->stamps;
+  if (error == hipSuccess) *op->bytes_p = work.Finish(plan->size);
+  MutexLock lock(mutex_);
+  if (error != hipSuccess && queued == 0) {
+    // Nothing is on the stream: the submission is refused whole (the operation goes with it).
+    channel->from_windows.pop_back();
+    EndSubmissionLocked(channel, true);
+    *status = Status::Gpu(error);
+    return true;
+  }
+  if (error != hipSuccess) {
+    // Copies are queued that nothing will say are done: their windows stay leased until the
+    // executor goes, and the channel takes no more staged operations (its `done` word will not
+    // reach this one's number). The caller gets the error; *bytes_p stays 0.
+    HF_LOG(kError,
+           "stream-ordered I/O: queueing a read's copies from page-cache windows failed (%s); "
+           "its windows stay pinned until the driver closes",
+           GpuErrorName(error));
+    channel->from_windows.pop_back();
+    channel->staged_broken = true;
+    try {
+      for (auto& lease : leases) stranded_leases_.push_back(std::move(lease));
+    } catch (...) {
+      // No memory to keep them: dropping a lease only lets a later unpin take the window, which
+      // waits for the stream's copies on CUDA.
+    }
+    EndSubmissionLocked(channel, false);
+    if (--outstanding_ == 0) idle_.NotifyAll();
+    *status = Status::Gpu(error);
+    return true;
+  }
+  channel->from_windows.back().leases = std::move(leases);
+  ++from_windows_pending_;
+  ++copied_at_submission_;
+  MarkBusyLocked(channel);
+  EndSubmissionLocked(channel, false);
+  if (stamps != nullptr) StampAllAt(stamps.get(), StampNow());
+  wake_poller_.NotifyOne();
+  // The operation itself is done with: its work let go of the file and buffer in Finish.
+  if (stamps != nullptr) stage_stats_->Finish(stamps);
+  *status = Status::Ok();
+  return true;
+}
+
+size_t AsyncExecutor::CopiedAtSubmission() {
+  MutexLock lock(mutex_);
+  return copied_at_submission_;
+}
+
+void AsyncExecutor::ReleaseFromWindowsLocked(Channel* channel) {
+  const uint32_t done = LoadWord(&channel->words[kDone]);
+  while (!channel->from_windows.empty() && Reached(done, channel->from_windows.front().seq)) {
+    auto* gone = new (std::nothrow)
+        std::vector<std::shared_ptr<const void>>(std::move(channel->from_windows.front().leases));
+    channel->from_windows.pop_front();
+    --from_windows_pending_;
+    if (gone != nullptr) reaper_->PostOrRun([gone] { delete gone; });
+    if (--outstanding_ == 0) idle_.NotifyAll();
+  }
+}
+
+}  // namespace hipfile::core

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// Stream-ordered reads copied from pinned page-cache windows at submission (docs/async.md, "Reads
+// copied from windows at submission"; HIPFILE_ASYNC_COPY_AT_SUBMISSION): where the parameters are
+// known at submission (the stream registered with every HIPFILE_STREAM_FIXED_* flag, or idle) and
+// every byte is in a pinned window, the copies go on the stream there and then, in stream order,
+// and the windows stay leased until the stream has made them. Through a core::Driver on
+// FaultRuntime over the CPU runtime (staged, as on a GPU). Windows are 64 MiB (the Driver's).
+#include <gtest/gtest.h>
+#include <hipfile.h>
+#include <hipfile_ext.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/async/async_executor.h"
+#include "core/config.h"
+#include "reliability/io_path_fixture.h"
+
+namespace hipfile::core {
+namespace {
+
+using testing::GpuOp;
+using testing::SysOp;
+
+constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kFile = 8 * kMiB + 12345;
+constexpr size_t kBuffer = 9 * kMiB;
+constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                               HIPFILE_STREAM_FIXED_FILE_SIZE;
+
+// A host function that holds its stream until opened, then fills `fill_bytes` of `fill` with
+// 0x11 (device memory is host memory on the CPU runtime): what runs before a read's copies.
+struct Gate {
+  std::atomic<bool> open{false};
+  unsigned char* fill = nullptr;
+  size_t fill_bytes = 0;
+  static void Wait(void* arg) {
+    auto* self = static_cast<Gate*>(arg);
+    while (!self->open.load(std::memory_order_acquire)) std::this_thread::yield();
+    if (self->fill != nullptr) std::memset(self->fill, 0x11, self->fill_bytes);
+  }
+};
+
+class AsyncCopyAtSubmissionTest : public IoPathTest {
+ protected:
+  explicit AsyncCopyAtSubmissionTest(const runtime::CpuRuntimeOptions& options = {})
+      : IoPathTest(kBuffer, options) {
+    driver_.reset();
+    Config config = ParseConfig(sys_);
+    config.page_cache_pin_ahead = 0;
+    config.async_run_idle_kb = 0;  // this file is about the copies, not running at once
+    config.async_copy_at_submission = true;
+    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
+    EXPECT_TRUE(driver_->Open().ok());
+    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
+  }
+
+  // Synchronous reads of the whole file, twice: its window is pinned (pin-after 2).
+  void PinBySyncReads(void* fh) {
+    for (int i = 0; i < 2; ++i) {
+      const Result<size_t> n = driver_->Read(fh, dev_, kFile, 0, 0);
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+    }
+    ASSERT_GT(gpu_.Calls(GpuOp::kHostRegister), 0u) << "the second read pins its window";
+  }
+  AsyncExecutor& Executor() { return **driver_->async_executor(); }
+  uint64_t PageCacheBytes() {
+    hipFileExtPathStats_t p = {};
+    driver_->stats().FillPaths(&p);
+    return p.read_bytes[hipFileExtPathPageCache];
+  }
+  uint64_t AllReadBytes() {
+    hipFileExtPathStats_t p = {};
+    driver_->stats().FillPaths(&p);
+    uint64_t sum = 0;
+    for (const uint64_t b : p.read_bytes) sum += b;
+    return sum;
+  }
+  struct Slot {
+    size_t size = 0;
+    off_t file_offset = 0;
+    off_t buffer_offset = 0;
+    ssize_t bytes = 12345;
+  };
+  Status Submit(void* fh, Slot* slot) {
+    return driver_->SubmitAsync(IoDirection::kRead, fh, dev_, &slot->size, &slot->file_offset,
+                                &slot->buffer_offset, &slot->bytes, stream_);
+  }
+  // The device buffer holds the file's bytes [offset, offset + size) at `at`.
+  bool DeviceHoldsFile(size_t at, off_t offset, size_t size) {
+    const std::vector<unsigned char> file = testing::PatternBytes(kFile);
+    const std::vector<unsigned char> got = DeviceBytes(at + size);
+    return std::equal(got.begin() + static_cast<ptrdiff_t>(at), got.end(), file.begin() + offset);
+  }
+  // Every window lease let go: the executor has nothing outstanding (its poller releases them).
+  void WaitUntilIdle() { Executor().WaitIdle(); }
+
+  Watchdog watchdog_{std::chrono::seconds(60)};
+};
+
+// On an idle stream a resident, pinned read is copied at submission: *bytes_p is set when the call
+// returns, the bytes arrive once the stream gets there, they count as page_cache, and nothing is
+// staged or waited for on the stream.
+TEST_P(AsyncCopyAtSubmissionTest, AnIdleStreamGetsTheCopiesAtSubmission) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  const uint64_t page_cache = PageCacheBytes();
+  const uint64_t preads = sys_.Calls(SysOp::kPread);
+  gpu_.Reset();
+  Slot slot{5 * kMiB + 7, 12345, 3};
+  ASSERT_TRUE(Submit(fh, &slot).ok());
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_TRUE(DeviceHoldsFile(3, 12345, slot.size));
+  const std::vector<unsigned char> got = DeviceBytes(slot.size + 4);
+  EXPECT_EQ(got[2], 0xee);
+  EXPECT_EQ(got[slot.size + 3], 0xee);
+  EXPECT_EQ(PageCacheBytes() - page_cache, slot.size);
+  EXPECT_EQ(sys_.Calls(SysOp::kPread), preads) << "a resident byte was staged";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitValue32), 0u) << "the stream waited on the library";
+  EXPECT_GE(gpu_.Calls(GpuOp::kMemcpyAsync), 1u);
+  WaitUntilIdle();
+}
+
+// A stream registered with every FIXED flag gets the copies at submission even with work ahead of
+// them, and they run after that work, in stream order. Meanwhile the windows stay leased: a
+// deregistration of the file does not unpin them.
+TEST_P(AsyncCopyAtSubmissionTest, FixedParametersCopyAtSubmissionBehindEarlierWork) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  ASSERT_TRUE(driver_->RegisterStream(stream_, kAllFixed).ok());
+  Gate gate;
+  gate.fill = static_cast<unsigned char*>(dev_);
+  gate.fill_bytes = kBuffer;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &Gate::Wait, &gate), hipSuccess);
+  Slot slot{kFile, 0, 0};
+  ASSERT_TRUE(Submit(fh, &slot).ok());
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
+  EXPECT_EQ(Executor().Outstanding(), 1u) << "the read holds its windows until its copies";
+  const uint64_t unpins = gpu_.Calls(GpuOp::kHostUnregister);
+  driver_->DeregisterHandle(fh);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), unpins) << "a leased window was unpinned";
+  gate.open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, kFile)) << "the copies did not run after the earlier work";
+  EXPECT_EQ(DeviceBytes(kFile + 1)[kFile], 0x11);
+  WaitUntilIdle();
+  EXPECT_TRUE(driver_->DeregisterStream(stream_).ok());
+}
+
+// Without the FIXED flags, a stream with work ahead binds the parameters when it gets there: the
+// read is queued as before, and sees a size changed meanwhile.
+TEST_P(AsyncCopyAtSubmissionTest, ABusyStreamWithoutFixedParametersIsQueued) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  Gate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &Gate::Wait, &gate), hipSuccess);
+  Slot slot{kFile, 0, 0};
+  ASSERT_TRUE(Submit(fh, &slot).ok());
+  slot.size = kMiB;
+  gate.open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, kMiB));
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
+  WaitUntilIdle();
+}
+
+// A read whose window is not pinned yet is queued, staged as before, and its bytes are counted
+// once (the attempt at submission leaves no trace in the statistics).
+TEST_P(AsyncCopyAtSubmissionTest, UnpinnedBytesAreQueuedAndCountedOnce) {
+  void* fh = OpenFile("f", kFile);
+  const uint64_t before = AllReadBytes();
+  Slot slot{kFile, 0, 0};
+  ASSERT_TRUE(Submit(fh, &slot).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kFile));
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, kFile));
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
+  EXPECT_EQ(AllReadBytes() - before, kFile) << "bytes counted twice or not at all";
+  WaitUntilIdle();
+}
+
+// A read past the end of the file goes the stream's way (its short count is decided there).
+TEST_P(AsyncCopyAtSubmissionTest, AReadPastTheEndIsQueued) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  Slot slot{kMiB, static_cast<off_t>(kFile - 100), 0};
+  ASSERT_TRUE(Submit(fh, &slot).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(slot.bytes, 100);
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
+  WaitUntilIdle();
+}
+
+// The runtime refusing the first copy refuses the submission whole: nothing is on the stream, the
+// windows are let go, and the next read works.
+TEST_P(AsyncCopyAtSubmissionTest, ARefusedCopyRefusesTheSubmission) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  gpu_.FailNth(GpuOp::kMemcpyAsync, 1, hipErrorLaunchFailure);
+  Slot slot{kMiB, 0, 0};
+  const Status submitted = Submit(fh, &slot);
+  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  gpu_.Reset();
+  Slot next{kMiB, kMiB, 0};
+  ASSERT_TRUE(Submit(fh, &next).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(next.bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_TRUE(DeviceHoldsFile(0, kMiB, kMiB));
+  WaitUntilIdle();
+}
+
+// Two devices: the copies are queued from the submitting thread, so only where the stream's device
+// is current; a submission made with another device current is queued, and its stream's way
+// reads the same bytes.
+class AsyncCopyAtSubmissionDevicesTest : public AsyncCopyAtSubmissionTest {
+ protected:
+  AsyncCopyAtSubmissionDevicesTest() : AsyncCopyAtSubmissionTest(TwoDevices()) {}
+  static runtime::CpuRuntimeOptions TwoDevices() {
+    runtime::CpuRuntimeOptions options;
+    options.devices = 2;
+    return options;
+  }
+};
+
+TEST_P(AsyncCopyAtSubmissionDevicesTest, OnlyWithTheStreamsDeviceCurrent) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  // A buffer and a stream of device 1.
+  ASSERT_EQ(gpu_.SetDevice(1), hipSuccess);
+  void* dev1 = nullptr;
+  ASSERT_EQ(gpu_.Malloc(&dev1, kBuffer), hipSuccess);
+  runtime::Stream stream1 = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&stream1, hipStreamNonBlocking), hipSuccess);
+  ASSERT_TRUE(driver_->RegisterStream(stream1, kAllFixed).ok());
+  // Submitted with device 0 current: queued.
+  ASSERT_EQ(gpu_.SetDevice(0), hipSuccess);
+  size_t size = kMiB;
+  off_t file_offset = 0, buffer_offset = 0;
+  ssize_t bytes = 12345;
+  ASSERT_TRUE(driver_
+                  ->SubmitAsync(IoDirection::kRead, fh, dev1, &size, &file_offset, &buffer_offset,
+                                &bytes, stream1)
+                  .ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream1), hipSuccess);
+  EXPECT_EQ(bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
+  // With device 1 current: copied at submission.
+  ASSERT_EQ(gpu_.SetDevice(1), hipSuccess);
+  file_offset = static_cast<off_t>(kMiB);
+  ASSERT_TRUE(driver_
+                  ->SubmitAsync(IoDirection::kRead, fh, dev1, &size, &file_offset, &buffer_offset,
+                                &bytes, stream1)
+                  .ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream1), hipSuccess);
+  EXPECT_EQ(bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
+  const std::vector<unsigned char> file = testing::PatternBytes(kFile);
+  std::vector<unsigned char> got(kMiB);
+  ASSERT_EQ(gpu_.Memcpy(got.data(), dev1, kMiB, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), file.begin() + kMiB));
+  WaitUntilIdle();
+  EXPECT_TRUE(driver_->DeregisterStream(stream1).ok());
+  EXPECT_EQ(gpu_.StreamDestroy(stream1), hipSuccess);
+  EXPECT_EQ(gpu_.Free(dev1), hipSuccess);
+  ASSERT_EQ(gpu_.SetDevice(0), hipSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncCopyAtSubmissionDevicesTest,
+                         ::testing::Values(Path::kAsync), PathName);
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncCopyAtSubmissionTest, ::testing::Values(Path::kAsync),
+                         PathName);
+
+}  // namespace
+}  // namespace hipfile::core
