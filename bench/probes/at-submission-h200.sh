@@ -9,6 +9,10 @@
 #          every FIXED flag) with their copies from pinned windows queued at submission
 #          (HIPFILE_ASYNC_COPY_AT_SUBMISSION=1) or not (=0), against -x 0 with 16 threads; and
 #          async-bench, the tutorial's program, 16 streams x 256 MiB, both ways
+#   pass   one pass over the file (no -T), 16 streams x 2 x 16 MiB, both ways and -x 0: cold (the
+#          page cache dropped before each row; needs root) and "warm" (no drop; but the cold rows
+#          read by O_DIRECT, which leaves the page cache empty: these are cold too, see
+#          bench/results/h200-2026-12-03-at-submission)
 #   bench/probes/at-submission-h200.sh BUILD_DIR OUT_DIR [FILE]
 set -uo pipefail
 BUILD=${1:?usage: at-submission-h200.sh BUILD_DIR OUT_DIR [FILE]}
@@ -21,7 +25,10 @@ mkdir -p "$OUT"
 row() {  # row NAME "VAR=VALUE ..." FLAGS...
   local name=$1 envs=$2 line
   shift 2
-  line=$(env $envs timeout $((3 * LIMIT + 30)) "$B" -f "$FILE" -s 2G -T "$LIMIT" \
+  local limit=(-T "$LIMIT")
+  [[ -n ${ONE_PASS:-} ]] && limit=()
+  [[ -n ${COLD:-} ]] && { sync; echo 3 > /proc/sys/vm/drop_caches || return; }
+  line=$(env $envs timeout $((3 * LIMIT + 60)) "$B" -f "$FILE" -s 2G "${limit[@]}" \
     "$@" --json 2>> "$OUT/at-submission.err") || { echo "$name: failed" | tee -a "$OUT/at-submission.txt"; return; }
   python3 - "$name" "$line" <<'PY' | tee -a "$OUT/at-submission.txt"
 import json, sys
@@ -62,6 +69,14 @@ for round in 1 2; do
       row large-16x2-copy-at-submission-verify "$C=1" -w 16 -i 16M -I 0 -x 5 -Q 2 -V
       tutorial tutorial-copy-at-submission "$C=1"
       tutorial tutorial-queued "$C=0"
+      ;;
+    pass)
+      for cold in 1 ""; do
+        w=$([[ -n $cold ]] && echo cold || echo warm)
+        COLD=$cold ONE_PASS=1 row "pass-$w-copy-at-submission" "$C=1" -w 16 -i 16M -I 0 -x 5 -Q 2
+        COLD=$cold ONE_PASS=1 row "pass-$w-queued" "$C=0" -w 16 -i 16M -I 0 -x 5 -Q 2
+        COLD=$cold ONE_PASS=1 row "pass-$w-sync" "$C=1" -w 16 -i 16M -I 0 -x 0
+      done
       ;;
     esac
   done
