@@ -241,27 +241,25 @@ TEST_P(AsyncCopyAtSubmissionDevicesTest, OnlyWithTheStreamsDeviceCurrent) {
   runtime::Stream stream1 = nullptr;
   ASSERT_EQ(gpu_.StreamCreate(&stream1, hipStreamNonBlocking), hipSuccess);
   ASSERT_TRUE(driver_->RegisterStream(stream1, kAllFixed).ok());
+  // One 1 MiB read at `offset` into dev1 on stream1, waited for: *bytes_p.
+  const auto read = [&](off_t offset) {
+    size_t size = kMiB;
+    off_t file_offset = offset, buffer_offset = 0;
+    ssize_t bytes = 12345;
+    EXPECT_TRUE(driver_
+                    ->SubmitAsync(IoDirection::kRead, fh, dev1, &size, &file_offset, &buffer_offset,
+                                  &bytes, stream1)
+                    .ok());
+    EXPECT_EQ(gpu_.StreamSynchronize(stream1), hipSuccess);
+    return bytes;
+  };
   // Submitted with device 0 current: queued.
   ASSERT_EQ(gpu_.SetDevice(0), hipSuccess);
-  size_t size = kMiB;
-  off_t file_offset = 0, buffer_offset = 0;
-  ssize_t bytes = 12345;
-  ASSERT_TRUE(driver_
-                  ->SubmitAsync(IoDirection::kRead, fh, dev1, &size, &file_offset, &buffer_offset,
-                                &bytes, stream1)
-                  .ok());
-  ASSERT_EQ(gpu_.StreamSynchronize(stream1), hipSuccess);
-  EXPECT_EQ(bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_EQ(read(0), static_cast<ssize_t>(kMiB));
   EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
   // With device 1 current: copied at submission.
   ASSERT_EQ(gpu_.SetDevice(1), hipSuccess);
-  file_offset = static_cast<off_t>(kMiB);
-  ASSERT_TRUE(driver_
-                  ->SubmitAsync(IoDirection::kRead, fh, dev1, &size, &file_offset, &buffer_offset,
-                                &bytes, stream1)
-                  .ok());
-  ASSERT_EQ(gpu_.StreamSynchronize(stream1), hipSuccess);
-  EXPECT_EQ(bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_EQ(read(static_cast<off_t>(kMiB)), static_cast<ssize_t>(kMiB));
   EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
   const std::vector<unsigned char> file = testing::PatternBytes(kFile);
   std::vector<unsigned char> got(kMiB);

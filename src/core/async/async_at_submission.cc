@@ -74,19 +74,22 @@ Status AsyncExecutor::RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) {
   // The stream is idle (RunsAtOnce): reaching the operation now is what it would do, so the
   // parameters are bound now and the bytes move on this thread, as hipFileRead / hipFileWrite
   // move them. Nothing is queued on the stream, whose later work finds the bytes in place.
+  *op->bytes_p = RunBoundNoThrow(*op);
+  EndedAtSubmission(channel, std::move(op), /*ran=*/true);
+  return Status::Ok();
+}
+
+void AsyncExecutor::EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op, bool ran) {
   const std::shared_ptr<AsyncStamps> stamps = op->stamps;
-  const ssize_t result = RunBoundNoThrow(*op);
-  *op->bytes_p = result;
   op.reset();  // the work's references (file, buffer) are let go on this thread
   if (stamps != nullptr) {
     StampAllAt(stamps.get(), StampNow());
     stage_stats_->Finish(stamps);
   }
   MutexLock lock(mutex_);
-  ++ran_at_once_;
+  if (ran) ++ran_at_once_;
   --channel->submitters;
   if (--outstanding_ == 0) idle_.NotifyAll();
-  return Status::Ok();
 }
 
 size_t AsyncExecutor::RanAtOnce() {
@@ -127,16 +130,8 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   if (!plan.ok()) {
     // Refused with the parameters the stream would bind (and recorded so): the operation ends
     // here, as one run at once.
-    const std::shared_ptr<AsyncStamps> stamps = op->stamps;
     *op->bytes_p = work.Finish(plan.status());
-    op.reset();
-    if (stamps != nullptr) {
-      StampAllAt(stamps.get(), StampNow());
-      stage_stats_->Finish(stamps);
-    }
-    MutexLock lock(mutex_);
-    --channel->submitters;
-    if (--outstanding_ == 0) idle_.NotifyAll();
+    EndedAtSubmission(channel, std::move(op), /*ran=*/false);
     *status = Status::Ok();
     return true;
   }

@@ -209,6 +209,10 @@ class AsyncExecutor {
   // Runs it on this thread and ends its submission. submit_mu held.
   Status RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) REQUIRES(SubmitMu(channel))
       EXCLUDES(mutex_);
+  // Ends a submission whose operation finished on this thread (*bytes_p set): destroys `op`,
+  // records its stamps (all of it `submit`), and counts it run at once where `ran`.
+  void EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op, bool ran)
+      REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // Nothing of the executor's is left on the channel and the stream is idle (for a stream that
   // waits for the legacy default stream, that one too); never the null stream. submit_mu held.
   bool StreamIdle(Channel* channel, runtime::Stream stream) REQUIRES(SubmitMu(channel))
