@@ -43,15 +43,34 @@ run() {
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600 \
     -L 'unit|system|stress' -E '^(format|compat)\.' "$@" || status=$?
   local verdict=clean
-  ((status == 0)) || verdict=FAILED
+  if ((status != 0)); then
+    verdict=FAILED
+    # CI keeps only the end of the log, where the other sanitizer's run would bury this one's
+    # failures: name them in the summary, and run them again at the end (rerun_failed).
+    local failed_log="$dir/Testing/Temporary/LastTestsFailed.log"
+    [[ -s $failed_log ]] && verdict+=" ($(cut -d: -f2 "$failed_log" | paste -sd' '))"
+    rerun+=("$dir")
+  fi
   summary+=("sanitize $sanitizers: build $((built - start)) s, tests $((SECONDS - built)) s, $verdict")
   return "$status"
 }
 
+# Runs the failed tests of each failed run again, with their output, so that it ends the log; the
+# verdict stands whatever they do now (a failure that does not come again is still a failure).
+rerun_failed() {
+  local dir
+  for dir in "${rerun[@]}"; do
+    echo "=== $dir: the failed tests again, with their output"
+    ctest --test-dir "$dir" --output-on-failure --timeout 600 --rerun-failed || true
+  done
+}
+
 # Both suites run even when the first fails; the script fails if either did.
 summary=()
+rerun=()
 failed=0
 if [[ $mode == address || $mode == all ]]; then run build-asan address,undefined "$@" || failed=1; fi
 if [[ $mode == thread || $mode == all ]]; then run build-tsan thread "$@" || failed=1; fi
+rerun_failed
 printf '%s\n' "${summary[@]}"
 exit "$failed"

@@ -161,6 +161,57 @@ TEST_P(AsyncPageCacheTest, AWindowStaysPinnedUntilTheStreamCopiedFromIt) {
   EXPECT_GT(gpu_.Calls(GpuOp::kHostUnregister), 0u) << "the window was kept after its copy";
 }
 
+// A read whose every byte is in a window releases its stream without waiting for the stream's
+// copy from it (its copies are ahead of its `wait done` on the stream): its result is in place
+// while the copy is held back, and the window it leases stays pinned, counted as outstanding,
+// until the stream has made the copy.
+TEST_P(AsyncPageCacheTest, AReadIsDoneBeforeItsStreamCopiesFromItsWindow) {
+  void* fh = OpenFile("f", kFile);
+  void* twin = Register(path_);
+  PinBySyncReads(fh, kFile);
+  testing::StreamGate gate;
+  std::atomic<bool> opened{false};
+  std::atomic<bool> unpinned_early{false};
+  const auto open = [&] {
+    if (!opened.exchange(true)) gate.Open();
+  };
+  gpu_.BeforeCall(GpuOp::kHostUnregister, [&] {
+    if (opened.load()) return;
+    unpinned_early = true;
+    open();
+  });
+  gpu_.HoldCopyTables(&testing::StreamGate::Wait, &gate);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  const size_t size = kMiB;
+  size_t s = size;
+  off_t fo = 4096, bo = 0;
+  ssize_t bytes = 12345;
+  ASSERT_TRUE(
+      driver_->SubmitAsync(IoDirection::kRead, fh, dev_, &s, &fo, &bo, &bytes, Stream()).ok());
+  // The operation ends (Outstanding drops from 2, the read and its leases, to 1) with the copy
+  // still held; the executor's lock orders its *bytes_p before this thread's look at it.
+  AsyncExecutor& executor = **driver_->async_executor();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((executor.DeferredLeases() != 1 || executor.Outstanding() != 1) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const bool ended = executor.DeferredLeases() == 1 && executor.Outstanding() == 1;
+  EXPECT_TRUE(ended) << "the read waited for its stream's copy, or its lease did not count";
+  if (ended) {
+    EXPECT_EQ(bytes, static_cast<ssize_t>(size));
+  }
+  driver_->DeregisterHandle(twin);  // retires the file's windows; unpins the idle ones
+  EXPECT_FALSE(unpinned_early.load()) << "a window was unpinned before the stream copied from it";
+  open();
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  EXPECT_EQ(FirstDifference({file.begin() + 4096, file.begin() + 4096 + size}, 0), size);
+  gpu_.Reset();  // the hold and the hook refer to this test's gate
+  executor.WaitIdle();
+  EXPECT_EQ(executor.Outstanding(), 0u);
+}
+
 // A read over a pinned window and data that is not in the page cache: the first part is copied
 // from the window, the rest staged (O_DIRECT here), every byte in place.
 TEST_P(AsyncPageCacheTest, ResidentAndColdRangesMix) {

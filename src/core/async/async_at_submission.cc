@@ -171,13 +171,13 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   {
     MutexLock lock(mutex_);
     try {
-      channel->from_windows.push_back(Channel::FromWindows{0, {}});
+      channel->from_windows.push_back(Channel::FromWindows{kDone, 0, {}});
     } catch (...) {
       work.Unbegin();
       return false;
     }
     seq = ++channel->last_seq;
-    channel->from_windows.back().seq = seq;
+    channel->from_windows.back().until = seq;
   }
   hipError_t error = hipSuccess;
   size_t queued = 0;
@@ -240,8 +240,14 @@ size_t AsyncExecutor::CopiedAtSubmission() {
 }
 
 void AsyncExecutor::ReleaseFromWindowsLocked(Channel* channel) {
-  const uint32_t done = LoadWord(&channel->words[kDone]);
-  while (!channel->from_windows.empty() && Reached(done, channel->from_windows.front().seq)) {
+  // Front first. The stream passes the entries' points in its own order, which is not always the
+  // list's (a read copied at submission is entered then, before a staged read ahead of it on the
+  // stream has finished and entered its windows), but the front's point is reached no earlier
+  // than any before it on the stream: `done` reaching a later read's number, or `copied` a later
+  // token, means the stream passed the earlier ones. So none waits for ever.
+  while (!channel->from_windows.empty() &&
+         Reached(LoadWord(&channel->words[channel->from_windows.front().word]),
+                 channel->from_windows.front().until)) {
     auto* gone = new (std::nothrow)
         std::vector<std::shared_ptr<const void>>(std::move(channel->from_windows.front().leases));
     channel->from_windows.pop_front();

@@ -152,11 +152,15 @@ struct AsyncExecutor::Channel {
   // without it by the worker moving it on. It starts moving once it holds a block; until then
   // the channel is in the executor's starved_ queue.
   std::unique_ptr<Staged> active;
-  // Reads whose copies from pinned page-cache windows were queued at submission
-  // (AsyncExecutor::CopyAtSubmission), by seq: the stream writes `done` = seq after their
-  // copies, and the poller then lets their windows go. mutex_.
+  // Windows of reads the stream may still copy from, in stream order, each let go by the poller
+  // once the word `word` reaches `until`: reads copied at submission
+  // (AsyncExecutor::CopyAtSubmission) wait for `done` = their seq, which the stream writes after
+  // their copies; staged reads that released their stream before its copies ran
+  // (AsyncExecutor::DeferLeases) wait for `copied` = their last window's token. Each counts as
+  // outstanding. mutex_.
   struct FromWindows {
-    uint32_t seq;
+    async_detail::Word word;
+    uint32_t until;
     std::vector<std::shared_ptr<const void>> leases;
   };
   std::deque<FromWindows> from_windows;

@@ -177,6 +177,9 @@ class AsyncExecutor {
   void SetCopyAtSubmission(bool on) { copy_at_submission_.store(on, std::memory_order_relaxed); }
   // Reads copied so far.
   size_t CopiedAtSubmission();
+  // Staged reads that released their stream before its copies from their windows were made (the
+  // channel held the windows until then) so far.
+  size_t DeferredLeases();
 
   // Staged operations: the most staging blocks (engine::StreamStagingBlock, pinned by
   // submissions as needed) in the pool: the streams' share of the pinned staging limit
@@ -222,8 +225,14 @@ class AsyncExecutor {
   // not do again, where it cannot. submit_mu held.
   bool CopyAtSubmission(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp>& op,
                         Status* status) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
-  // Lets go of the windows of the channel's reads copied at submission whose copies are made.
+  // Lets go of the windows of the channel's reads whose copies from them are made
+  // (Channel::from_windows).
   void ReleaseFromWindowsLocked(Channel* channel) REQUIRES(mutex_);
+  // A staged read done but for its stream's copies from its windows, the last at token `until`:
+  // hands its leases to the channel's from_windows, counted as outstanding, so that it releases
+  // its stream now rather than after a round trip through the poller. False (no memory): it
+  // waits for the copy instead.
+  bool DeferLeases(Channel* channel, uint32_t until) EXCLUDES(mutex_);
   // Timing (stage_stats_ enabled): a staged operation released before the poller saw its
   // stream's last copy waits here for it (the poller stamps kCopied).
   struct CopyWatch {
@@ -352,7 +361,8 @@ class AsyncExecutor {
   size_t staged_ops_ GUARDED_BY(mutex_) = 0;            // operations submitted staged
   size_t ran_at_once_ GUARDED_BY(mutex_) = 0;           // operations run at submission
   size_t copied_at_submission_ GUARDED_BY(mutex_) = 0;  // reads copied at submission
-  size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // of those, windows still leased
+  size_t deferred_leases_ GUARDED_BY(mutex_) = 0;       // DeferredLeases
+  size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // entries of the channels' from_windows
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
   // Leases of copies queued that nothing will say are done (CopyAtSubmission failed part-way).
   std::vector<std::shared_ptr<const void>> stranded_leases_ GUARDED_BY(mutex_);

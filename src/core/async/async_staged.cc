@@ -314,13 +314,14 @@ void AsyncExecutor::Step(Channel* channel) {
       }
       data.FillForRead(s.block, channel->tables, ready, data.released, move, windows);
     }
-    // The windows stay leased until the stream has copied from them: the operation is in flight
-    // until then, so nothing unpins them (RunIfIdle). Copies that were never queued (the chain
-    // failed part-way) read nothing.
+    // The windows stay leased until the stream has copied from them, counted as outstanding, so
+    // nothing unpins them (RunIfIdle); the channel holds them from here (DeferLeases), and the
+    // operation releases its stream at once: its copies are ahead of its `wait done` there.
+    // Copies that were never queued (the chain failed part-way) read nothing.
     if (data.Leased() && limits.copies > 0) {
       const size_t last = std::min<size_t>(data.leased_until - data.first_token, limits.copies - 1);
       const uint32_t token = data.Token(last);
-      if (!Reached(LoadWord(&channel->words[kCopied]), token)) {
+      if (!Reached(LoadWord(&channel->words[kCopied]), token) && !DeferLeases(channel, token)) {
         WaitForCopied(channel, token);
         return;
       }
@@ -356,13 +357,34 @@ void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {
   wake_poller_.NotifyOne();
 }
 
+bool AsyncExecutor::DeferLeases(Channel* channel, uint32_t until) {
+  std::vector<std::shared_ptr<const void>>& leases = channel->active->data.leases;
+  {
+    MutexLock lock(mutex_);
+    try {
+      channel->from_windows.push_back(Channel::FromWindows{kCopied, until, {}});
+    } catch (...) {
+      return false;
+    }
+    channel->from_windows.back().leases = std::move(leases);
+    ++from_windows_pending_;
+    ++deferred_leases_;
+    ++outstanding_;  // until the poller lets them go
+    MarkBusyLocked(channel);
+  }
+  leases.clear();  // moved from: empty, in a state the standard leaves open
+  wake_poller_.NotifyOne();
+  return true;
+}
+
 void AsyncExecutor::FinishStaged(Channel* channel) {
   Staged& s = *channel->active;
   std::shared_ptr<AsyncStamps> stamps = s.op->stamps;
   if (stamps != nullptr) stamps->t[AsyncStamps::kIoDone] = StampNow();
   const Result<size_t> outcome = s.data.Outcome();
-  // The stream has copied from its windows (Step waited for it): let them go before the operation
-  // stops counting as in flight, so that a deregistration after the stream moves on unpins them.
+  // Windows left here the stream has copied from (Step waited for it; where it did not, the
+  // channel holds them: DeferLeases): let them go before the operation stops counting as in
+  // flight, so that nothing counts them held after that.
   s.data.leases.clear();
   ssize_t result = 0;
   try {
@@ -417,6 +439,11 @@ size_t AsyncExecutor::StagingWaits() {
 size_t AsyncExecutor::ExclusiveChains() {
   MutexLock lock(mutex_);
   return exclusive_chains_;
+}
+
+size_t AsyncExecutor::DeferredLeases() {
+  MutexLock lock(mutex_);
+  return deferred_leases_;
 }
 
 size_t AsyncExecutor::StagedOperations() {
