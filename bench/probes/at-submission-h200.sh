@@ -9,6 +9,8 @@
 #          every FIXED flag) with their copies from pinned windows queued at submission
 #          (HIPFILE_ASYNC_COPY_AT_SUBMISSION=1) or not (=0), against -x 0 with 16 threads; and
 #          async-bench, the tutorial's program, 16 streams x 256 MiB, both ways
+#   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
+#          16 MiB from pinned windows against -x 0 with 16 threads
 #   pass   one pass over the file (no -T), 16 streams x 2 x 16 MiB, both ways and -x 0: cold (the
 #          page cache dropped before each row; needs root) and "warm" (no drop; but the cold rows
 #          read by O_DIRECT, which leaves the page cache empty: these are cold too, see
@@ -69,6 +71,16 @@ for round in 1 2; do
       row large-16x2-copy-at-submission-verify "$C=1" -w 16 -i 16M -I 0 -x 5 -Q 2 -V
       tutorial tutorial-copy-at-submission "$C=1"
       tutorial tutorial-queued "$C=0"
+      ;;
+    queued)
+      # Both ways decided at submission off: what the stream's way itself does, resident reads
+      # of 1, 4 and 16 MiB copied from windows by the stream (one round trip through the poller
+      # since b7ec0ad, two before), against -x 0 with the same threads.
+      for size in 1M 4M 16M; do
+        row "queued-16x2-$size" "$C=0 $I=0" -w 16 -i "$size" -I 0 -x 5 -Q 2 --stages
+        row "queued-sync-16-$size" "$C=0 $I=0" -w 16 -i "$size" -I 0 -x 0
+      done
+      row queued-16x2-4M-verify "$C=0 $I=0" -w 16 -i 4M -I 0 -x 5 -Q 2 -V
       ;;
     pass)
       for cold in 1 ""; do

@@ -460,11 +460,36 @@ class CudaRuntime final : public GpuRuntime {
   hipError_t Enter() { return MakeCurrent(CurrentDevice()); }
 
   // The device address of pinned host memory; other pointers (device memory) are used as they
-  // are, which unified addressing allows.
+  // are, which unified addressing allows. Where every device uses pinned host memory at its host
+  // address (HostPointersEverywhere) that is the address itself, with no driver call: the
+  // stream-ordered path makes several stream memory operations per operation, and the lookup is
+  // a driver call each (the copy kernels rely on the same attributes: LoadKernels).
   CUdeviceptr DevicePointerOf(void* host) {
+    if (HostPointersEverywhere()) return Dptr(host);
     CUdeviceptr dptr = 0;
     if (d_.cuMemHostGetDevicePointer(&dptr, host, 0) == CUDA_SUCCESS) return dptr;
     return Dptr(host);
+  }
+  // Every device has unified addressing (cuMemHostAlloc memory is at its host address on every
+  // device) and can use host pointers for registered memory (cuMemHostRegister memory too).
+  // Asked once; device attributes make no context.
+  bool HostPointersEverywhere() {
+    int known = host_pointers_.load(std::memory_order_acquire);
+    if (known < 0) {
+      known = d_.cuDeviceGetAttribute != nullptr ? 1 : 0;
+      for (const CUdevice device : devices_) {
+        for (const int attribute :
+             {cu::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
+              cu::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM}) {
+          int value = 0;
+          if (d_.cuDeviceGetAttribute(&value, attribute, device) != CUDA_SUCCESS || value == 0) {
+            known = 0;
+          }
+        }
+      }
+      host_pointers_.store(known, std::memory_order_release);
+    }
+    return known == 1;
   }
 
   void DestroyAsideLocked() REQUIRES(aside_mutex_);
@@ -486,6 +511,7 @@ class CudaRuntime final : public GpuRuntime {
   const std::vector<CUdevice> devices_;                 // by ordinal
   std::unique_ptr<std::atomic<CUcontext>[]> contexts_;  // retained primary contexts, or null
   std::unique_ptr<std::atomic<int>[]> mem_ops_;         // SupportsStreamMemOps: -1 unknown, 0, 1
+  std::atomic<int> host_pointers_{-1};                  // HostPointersEverywhere: -1 unknown, 0, 1
   std::vector<std::pair<int, void*>> probe_words_ GUARDED_BY(mutex_);  // (device, pinned word)
   const CudaRuntimeOptions options_;
   std::unique_ptr<std::atomic<int>[]> kernel_state_;  // KernelsFor: -1 unknown, 0 none, 1 loaded

@@ -619,6 +619,47 @@ void AddStreamMemOps(CudaDriver& d) {
   };
 }
 
+// Stream memory operations name pinned host words by their device address. Where every device
+// uses pinned host memory at its host address (unified addressing, and host pointers usable for
+// registered memory) that is the host address, with no driver lookup per call; elsewhere the
+// driver says (cuMemHostGetDevicePointer) and its answer is used.
+int g_lookups = 0;
+int g_host_pointer_attribute = 1;
+TEST_F(CudaRuntimeFake, StreamMemOpsLookUpDeviceAddressesOnlyWhereADeviceNeedsIt) {
+  AddStreamMemOps(driver_);
+  driver_.cuDeviceGetAttribute = [](int* value, int attribute, CUdevice) -> CUresult {
+    *value = attribute == cu::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
+                 ? g_host_pointer_attribute
+                 : 1;
+    return 0;
+  };
+  static uint32_t shadow = 0;  // where the fake driver maps every word when asked
+  driver_.cuMemHostGetDevicePointer = [](CUdeviceptr* dptr, void*, unsigned) -> CUresult {
+    ++g_lookups;
+    *dptr = reinterpret_cast<CUdeviceptr>(&shadow);
+    return 0;
+  };
+  uint32_t word = 0;
+  {
+    g_lookups = 0;
+    auto rt = Create();
+    ASSERT_EQ(rt->StreamWriteValue32(nullptr, &word, 7), hipSuccess);
+    EXPECT_EQ(word, 7u) << "written at its host address";
+    EXPECT_EQ(rt->StreamWaitValue32(nullptr, &word, 7), hipSuccess);
+    EXPECT_EQ(g_lookups, 0);
+  }
+  {
+    g_lookups = 0;
+    g_host_pointer_attribute = 0;  // a device that cannot use host pointers of registered memory
+    auto rt = Create();
+    ASSERT_EQ(rt->StreamWriteValue32(nullptr, &word, 9), hipSuccess);
+    EXPECT_EQ(shadow, 9u) << "written where the driver said";
+    EXPECT_EQ(word, 7u);
+    EXPECT_EQ(g_lookups, 1);
+    g_host_pointer_attribute = 1;
+  }
+}
+
 // The probe runs when the first stream-ordered operation arrives, maybe while the caller's
 // streams are blocked; freeing pinned memory synchronizes the device, so the probe must not free
 // its word until the runtime goes (on the H200 the first hipFileReadAsync behind a blocked host
