@@ -248,11 +248,13 @@ void AsyncExecutor::ReleaseFromWindowsLocked(Channel* channel) {
   while (!channel->from_windows.empty() &&
          Reached(LoadWord(&channel->words[channel->from_windows.front().word]),
                  channel->from_windows.front().until)) {
-    auto* gone = new (std::nothrow)
-        std::vector<std::shared_ptr<const void>>(std::move(channel->from_windows.front().leases));
+    // (No memory for the move: the leases go with the entry, here.)
+    std::unique_ptr<std::vector<std::shared_ptr<const void>>> gone(
+        new (std::nothrow) std::vector<std::shared_ptr<const void>>(
+            std::move(channel->from_windows.front().leases)));
     channel->from_windows.pop_front();
     --from_windows_pending_;
-    if (gone != nullptr) reaper_->PostOrRun([gone] { delete gone; });
+    reap_->Reap(std::move(gone));
     if (--outstanding_ == 0) idle_.NotifyAll();
   }
 }

@@ -75,6 +75,7 @@ Status AsyncExecutor::Start(platform::Sys& sys, engine::WorkerPool& workers) {
   reap_pool_ = std::make_unique<engine::WorkerPool>(sys, 1, "reap");
   HF_RETURN_IF_ERROR(reap_pool_->Start());
   reaper_ = std::make_unique<engine::TaskGroup>(*reap_pool_, "reap");
+  reap_ = std::make_unique<ReapQueue>(*reaper_);
   Result<std::thread> poller = sys.StartThread([this, &sys] {
     NameThisThread("poll");
     PollLoop(sys);
@@ -96,7 +97,8 @@ AsyncExecutor::~AsyncExecutor() {
   wake_poller_.NotifyAll();
   if (poller_.joinable()) poller_.join();  // not started when Create failed
   workers_.reset();                        // drained: no task touches the executor after this
-  reaper_.reset();
+  reaper_.reset();                         // drained: reap_ holds nothing more
+  reap_.reset();
   reap_pool_.reset();
   for (auto& entry : channels_) {
     entry.second->tables.Free(gpu_);
@@ -430,10 +432,7 @@ void AsyncExecutor::Complete(Channel* channel, uint32_t seq, std::unique_ptr<Asy
   AdvanceWord(&channel->words[kDone], seq);
   // Run made its copies: nothing is copied after the release.
   if (stamps != nullptr) StampRelease(channel, stamps, 0, false);
-  if (op) {
-    AsyncOp* finished = op.release();
-    reaper_->PostOrRun([finished] { delete finished; });
-  }
+  reap_->Reap(std::move(op));
   MutexLock lock(mutex_);
   if (--outstanding_ == 0) idle_.NotifyAll();
 }

@@ -94,7 +94,8 @@
 //
 // A finished operation is destroyed only after its stream was released, and on a reaper thread:
 // what it holds may free memory, which waits for every stream, this one included. (The Driver
-// keeps the last reference to its engines, freed at a last close: core/driver.h.)
+// keeps the last reference to its engines, freed at a last close: core/driver.h.) Finished
+// operations wait for the reaper in a ReapQueue, which wakes it once for a burst of them.
 //
 // Lifetime: the executor lives until process exit. Deregistering a stream forgets its flags but
 // keeps its channel serving operations already submitted, so deregistering with work in flight
@@ -112,6 +113,7 @@
 
 #include "core/async/async_op.h"
 #include "core/async/async_stage_stats.h"
+#include "core/async/reap_queue.h"
 #include "engine/stream_staging.h"
 #include "engine/worker_pool.h"
 #include "platform/sys.h"
@@ -316,6 +318,7 @@ class AsyncExecutor {
   // waits for every stream, and the I/O threads must go on moving those streams meanwhile.
   std::unique_ptr<engine::WorkerPool> reap_pool_;
   std::unique_ptr<engine::TaskGroup> reaper_;  // destroys finished operations
+  std::unique_ptr<ReapQueue> reap_;            // what reaper_ destroys, batched
 
   // Guards the members marked so and the channels' state (Channel, in async_channel.h, says
   // which: the analysis cannot name another object's mutex, so its fields carry no GUARDED_BY).

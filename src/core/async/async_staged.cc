@@ -416,8 +416,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   // Released after the last ready: the stream runs the copies first, then passes the wait.
   AdvanceWord(&channel->words[kDone], finished->seq);
   if (stamps != nullptr) StampRelease(channel, stamps, last_copy, whole);
-  Staged* gone = finished.release();
-  reaper_->PostOrRun([gone] { delete gone; });
+  reap_->Reap(std::move(finished));
   MutexLock lock(mutex_);
   if (--outstanding_ == 0) idle_.NotifyAll();
 }
