@@ -86,6 +86,25 @@ class AsyncPageCacheTest : public IoPathTest {
 
 std::vector<unsigned char> Pattern(size_t n) { return testing::PatternBytes(n); }
 
+// The stream's copies held back (FaultRuntime::HoldCopyTables) until Open; an unpin meanwhile
+// would wait for the stream on CUDA: it is recorded (unpinned_early) and lets the copies go.
+struct HeldCopies {
+  explicit HeldCopies(testing::FaultRuntime& gpu) {
+    gpu.BeforeCall(GpuOp::kHostUnregister, [this] {
+      if (opened.load()) return;
+      unpinned_early = true;
+      Open();
+    });
+    gpu.HoldCopyTables(&testing::StreamGate::Wait, &gate);
+  }
+  void Open() {
+    if (!opened.exchange(true)) gate.Open();
+  }
+  testing::StreamGate gate;
+  std::atomic<bool> opened{false};
+  std::atomic<bool> unpinned_early{false};
+};
+
 TEST_P(AsyncPageCacheTest, ResidentBytesAreCopiedFromPinnedWindows) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh, kFile);
@@ -125,19 +144,7 @@ TEST_P(AsyncPageCacheTest, AWindowStaysPinnedUntilTheStreamCopiedFromIt) {
   void* twin = Register(path_);
   PinBySyncReads(fh, kFile);
   ASSERT_EQ(gpu_.Calls(GpuOp::kHostUnregister), 0u);
-  testing::StreamGate gate;
-  std::atomic<bool> opened{false};
-  std::atomic<bool> unpinned_early{false};
-  const auto open = [&] {
-    if (!opened.exchange(true)) gate.Open();
-  };
-  // An unpin while the copy is held would wait for the stream: say so, and let it go.
-  gpu_.BeforeCall(GpuOp::kHostUnregister, [&] {
-    if (opened.load()) return;
-    unpinned_early = true;
-    open();
-  });
-  gpu_.HoldCopyTables(&testing::StreamGate::Wait, &gate);
+  HeldCopies held(gpu_);
   FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
   const size_t size = 3 * kMiB;
   size_t s = size;
@@ -148,8 +155,9 @@ TEST_P(AsyncPageCacheTest, AWindowStaysPinnedUntilTheStreamCopiedFromIt) {
   // Give the worker time to take the window and release both chunks.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   driver_->DeregisterHandle(twin);  // retires the file's windows; unpins the idle ones
-  EXPECT_FALSE(unpinned_early.load()) << "a window was unpinned before the stream copied from it";
-  open();
+  EXPECT_FALSE(held.unpinned_early.load())
+      << "a window was unpinned before the stream copied from it";
+  held.Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(bytes, static_cast<ssize_t>(size));
   EXPECT_EQ(FirstDifference(Pattern(size), 0), size);
@@ -169,18 +177,7 @@ TEST_P(AsyncPageCacheTest, AReadIsDoneBeforeItsStreamCopiesFromItsWindow) {
   void* fh = OpenFile("f", kFile);
   void* twin = Register(path_);
   PinBySyncReads(fh, kFile);
-  testing::StreamGate gate;
-  std::atomic<bool> opened{false};
-  std::atomic<bool> unpinned_early{false};
-  const auto open = [&] {
-    if (!opened.exchange(true)) gate.Open();
-  };
-  gpu_.BeforeCall(GpuOp::kHostUnregister, [&] {
-    if (opened.load()) return;
-    unpinned_early = true;
-    open();
-  });
-  gpu_.HoldCopyTables(&testing::StreamGate::Wait, &gate);
+  HeldCopies held(gpu_);
   FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
   const size_t size = kMiB;
   size_t s = size;
@@ -202,8 +199,9 @@ TEST_P(AsyncPageCacheTest, AReadIsDoneBeforeItsStreamCopiesFromItsWindow) {
     EXPECT_EQ(bytes, static_cast<ssize_t>(size));
   }
   driver_->DeregisterHandle(twin);  // retires the file's windows; unpins the idle ones
-  EXPECT_FALSE(unpinned_early.load()) << "a window was unpinned before the stream copied from it";
-  open();
+  EXPECT_FALSE(held.unpinned_early.load())
+      << "a window was unpinned before the stream copied from it";
+  held.Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   const std::vector<unsigned char> file = Pattern(kFile);
   EXPECT_EQ(FirstDifference({file.begin() + 4096, file.begin() + 4096 + size}, 0), size);
