@@ -167,18 +167,31 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   // The sequence number the stream writes to `done` once its copies are made; the windows stay
   // leased until then (the poller lets them go). The entry is made first: nothing may fail for
   // want of memory once a copy is queued.
+  // Held by address: entries of other reads (DeferLeases) may be added behind it meanwhile, and
+  // nothing lets it go before it is filled (a deque's push_back keeps references valid).
   uint32_t seq = 0;
+  Channel::FromWindows* mine = nullptr;
   {
     MutexLock lock(mutex_);
     try {
-      channel->from_windows.push_back(Channel::FromWindows{kDone, 0, {}});
+      channel->from_windows.push_back(Channel::FromWindows{kDone, 0, {}, /*filled=*/false});
     } catch (...) {
       work.Unbegin();
       return false;
     }
+    mine = &channel->from_windows.back();
     seq = ++channel->last_seq;
-    channel->from_windows.back().until = seq;
+    mine->until = seq;
   }
+  // Removes this read's entry (mutex_ held): the copies will not say when they are done.
+  const auto drop_mine = [&]() REQUIRES(mutex_) {
+    for (auto it = channel->from_windows.begin(); it != channel->from_windows.end(); ++it) {
+      if (&*it == mine) {
+        channel->from_windows.erase(it);
+        return;
+      }
+    }
+  };
   hipError_t error = hipSuccess;
   size_t queued = 0;
   for (const Copy& c : copies) {
@@ -195,7 +208,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   MutexLock lock(mutex_);
   if (error != hipSuccess && queued == 0) {
     // Nothing is on the stream: the submission is refused whole (the operation goes with it).
-    channel->from_windows.pop_back();
+    drop_mine();
     EndSubmissionLocked(channel, true);
     *status = Status::Gpu(error);
     return true;
@@ -208,7 +221,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
            "stream-ordered I/O: queueing a read's copies from page-cache windows failed (%s); "
            "its windows stay pinned until the driver closes",
            GpuErrorName(error));
-    channel->from_windows.pop_back();
+    drop_mine();
     channel->staged_broken = true;
     try {
       for (auto& lease : leases) stranded_leases_.push_back(std::move(lease));
@@ -221,7 +234,8 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
     *status = Status::Gpu(error);
     return true;
   }
-  channel->from_windows.back().leases = std::move(leases);
+  mine->leases = std::move(leases);
+  mine->filled = true;
   ++from_windows_pending_;
   ++copied_at_submission_;
   MarkBusyLocked(channel);
@@ -244,8 +258,9 @@ void AsyncExecutor::ReleaseFromWindowsLocked(Channel* channel) {
   // list's (a read copied at submission is entered then, before a staged read ahead of it on the
   // stream has finished and entered its windows), but the front's point is reached no earlier
   // than any before it on the stream: `done` reaching a later read's number, or `copied` a later
-  // token, means the stream passed the earlier ones. So none waits for ever.
-  while (!channel->from_windows.empty() &&
+  // token, means the stream passed the earlier ones. So none waits for ever. An entry not yet
+  // filled (its submission is still queueing its copies) holds up those behind it.
+  while (!channel->from_windows.empty() && channel->from_windows.front().filled &&
          Reached(LoadWord(&channel->words[channel->from_windows.front().word]),
                  channel->from_windows.front().until)) {
     // (No memory for the move: the leases go with the entry, here.)

@@ -162,6 +162,10 @@ struct AsyncExecutor::Channel {
     async_detail::Word word;
     uint32_t until;
     std::vector<std::shared_ptr<const void>> leases;
+    // False while a read copied at submission is still queueing its copies: the entry is made
+    // first, but its leases arrive after the stream may already have passed `until`; the poller
+    // stops at it until then.
+    bool filled = true;
   };
   std::deque<FromWindows> from_windows;
   bool waiting = false;  // active waits for copied >= trigger; mutex_ guards both
