@@ -91,6 +91,13 @@ class FaultRuntime : public runtime::GpuRuntime {
     MutexLock lock(hooks_mu_);
     hooks_[Index(op)] = std::move(hook);
   }
+  // Runs `hook` after the base answered each call of `op` (whatever it answered; on the calling
+  // thread, before the call returns) until Reset: to let something happen between a call and
+  // what its caller does next, such as a stream passing work just queued.
+  void AfterCall(GpuOp op, std::function<void()> hook) {
+    MutexLock lock(hooks_mu_);
+    after_hooks_[Index(op)] = std::move(hook);
+  }
   // Each CopyTableAsync queued from now on is preceded on its stream by the host function
   // fn(arg) (null: none), until Reset: a stream held between a staged operation's `ready` and
   // its copy, e.g. by a testing::StreamGate (fakes/gate.h: &StreamGate::Wait, &gate).
@@ -106,6 +113,7 @@ class FaultRuntime : public runtime::GpuRuntime {
     {
       MutexLock lock(hooks_mu_);
       for (auto& hook : hooks_) hook = nullptr;
+      for (auto& hook : after_hooks_) hook = nullptr;
     }
     stream_mem_ops_ = -1;
     touching_ = 0;
@@ -184,9 +192,15 @@ class FaultRuntime : public runtime::GpuRuntime {
     if (hook) hook();
     return static_cast<hipError_t>(plan_.OnCall(Index(op)));
   }
-  // The base's answer `e` to a call of `op`, counted when it is hipSuccess.
+  // The base's answer `e` to a call of `op`, counted when it is hipSuccess, after AfterCall's hook.
   hipError_t Forwarded(GpuOp op, hipError_t e) {
     if (e == hipSuccess) ++succeeded_[Index(op)];
+    std::function<void()> hook;
+    {
+      MutexLock lock(hooks_mu_);
+      hook = after_hooks_[Index(op)];
+    }
+    if (hook) hook();
     return e;
   }
 
@@ -201,6 +215,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   bool host_memory_ = false;
   Mutex hooks_mu_;
   std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);
+  std::function<void()> after_hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);
   mutable Mutex pinned_mu_;
   std::map<const void*, size_t> pinned_ GUARDED_BY(pinned_mu_);
   uint64_t pinned_bytes_ GUARDED_BY(pinned_mu_) = 0;

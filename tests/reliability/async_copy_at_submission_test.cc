@@ -154,6 +154,73 @@ TEST_P(AsyncCopyAtSubmissionTest, FixedParametersCopyAtSubmissionBehindEarlierWo
   EXPECT_TRUE(driver_->DeregisterStream(stream_).ok());
 }
 
+// The stream can make a read's copies and pass its `done` before the submitting thread has handed
+// the read's window leases to the channel: the poller, releasing an earlier read's leases
+// meanwhile, stops at the later read's entry until it is filled (it once let the empty entry go,
+// counting it off early, and the submission then wrote its leases past the end of the list).
+// FaultRuntime::AfterCall holds the submission right after it queued `done`; a read held on a
+// second stream keeps the poller going round meanwhile.
+TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLosesNothing) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  runtime::Stream other = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  for (runtime::Stream s : {stream_, other}) {
+    ASSERT_TRUE(driver_->RegisterStream(s, kAllFixed).ok());
+  }
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  // Each stream's first read waits behind a gate: their entries are in their channels' lists,
+  // which the poller watches.
+  Gate gate, other_gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &Gate::Wait, &gate), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other, &Gate::Wait, &other_gate), hipSuccess);
+  Slot first{kMiB, 0, 0};
+  ASSERT_TRUE(Submit(fh, &first).ok());
+  size_t s_size = kMiB;
+  off_t s_file = 3 * kMiB, s_buffer = 3 * kMiB;
+  ssize_t s_bytes = 12345;
+  ASSERT_TRUE(
+      driver_
+          ->SubmitAsync(IoDirection::kRead, fh, dev_, &s_size, &s_file, &s_buffer, &s_bytes, other)
+          .ok());
+  ASSERT_EQ(Executor().Outstanding(), 2u);
+  // The second read's submission on stream_, once it queued `done`: the stream runs both reads'
+  // copies and passes both `done`s, and the poller lets the first read's leases go and keeps
+  // going round for the other stream's.
+  size_t outstanding_meanwhile = 12345;
+  bool first_released = false;
+  gpu_.AfterCall(GpuOp::kStreamWriteValue32, [&] {
+    gate.open = true;
+    EXPECT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (Executor().Outstanding() > 2 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    first_released = Executor().Outstanding() <= 2;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // more rounds of the poller
+    outstanding_meanwhile = Executor().Outstanding();
+  });
+  Slot second{2 * kMiB, static_cast<off_t>(kMiB), static_cast<off_t>(kMiB)};
+  const Status submitted = Submit(fh, &second);
+  gpu_.Reset();  // the hook refers to this test's locals
+  ASSERT_TRUE(submitted.ok()) << submitted.ToString();
+  EXPECT_TRUE(first_released) << "the poller did not let the first read's leases go";
+  EXPECT_EQ(outstanding_meanwhile, 2u)
+      << "the second read's entry was let go before its leases were in";
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 3u);
+  other_gate.open = true;
+  for (runtime::Stream s : {stream_, other}) ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(first.bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_EQ(second.bytes, static_cast<ssize_t>(2 * kMiB));
+  EXPECT_EQ(s_bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, 4 * kMiB));
+  // The second read's leases go once it is filled in: nothing is left outstanding.
+  WaitUntilIdle();
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  for (runtime::Stream s : {stream_, other}) EXPECT_TRUE(driver_->DeregisterStream(s).ok());
+  EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
+}
+
 // Without the FIXED flags, a stream with work ahead binds the parameters when it gets there: the
 // read is queued as before, and sees a size changed meanwhile.
 TEST_P(AsyncCopyAtSubmissionTest, ABusyStreamWithoutFixedParametersIsQueued) {
