@@ -71,6 +71,7 @@ const char* const kEnvVariables[] = {
     kEnvBatchWorkers,      kEnvPageCachePinAhead,
     kEnvPageCachePinAside, kEnvCpuDevices,
     kEnvAsyncRunIdleKb,    kEnvAsyncCopyAtSubmission,
+    kEnvCopyWait,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -229,6 +230,14 @@ Config ParseConfig(platform::Sys& sys) {
              &config.copy_spin_us, &config);
   ReadNumber(sys, kEnvCopyNapUs, 0, 1000, "microseconds from 0 to 1000", nullptr,
              &config.copy_nap_us, &config);
+  if (const char* value = sys.Getenv(kEnvCopyWait)) {
+    if (std::strcmp(value, "stream") == 0 || std::strcmp(value, "word") == 0) {
+      config.copy_wait_word = std::strcmp(value, "word") == 0;
+      config.SetSource(kEnvCopyWait, SettingSource::kEnvironment);
+    } else {
+      Problem(&config, kEnvCopyWait, value, "one of stream, word", "stream");
+    }
+  }
   ReadBool(sys, kEnvDirectWrites, &config.direct_writes, &config);
   ReadBool(sys, kEnvWriteThrough, &config.write_through, &config);
   ReadNumber(sys, kEnvIoThreads, 1, static_cast<unsigned>(kMaxIoThreads),

@@ -92,6 +92,7 @@ ParamSet::ParamSet(const Config& config)
       page_cache_max_pinned_bytes_(config.page_cache_max_pinned_mb << 20),
       copy_spin_us_(config.copy_spin_us),
       copy_nap_us_(config.copy_nap_us),
+      copy_wait_word_(config.copy_wait_word),
       direct_writes_(config.direct_writes),
       write_through_(config.write_through),
       io_uring_(config.io_uring) {
@@ -256,6 +257,7 @@ engine::EngineOptions ParamSet::ToEngineOptions() const {
   options.page_cache_max_pinned_bytes = page_cache_max_pinned_bytes_;
   options.copy_spin_us = copy_spin_us_;
   options.copy_nap_us = copy_nap_us_;
+  options.copy_wait_words = copy_wait_word_;
   options.direct_writes = direct_writes_;
   options.write_through = write_through_;
   options.io_uring = io_uring_;

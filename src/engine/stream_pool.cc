@@ -10,6 +10,7 @@ namespace hipfile::engine {
 
 StreamPool::~StreamPool() {
   for (const auto& [device, lane] : all_) {
+    if (lane.word != nullptr) (void)gpu_.HostFree(lane.word);
     hipError_t e = gpu_.EventDestroy(lane.done);
     if (e == hipSuccess) e = gpu_.StreamDestroy(lane.stream);
     if (e != hipSuccess) {
@@ -60,6 +61,17 @@ Status StreamPool::Create(int device, Lane* lane) {
   if (created == hipSuccess) {
     created = gpu_.EventCreate(&lane->done, hipEventBlockingSync | hipEventDisableTiming);
     if (created != hipSuccess) (void)gpu_.StreamDestroy(lane->stream);
+  }
+  // The word is optional: without it (no memory operations, no memory) the lane's waits poll
+  // the stream.
+  if (created == hipSuccess && words_ && gpu_.SupportsStreamMemOps(device)) {
+    void* word = nullptr;
+    if (gpu_.HostMalloc(&word, 2 * sizeof(uint32_t), hipHostMallocPortable | hipHostMallocMapped) ==
+        hipSuccess) {
+      lane->word = static_cast<uint32_t*>(word);
+      lane->word[0] = 0;
+      lane->word[1] = 0;
+    }
   }
   if (previous != device) {
     const hipError_t restored = gpu_.SetDevice(previous);

@@ -76,7 +76,7 @@ struct SyncEngine::Impl {
   Impl(platform::Sys& sys, runtime::GpuRuntime& gpu, const EngineOptions& options,
        WorkerPool* shared_pool)
       : staging(gpu, options.chunk_bytes, StagingBuffers(options, sys)),
-        streams(gpu),
+        streams(gpu, options.copy_wait_words),
         ring(sys, RingOptions(options)),
         context{sys, gpu, staging, streams, ring},
         io_threads(ResolveIoThreads(options.io_threads)),

@@ -113,6 +113,9 @@ struct EngineOptions {
   unsigned copy_spin_us = 20;
   // Microseconds slept (Sys::Nap) between two polls of that wait; 0 polls back to back.
   unsigned copy_nap_us = 0;
+  // Copy waits poll a word the lane's stream writes instead of the stream (engine/copy_wait.h),
+  // on devices with stream memory operations.
+  bool copy_wait_words = false;
   // The system calls of a group of small transfers (RunMany) go to the kernel in one io_uring
   // submission (engine/ring_io.h) where it is available; false: one after another.
   bool io_uring = true;

@@ -132,6 +132,21 @@ TEST(ConfigTest, CopyNap) {
   EXPECT_EQ(config.problems.size(), 1u);
 }
 
+TEST(ConfigTest, CopyWait) {
+  EnvSys sys;
+  EXPECT_FALSE(ParseConfig(sys).copy_wait_word);
+  sys.Set("HIPFILE_COPY_WAIT", "word");
+  EXPECT_TRUE(ParseConfig(sys).copy_wait_word);
+  EXPECT_TRUE(ParamSet(ParseConfig(sys)).ToEngineOptions().copy_wait_words);
+  sys.Set("HIPFILE_COPY_WAIT", "stream");
+  EXPECT_FALSE(ParseConfig(sys).copy_wait_word);
+  sys.Set("HIPFILE_COPY_WAIT", "words");
+  const Config config = ParseConfig(sys);
+  EXPECT_FALSE(config.copy_wait_word);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_COPY_WAIT"), std::string::npos) << config.problems[0];
+}
+
 TEST(ConfigTest, IoThreads) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).io_threads, 0u);

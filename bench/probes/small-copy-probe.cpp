@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// small-copy-probe: what a 4 KiB host-to-device copy costs the submitting thread, by the ways the
+// library could make it (issue 21 item 2: stream-ordered 4 KiB reads run at once kept ~15 cores
+// busy for ~335k IOPS on the H200, where synchronous reads reach ~525k on 14; a perf profile put
+// most of it in one lock inside libcuda, reached from cuStreamQuery). T threads, each with its own
+// "user" stream and its own copy stream, for SECONDS each way; per operation:
+//
+//   pinned-poll        copy from pinned memory on the copy stream, cuStreamQuery until done
+//                      (the synchronous path's small read, less its pread)
+//   query+pinned-poll  one cuStreamQuery of the user stream first (a stream-ordered read run
+//                      at once: the library checks the stream is idle)
+//   pageable-queued    copy from pageable memory on the user stream and return: the driver
+//                      takes the bytes before it returns, the copy runs in stream order (what a
+//                      read on a stream with fixed parameters could do); the user stream is
+//                      synchronized every 256 operations
+//   pinned-write-poll  copy from pinned memory, then cuStreamWriteValue32 of a host word,
+//                      polled in memory (HIPFILE_COPY_WAIT=word)
+//
+// Each operation copies into its own 4 KiB slot of a 1 MiB device buffer (a ring), from a host
+// buffer holding the operation's number; at the end every slot is checked to hold the number of
+// the last operation that wrote it: a pageable source reused too early shows there. Prints
+// operations per second, the mean time per operation on a thread, and the process's cores busy
+// (getrusage) for each way.
+//   small-copy-probe THREADS SECONDS
+#include <cuda.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cu_check.h"
+
+namespace {
+
+constexpr size_t kOp = 4096;
+constexpr size_t kSlots = 256;
+
+using Clock = std::chrono::steady_clock;
+
+double CpuSeconds() {
+  rusage u = {};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+enum Way { kPinnedPoll, kQueryPinnedPoll, kPageableQueued, kPinnedWritePoll };
+const char* const kWayNames[] = {"pinned-poll", "query+pinned-poll", "pageable-queued",
+                                 "pinned-write-poll"};
+
+struct Thread {
+  CUstream user = nullptr, copy = nullptr;
+  CUdeviceptr dev = 0;
+  uint32_t* pinned = nullptr;  // kOp bytes
+  uint32_t* word = nullptr;    // pinned, mapped
+  CUdeviceptr word_dev = 0;
+  std::vector<uint32_t> pageable = std::vector<uint32_t>(kOp / 4);
+  uint64_t ops = 0;
+  bool bad = false;
+};
+
+void Fill(uint32_t* p, uint32_t value) {
+  for (size_t i = 0; i < kOp / 4; ++i) p[i] = value;
+}
+
+void Run(CUcontext ctx, Thread& t, Way way, double seconds, std::atomic<bool>& go) {
+  CHECK(cuCtxSetCurrent(ctx));
+  while (!go.load()) {
+  }
+  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  uint32_t n = 0;
+  std::vector<uint32_t> last(kSlots, 0);
+  uint32_t written = 0;
+  while (Clock::now() < end) {
+    for (int batch = 0; batch < 64; ++batch) {
+      ++n;
+      const size_t slot = n % kSlots;
+      const CUdeviceptr dst = t.dev + slot * kOp;
+      if (way == kQueryPinnedPoll) {
+        if (cuStreamQuery(t.user) != CUDA_SUCCESS) std::abort();  // always idle here
+      }
+      switch (way) {
+        case kPinnedPoll:
+        case kQueryPinnedPoll: {
+          Fill(t.pinned, n);
+          CHECK(cuMemcpyHtoDAsync(dst, t.pinned, kOp, t.copy));
+          CUresult r;
+          while ((r = cuStreamQuery(t.copy)) == CUDA_ERROR_NOT_READY) {
+          }
+          CHECK(r);
+          break;
+        }
+        case kPageableQueued:
+          Fill(t.pageable.data(), n);
+          CHECK(cuMemcpyHtoDAsync(dst, t.pageable.data(), kOp, t.user));
+          Fill(t.pageable.data(), 0xdeadbeef);  // reused at once
+          if (n % 256 == 0) CHECK(cuStreamSynchronize(t.user));
+          break;
+        case kPinnedWritePoll:
+          Fill(t.pinned, n);
+          CHECK(cuMemcpyHtoDAsync(dst, t.pinned, kOp, t.copy));
+          ++written;
+          CHECK(cuStreamWriteValue32(t.copy, t.word_dev, written, CU_STREAM_WRITE_VALUE_DEFAULT));
+          while (__atomic_load_n(t.word, __ATOMIC_ACQUIRE) != written) {
+            __builtin_ia32_pause();
+          }
+          break;
+      }
+      last[slot] = n;
+    }
+  }
+  CHECK(cuStreamSynchronize(t.user));
+  CHECK(cuStreamSynchronize(t.copy));
+  t.ops = n;
+  std::vector<uint32_t> got(kSlots * kOp / 4);
+  CHECK(cuMemcpyDtoH(got.data(), t.dev, kSlots * kOp));
+  for (size_t s = 0; s < kSlots; ++s) {
+    if (last[s] == 0) continue;
+    for (size_t i = 0; i < kOp / 4; ++i) {
+      if (got[s * kOp / 4 + i] != last[s]) {
+        t.bad = true;
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: small-copy-probe THREADS SECONDS\n");
+    return 2;
+  }
+  const int threads = std::atoi(argv[1]);
+  const double seconds = std::atof(argv[2]);
+  CHECK(cuInit(0));
+  CUdevice device;
+  CHECK(cuDeviceGet(&device, 0));
+  CUcontext ctx;
+  CHECK(cuDevicePrimaryCtxRetain(&ctx, device));
+  CHECK(cuCtxSetCurrent(ctx));
+  std::vector<Thread> ts(static_cast<size_t>(threads));
+  for (Thread& t : ts) {
+    CHECK(cuStreamCreate(&t.user, CU_STREAM_NON_BLOCKING));
+    CHECK(cuStreamCreate(&t.copy, CU_STREAM_NON_BLOCKING));
+    CHECK(cuMemAlloc(&t.dev, kSlots * kOp));
+    CHECK(cuMemHostAlloc(reinterpret_cast<void**>(&t.pinned), kOp, CU_MEMHOSTALLOC_PORTABLE));
+    CHECK(cuMemHostAlloc(reinterpret_cast<void**>(&t.word), 64,
+                         CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+    *t.word = 0;
+    CHECK(cuMemHostGetDevicePointer(&t.word_dev, t.word, 0));
+  }
+  for (int round = 1; round <= 2; ++round) {
+    for (int w = 0; w <= kPinnedWritePoll; ++w) {
+      const Way way = static_cast<Way>(w);
+      std::atomic<bool> go{false};
+      std::vector<std::thread> running;
+      for (Thread& t : ts) {
+        t.ops = 0;
+        t.bad = false;
+        running.emplace_back(Run, ctx, std::ref(t), way, seconds, std::ref(go));
+      }
+      const double cpu0 = CpuSeconds();
+      const auto t0 = Clock::now();
+      go = true;
+      for (auto& r : running) r.join();
+      const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+      const double cpu = CpuSeconds() - cpu0;
+      uint64_t ops = 0;
+      bool bad = false;
+      for (const Thread& t : ts) {
+        ops += t.ops;
+        bad = bad || t.bad;
+      }
+      std::printf("round %d threads %2d %-18s %9.0f ops/s  %6.2f us/op/thread  cores %5.2f  %s\n",
+                  round, threads, kWayNames[w], static_cast<double>(ops) / wall,
+                  wall * threads / static_cast<double>(ops) * 1e6, cpu / wall,
+                  bad ? "WRONG BYTES" : "bytes checked");
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
