@@ -71,7 +71,7 @@ const char* const kEnvVariables[] = {
     kEnvBatchWorkers,      kEnvPageCachePinAhead,
     kEnvPageCachePinAside, kEnvCpuDevices,
     kEnvAsyncRunIdleKb,    kEnvAsyncCopyAtSubmission,
-    kEnvCopyWait,          kEnvCopyPollGapNs,
+    kEnvCopyWait,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -238,8 +238,6 @@ Config ParseConfig(platform::Sys& sys) {
       Problem(&config, kEnvCopyWait, value, "one of stream, word", "stream");
     }
   }
-  ReadNumber(sys, kEnvCopyPollGapNs, 0, 100000, "nanoseconds from 0 to 100000", nullptr,
-             &config.copy_poll_gap_ns, &config);
   ReadBool(sys, kEnvDirectWrites, &config.direct_writes, &config);
   ReadBool(sys, kEnvWriteThrough, &config.write_through, &config);
   ReadNumber(sys, kEnvIoThreads, 1, static_cast<unsigned>(kMaxIoThreads),

@@ -52,9 +52,6 @@ inline constexpr char kEnvCopyNapUs[] = "HIPFILE_COPY_NAP_US";
 // What that wait polls: `stream` (hipStreamQuery, the default) or `word` (a word of pinned host
 // memory the copy's stream writes after it, where the device has stream memory operations).
 inline constexpr char kEnvCopyWait[] = "HIPFILE_COPY_WAIT";
-// Nanoseconds between two polls of that wait's stream, spun without entering the driver
-// (default 0: back to back).
-inline constexpr char kEnvCopyPollGapNs[] = "HIPFILE_COPY_POLL_GAP_NS";
 // Whether writes use O_DIRECT for their aligned body (default true; false: through the page
 // cache).
 inline constexpr char kEnvDirectWrites[] = "HIPFILE_DIRECT_WRITES";
@@ -138,8 +135,7 @@ struct Config {
   uint64_t page_cache_max_pinned_mb = 0;
   unsigned copy_spin_us = 20;
   unsigned copy_nap_us = 0;
-  bool copy_wait_word = false;    // HIPFILE_COPY_WAIT=word
-  unsigned copy_poll_gap_ns = 0;  // HIPFILE_COPY_POLL_GAP_NS
+  bool copy_wait_word = false;  // HIPFILE_COPY_WAIT=word
   bool direct_writes = true;
   bool write_through = false;
   bool io_uring = true;

@@ -93,7 +93,6 @@ ParamSet::ParamSet(const Config& config)
       copy_spin_us_(config.copy_spin_us),
       copy_nap_us_(config.copy_nap_us),
       copy_wait_word_(config.copy_wait_word),
-      copy_poll_gap_ns_(config.copy_poll_gap_ns),
       direct_writes_(config.direct_writes),
       write_through_(config.write_through),
       io_uring_(config.io_uring) {
@@ -259,7 +258,6 @@ engine::EngineOptions ParamSet::ToEngineOptions() const {
   options.copy_spin_us = copy_spin_us_;
   options.copy_nap_us = copy_nap_us_;
   options.copy_wait_words = copy_wait_word_;
-  options.copy_poll_gap_ns = copy_poll_gap_ns_;
   options.direct_writes = direct_writes_;
   options.write_through = write_through_;
   options.io_uring = io_uring_;

@@ -99,7 +99,6 @@ class ParamSet {
   unsigned copy_spin_us_ = 20;                // HIPFILE_COPY_SPIN_US
   unsigned copy_nap_us_ = 0;                  // HIPFILE_COPY_NAP_US
   bool copy_wait_word_ = false;               // HIPFILE_COPY_WAIT=word
-  unsigned copy_poll_gap_ns_ = 0;             // HIPFILE_COPY_POLL_GAP_NS
   bool direct_writes_ = true;                 // HIPFILE_DIRECT_WRITES
   bool write_through_ = false;                // HIPFILE_WRITE_THROUGH
   bool io_uring_ = true;                      // HIPFILE_IO_URING

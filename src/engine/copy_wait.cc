@@ -53,21 +53,10 @@ Status WaitForLane(runtime::GpuRuntime& gpu, platform::Sys& sys, const Lane& lan
     }
     // Refused: the stream is polled instead.
   }
-  const bool gapped = policy.gap.count() > 0 && policy.nap.count() == 0;
-  for (auto next = std::chrono::steady_clock::now() + policy.gap;;) {
-    if (gapped) {
-      // Polls spaced out: each enters the driver's context-wide lock, which the other threads'
-      // polls and copies contend for.
-      for (auto now = std::chrono::steady_clock::now(); now < next && now < deadline;
-           now = std::chrono::steady_clock::now()) {
-        Pause();
-      }
-    }
+  for (;;) {
     const hipError_t e = gpu.StreamQuery(lane.stream);
     if (e != hipErrorNotReady) return Status::FromGpu(e);
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) break;
-    next = now + policy.gap;
+    if (std::chrono::steady_clock::now() >= deadline) break;
     if (policy.nap.count() > 0) sys.Nap(policy.nap);
   }
   return Sleep(gpu, lane);

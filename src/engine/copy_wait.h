@@ -31,9 +31,6 @@ namespace hipfile::engine {
 struct CopyWaitPolicy {
   std::chrono::microseconds spin{20};  // how long to poll before sleeping on the event
   std::chrono::microseconds nap{0};    // sleep between two polls (Sys::Nap); 0: back to back
-  // Without a nap: the least time from the wait's start to its first poll of the stream and
-  // between two polls, spent spinning on the CPU without entering the driver (0: none).
-  std::chrono::nanoseconds gap{0};
 };
 
 // Ok once everything queued on lane.stream finished; the failure (Status::Gpu) otherwise.

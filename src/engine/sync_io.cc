@@ -89,7 +89,6 @@ struct SyncEngine::Impl {
     context.pins = &pins;
     context.copy_spin = std::chrono::microseconds(options.copy_spin_us);
     context.copy_nap = std::chrono::microseconds(options.copy_nap_us);
-    context.copy_gap = std::chrono::nanoseconds(options.copy_poll_gap_ns);
     if (options.preallocate_staging) {
       const Status reserved = staging.Reserve();
       if (!reserved.ok()) {

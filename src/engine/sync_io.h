@@ -116,8 +116,6 @@ struct EngineOptions {
   // Copy waits poll a word the lane's stream writes instead of the stream (engine/copy_wait.h),
   // on devices with stream memory operations.
   bool copy_wait_words = false;
-  // Nanoseconds between two polls of a copy wait, spun on the CPU (CopyWaitPolicy::gap).
-  unsigned copy_poll_gap_ns = 0;
   // The system calls of a group of small transfers (RunMany) go to the kernel in one io_uring
   // submission (engine/ring_io.h) where it is available; false: one after another.
   bool io_uring = true;

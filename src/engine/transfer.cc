@@ -129,8 +129,7 @@ Status Resources::EnsureStream(int device) {
 }
 
 Status Resources::Wait() const {
-  return WaitForLane(context_.gpu, context_.sys, lane_,
-                     {context_.copy_spin, context_.copy_nap, context_.copy_gap});
+  return WaitForLane(context_.gpu, context_.sys, lane_, {context_.copy_spin, context_.copy_nap});
 }
 
 namespace {

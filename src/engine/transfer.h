@@ -44,7 +44,6 @@ struct EngineContext {
   std::chrono::microseconds copy_spin{20};
   // How long it sleeps between two polls (0: none).
   std::chrono::microseconds copy_nap{0};
-  std::chrono::nanoseconds copy_gap{0};  // CopyWaitPolicy::gap
 };
 
 // One participant's staging lease and copy lane, taken when first needed and given back at the

@@ -147,17 +147,6 @@ TEST(ConfigTest, CopyWait) {
   EXPECT_NE(config.problems[0].find("HIPFILE_COPY_WAIT"), std::string::npos) << config.problems[0];
 }
 
-TEST(ConfigTest, CopyPollGap) {
-  EnvSys sys;
-  EXPECT_EQ(ParseConfig(sys).copy_poll_gap_ns, 0u);
-  sys.Set("HIPFILE_COPY_POLL_GAP_NS", "1500");
-  EXPECT_EQ(ParamSet(ParseConfig(sys)).ToEngineOptions().copy_poll_gap_ns, 1500u);
-  sys.Set("HIPFILE_COPY_POLL_GAP_NS", "100001");
-  const Config config = ParseConfig(sys);
-  EXPECT_EQ(config.copy_poll_gap_ns, 0u);
-  EXPECT_EQ(config.problems.size(), 1u);
-}
-
 TEST(ConfigTest, IoThreads) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).io_threads, 0u);
