@@ -15,6 +15,13 @@
 //                      synchronized every 256 operations
 //   pinned-write-poll  copy from pinned memory, then cuStreamWriteValue32 of a host word,
 //                      polled in memory (HIPFILE_COPY_WAIT=word)
+//   attrs+pinned-poll  pinned-poll after a cuPointerGetAttributes of the destination with the
+//                      seven attributes the library asks (CudaRuntime::PointerGetInfo, made for
+//                      every synchronous and stream-ordered call)
+//   device+pinned-poll pinned-poll after a cuStreamGetDevice of the user stream (the check of
+//                      every stream-ordered submission)
+//   query-same         query+pinned-poll with the copy made and polled on the user stream, the
+//                      one queried: is it the query or the second stream that costs
 //
 // Each operation copies into its own 4 KiB slot of a 1 MiB device buffer (a ring), from a host
 // buffer holding the operation's number; at the end every slot is checked to hold the number of
@@ -51,9 +58,19 @@ double CpuSeconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-enum Way { kPinnedPoll, kQueryPinnedPoll, kPageableQueued, kPinnedWritePoll };
-const char* const kWayNames[] = {"pinned-poll", "query+pinned-poll", "pageable-queued",
-                                 "pinned-write-poll"};
+enum Way {
+  kPinnedPoll,
+  kQueryPinnedPoll,
+  kPageableQueued,
+  kPinnedWritePoll,
+  kAttrsPinnedPoll,
+  kDevicePinnedPoll,
+  kQuerySame,
+  kWays
+};
+const char* const kWayNames[] = {"pinned-poll",       "query+pinned-poll", "pageable-queued",
+                                 "pinned-write-poll", "attrs+pinned-poll", "device+pinned-poll",
+                                 "query-same"};
 
 struct Thread {
   CUstream user = nullptr, copy = nullptr;
@@ -83,16 +100,38 @@ void Run(CUcontext ctx, Thread& t, Way way, double seconds, std::atomic<bool>& g
       ++n;
       const size_t slot = n % kSlots;
       const CUdeviceptr dst = t.dev + slot * kOp;
-      if (way == kQueryPinnedPoll) {
+      if (way == kQueryPinnedPoll || way == kQuerySame) {
         if (cuStreamQuery(t.user) != CUDA_SUCCESS) std::abort();  // always idle here
+      }
+      if (way == kAttrsPinnedPoll) {
+        unsigned type = 0, managed = 0;
+        CUdeviceptr dptr = 0, start = 0;
+        void* hptr = nullptr;
+        int ordinal = -1;
+        size_t range = 0;
+        CUpointer_attribute attrs[] = {
+            CU_POINTER_ATTRIBUTE_MEMORY_TYPE,    CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+            CU_POINTER_ATTRIBUTE_HOST_POINTER,   CU_POINTER_ATTRIBUTE_IS_MANAGED,
+            CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+            CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+        void* data[] = {&type, &dptr, &hptr, &managed, &ordinal, &start, &range};
+        CHECK(cuPointerGetAttributes(7, attrs, data, dst));
+      }
+      if (way == kDevicePinnedPoll) {
+        CUdevice d = -1;
+        CHECK(cuStreamGetDevice(t.user, &d));
       }
       switch (way) {
         case kPinnedPoll:
-        case kQueryPinnedPoll: {
+        case kQueryPinnedPoll:
+        case kAttrsPinnedPoll:
+        case kDevicePinnedPoll:
+        case kQuerySame: {
+          const CUstream s = way == kQuerySame ? t.user : t.copy;
           Fill(t.pinned, n);
-          CHECK(cuMemcpyHtoDAsync(dst, t.pinned, kOp, t.copy));
+          CHECK(cuMemcpyHtoDAsync(dst, t.pinned, kOp, s));
           CUresult r;
-          while ((r = cuStreamQuery(t.copy)) == CUDA_ERROR_NOT_READY) {
+          while ((r = cuStreamQuery(s)) == CUDA_ERROR_NOT_READY) {
           }
           CHECK(r);
           break;
@@ -112,6 +151,8 @@ void Run(CUcontext ctx, Thread& t, Way way, double seconds, std::atomic<bool>& g
             __builtin_ia32_pause();
           }
           break;
+        case kWays:
+          std::abort();
       }
       last[slot] = n;
     }
@@ -159,7 +200,7 @@ int main(int argc, char** argv) {
     CHECK(cuMemHostGetDevicePointer(&t.word_dev, t.word, 0));
   }
   for (int round = 1; round <= 2; ++round) {
-    for (int w = 0; w <= kPinnedWritePoll; ++w) {
+    for (int w = 0; w < kWays; ++w) {
       const Way way = static_cast<Way>(w);
       std::atomic<bool> go{false};
       std::vector<std::thread> running;
