@@ -10,6 +10,7 @@
 #include <cstring>
 #include <iterator>
 #include <thread>
+#include <utility>
 
 #include "core/config_file.h"
 #include "core/log_file.h"
@@ -53,6 +54,22 @@ void ReadNumber(platform::Sys& sys, const char* name, uint64_t lo, uint64_t hi,
     return;
   }
   Problem(config, name, value, expected, keeps != nullptr ? keeps : std::to_string(*out));
+}
+
+// One of `choices` (any case) into *out; anything else is reported, naming `keeps`.
+template <class T, size_t N>
+void ReadChoice(platform::Sys& sys, const char* name, const std::pair<const char*, T> (&choices)[N],
+                const char* expected, const char* keeps, T* out, Config* config) {
+  const char* value = sys.Getenv(name);
+  if (value == nullptr) return;
+  const auto* found = std::find_if(std::begin(choices), std::end(choices),
+                                   [&](const auto& c) { return strcasecmp(value, c.first) == 0; });
+  if (found != std::end(choices)) {
+    *out = found->second;
+    config->SetSource(name, SettingSource::kEnvironment);
+    return;
+  }
+  Problem(config, name, value, expected, keeps);
 }
 
 }  // namespace
@@ -203,22 +220,12 @@ Config ParseConfig(platform::Sys& sys) {
               std::to_string(config.stats_level));
     }
   }
-  if (const char* value = sys.Getenv(kEnvPageCache)) {
-    static constexpr struct {
-      const char* name;
-      engine::PageCacheMode mode;
-    } kModes[] = {{"auto", engine::PageCacheMode::kAuto},
-                  {"on", engine::PageCacheMode::kOn},
-                  {"off", engine::PageCacheMode::kOff}};
-    const auto* found = std::find_if(std::begin(kModes), std::end(kModes),
-                                     [&](const auto& m) { return strcasecmp(value, m.name) == 0; });
-    if (found != std::end(kModes)) {
-      config.page_cache = found->mode;
-      config.SetSource(kEnvPageCache, SettingSource::kEnvironment);
-    } else {
-      Problem(&config, kEnvPageCache, value, "one of auto, on, off", "auto");
-    }
-  }
+  static constexpr std::pair<const char*, engine::PageCacheMode> kPageCacheModes[] = {
+      {"auto", engine::PageCacheMode::kAuto},
+      {"on", engine::PageCacheMode::kOn},
+      {"off", engine::PageCacheMode::kOff}};
+  ReadChoice(sys, kEnvPageCache, kPageCacheModes, "one of auto, on, off", "auto",
+             &config.page_cache, &config);
   ReadNumber(sys, kEnvPageCachePinAfter, 1, 1000, "a number from 1 to 1000", nullptr,
              &config.page_cache_pin_after, &config);
   ReadNumber(sys, kEnvPageCachePinAhead, 0, 1024, "a number of windows from 0 to 1024", nullptr,
@@ -230,14 +237,9 @@ Config ParseConfig(platform::Sys& sys) {
              &config.copy_spin_us, &config);
   ReadNumber(sys, kEnvCopyNapUs, 0, 1000, "microseconds from 0 to 1000", nullptr,
              &config.copy_nap_us, &config);
-  if (const char* value = sys.Getenv(kEnvCopyWait)) {
-    if (std::strcmp(value, "stream") == 0 || std::strcmp(value, "word") == 0) {
-      config.copy_wait_word = std::strcmp(value, "word") == 0;
-      config.SetSource(kEnvCopyWait, SettingSource::kEnvironment);
-    } else {
-      Problem(&config, kEnvCopyWait, value, "one of stream, word", "stream");
-    }
-  }
+  static constexpr std::pair<const char*, bool> kCopyWaits[] = {{"stream", false}, {"word", true}};
+  ReadChoice(sys, kEnvCopyWait, kCopyWaits, "one of stream, word", "stream", &config.copy_wait_word,
+             &config);
   ReadBool(sys, kEnvDirectWrites, &config.direct_writes, &config);
   ReadBool(sys, kEnvWriteThrough, &config.write_through, &config);
   ReadNumber(sys, kEnvIoThreads, 1, static_cast<unsigned>(kMaxIoThreads),
