@@ -9,6 +9,9 @@
 #          every FIXED flag) with their copies from pinned windows queued at submission
 #          (HIPFILE_ASYNC_COPY_AT_SUBMISSION=1) or not (=0), against -x 0 with 16 threads; and
 #          async-bench, the tutorial's program, 16 streams x 256 MiB, both ways
+#   cached 4 and 64 KiB random reads taking their bytes at submission on hipfile-bench's fixed
+#          streams (HIPFILE_ASYNC_READ_AT_SUBMISSION=1, the default) or not (=0: run at once as
+#          before), 1 x 1, 16 x 1 and 16 x 8, against -x 0 with 1 and 16 threads
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
 #   pass   one pass over the file (no -T), 16 streams x 2 x 16 MiB, both ways and -x 0: cold (the
@@ -48,6 +51,7 @@ tutorial() {  # tutorial NAME "VAR=VALUE ...": async-bench's tables, on a 4 GiB 
 }
 I=HIPFILE_ASYNC_RUN_IDLE_KB
 C=HIPFILE_ASYNC_COPY_AT_SUBMISSION
+R=HIPFILE_ASYNC_READ_AT_SUBMISSION
 for round in 1 2; do
   echo "== round $round" | tee -a "$OUT/at-submission.txt"
   for part in ${ROWS:-small large}; do
@@ -61,6 +65,20 @@ for round in 1 2; do
       row small-16x8-queued "$I=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --stages
       row small-sync-16 "$I=64" -w 16 -i 4K -I 2 -x 0
       row small-16x8-at-once-verify "$I=64" -w 16 -i 4K -I 2 -x 5 -Q 8 -V
+      ;;
+    cached)
+      row cached-1x1 "$R=1" -w 1 -i 4K -I 2 -x 5 -Q 1 --stages
+      row at-once-1x1 "$R=0" -w 1 -i 4K -I 2 -x 5 -Q 1 --stages
+      row sync-1 "$R=1" -w 1 -i 4K -I 2 -x 0
+      row cached-16x1 "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 1
+      row at-once-16x1 "$R=0" -w 16 -i 4K -I 2 -x 5 -Q 1
+      row cached-16x8 "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --stages
+      row at-once-16x8 "$R=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --stages
+      row sync-16 "$R=1" -w 16 -i 4K -I 2 -x 0
+      row cached-16x8-64K "$R=1" -w 16 -i 64K -I 2 -x 5 -Q 8
+      row at-once-16x8-64K "$R=0" -w 16 -i 64K -I 2 -x 5 -Q 8
+      row sync-16-64K "$R=1" -w 16 -i 64K -I 2 -x 0
+      row cached-16x8-verify "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 -V
       ;;
     large)
       row large-16x2-copy-at-submission "$C=1" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages

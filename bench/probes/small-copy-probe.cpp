@@ -22,6 +22,18 @@
 //                      every stream-ordered submission)
 //   query-same         query+pinned-poll with the copy made and polled on the user stream, the
 //                      one queried: is it the query or the second stream that costs
+//   pinned-ring        copy from the next slot of a pinned ring (64 x 4 KiB) on the user stream
+//                      and return; every 16 operations a cuStreamWriteValue32 of a host word says
+//                      which slots the stream is done with, and a slot is reused only once it
+//                      says so (a read at submission on a stream with fixed parameters)
+//   pinned-ring-copymark  pinned-ring with each mark a 4-byte device-to-host copy into the word
+//                      (from a device table holding every 16-bit number) instead of a memory
+//                      operation: is it the memory operation that costs
+//   pinned-ring-sync   pinned-ring without the marks: the user stream is synchronized every
+//                      kRingSlots operations instead, as pageable-queued does (is it the
+//                      copies from pinned memory or the marks that cost)
+//
+// WAYS="name name..." in the environment runs only those.
 //
 // Each operation copies into its own 4 KiB slot of a 1 MiB device buffer (a ring), from a host
 // buffer holding the operation's number; at the end every slot is checked to hold the number of
@@ -66,16 +78,24 @@ enum Way {
   kAttrsPinnedPoll,
   kDevicePinnedPoll,
   kQuerySame,
+  kPinnedRing,
+  kPinnedRingCopyMark,
+  kPinnedRingSync,
   kWays
 };
+constexpr uint32_t kRingSlots = 64;
+constexpr uint32_t kMarkEvery = 16;
 const char* const kWayNames[] = {"pinned-poll",       "query+pinned-poll", "pageable-queued",
                                  "pinned-write-poll", "attrs+pinned-poll", "device+pinned-poll",
-                                 "query-same"};
+                                 "query-same",        "pinned-ring",       "pinned-ring-copymark",
+                                 "pinned-ring-sync"};
 
 struct Thread {
   CUstream user = nullptr, copy = nullptr;
   CUdeviceptr dev = 0;
   uint32_t* pinned = nullptr;  // kOp bytes
+  uint32_t* ring = nullptr;    // kRingSlots x kOp bytes, pinned
+  CUdeviceptr marks = 0;       // 65536 uint32_t: marks[i] == i
   uint32_t* word = nullptr;    // pinned, mapped
   CUdeviceptr word_dev = 0;
   std::vector<uint32_t> pageable = std::vector<uint32_t>(kOp / 4);
@@ -142,6 +162,46 @@ void Run(CUcontext ctx, Thread& t, Way way, double seconds, std::atomic<bool>& g
           Fill(t.pageable.data(), 0xdeadbeef);  // reused at once
           if (n % 256 == 0) CHECK(cuStreamSynchronize(t.user));
           break;
+        case kPinnedRingSync: {
+          uint32_t* src = t.ring + (n % kRingSlots) * (kOp / 4);
+          Fill(src, n);
+          CHECK(cuMemcpyHtoDAsync(dst, src, kOp, t.user));
+          if (n % kRingSlots == kRingSlots - 1) CHECK(cuStreamSynchronize(t.user));
+          break;
+        }
+        case kPinnedRing: {
+          // Slot n % kRingSlots was last used by operation n - kRingSlots: wait for a mark at or
+          // past it (written after every kMarkEvery-th operation's copy).
+          if (n > kRingSlots) {
+            while (static_cast<int32_t>(__atomic_load_n(t.word, __ATOMIC_ACQUIRE) -
+                                        (n - kRingSlots)) < 0) {
+              __builtin_ia32_pause();
+            }
+          }
+          uint32_t* src = t.ring + (n % kRingSlots) * (kOp / 4);
+          Fill(src, n);
+          CHECK(cuMemcpyHtoDAsync(dst, src, kOp, t.user));
+          if (n % kMarkEvery == 0) {
+            CHECK(cuStreamWriteValue32(t.user, t.word_dev, n, CU_STREAM_WRITE_VALUE_DEFAULT));
+          }
+          break;
+        }
+        case kPinnedRingCopyMark: {
+          // The word holds the low 16 bits of the last mark's number.
+          if (n > kRingSlots) {
+            while (static_cast<int16_t>(static_cast<uint16_t>(
+                       __atomic_load_n(t.word, __ATOMIC_ACQUIRE) - (n - kRingSlots))) < 0) {
+              __builtin_ia32_pause();
+            }
+          }
+          uint32_t* src = t.ring + (n % kRingSlots) * (kOp / 4);
+          Fill(src, n);
+          CHECK(cuMemcpyHtoDAsync(dst, src, kOp, t.user));
+          if (n % kMarkEvery == 0) {
+            CHECK(cuMemcpyDtoHAsync(t.word, t.marks + (n & 0xffff) * 4, 4, t.user));
+          }
+          break;
+        }
         case kPinnedWritePoll:
           Fill(t.pinned, n);
           CHECK(cuMemcpyHtoDAsync(dst, t.pinned, kOp, t.copy));
@@ -173,6 +233,13 @@ void Run(CUcontext ctx, Thread& t, Way way, double seconds, std::atomic<bool>& g
   }
 }
 
+bool Selected(const char* name) {
+  const char* ways = std::getenv("WAYS");
+  if (ways == nullptr || *ways == '\0') return true;
+  const std::string list = std::string(" ") + ways + " ";
+  return list.find(std::string(" ") + name + " ") != std::string::npos;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -194,6 +261,14 @@ int main(int argc, char** argv) {
     CHECK(cuStreamCreate(&t.copy, CU_STREAM_NON_BLOCKING));
     CHECK(cuMemAlloc(&t.dev, kSlots * kOp));
     CHECK(cuMemHostAlloc(reinterpret_cast<void**>(&t.pinned), kOp, CU_MEMHOSTALLOC_PORTABLE));
+    CHECK(cuMemHostAlloc(reinterpret_cast<void**>(&t.ring), kRingSlots * kOp,
+                         CU_MEMHOSTALLOC_PORTABLE));
+    {
+      std::vector<uint32_t> values(65536);
+      for (uint32_t i = 0; i < 65536; ++i) values[i] = i;
+      CHECK(cuMemAlloc(&t.marks, values.size() * 4));
+      CHECK(cuMemcpyHtoD(t.marks, values.data(), values.size() * 4));
+    }
     CHECK(cuMemHostAlloc(reinterpret_cast<void**>(&t.word), 64,
                          CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
     *t.word = 0;
@@ -202,6 +277,8 @@ int main(int argc, char** argv) {
   for (int round = 1; round <= 2; ++round) {
     for (int w = 0; w < kWays; ++w) {
       const Way way = static_cast<Way>(w);
+      if (!Selected(kWayNames[w])) continue;
+      for (Thread& t : ts) *t.word = 0;
       std::atomic<bool> go{false};
       std::vector<std::thread> running;
       for (Thread& t : ts) {

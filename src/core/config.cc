@@ -209,6 +209,7 @@ Config ParseConfig(platform::Sys& sys) {
   ReadNumber(sys, kEnvAsyncRunIdleKb, 0, 1u << 20, "a size in KiB from 0 to 1048576", nullptr,
              &config.async_run_idle_kb, &config);
   ReadBool(sys, kEnvAsyncCopyAtSubmission, &config.async_copy_at_submission, &config);
+  ReadBool(sys, kEnvAsyncReadAtSubmission, &config.async_read_at_submission, &config);
   ReadBool(sys, kEnvAsyncStageTimes, &config.async_stage_times, &config);
   if (const char* value = sys.Getenv(kEnvStatsLevel)) {
     const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);

@@ -79,6 +79,7 @@ inline constexpr char kEnvAsyncRunIdleKb[] = "HIPFILE_ASYNC_RUN_IDLE_KB";
 // windows has its copies queued on the stream at submission (default true; docs/async.md, "Reads
 // copied from windows at submission").
 inline constexpr char kEnvAsyncCopyAtSubmission[] = "HIPFILE_ASYNC_COPY_AT_SUBMISSION";
+inline constexpr char kEnvAsyncReadAtSubmission[] = "HIPFILE_ASYNC_READ_AT_SUBMISSION";
 // 1..1024: the library's I/O threads, shared by the engine, stream-ordered and batch I/O: the
 // default of hipFileParamExecutionMaxIOThreads (0 = automatic: AutoIoThreads()).
 inline constexpr char kEnvIoThreads[] = "HIPFILE_IO_THREADS";
@@ -143,6 +144,7 @@ struct Config {
   bool async_staged = true;
   unsigned async_run_idle_kb = 64;       // HIPFILE_ASYNC_RUN_IDLE_KB
   bool async_copy_at_submission = true;  // HIPFILE_ASYNC_COPY_AT_SUBMISSION
+  bool async_read_at_submission = true;  // HIPFILE_ASYNC_READ_AT_SUBMISSION
   unsigned cpu_devices = 1;              // HIPFILE_CPU_DEVICES
   unsigned io_threads = 0;               // 0: automatic
   unsigned batch_workers = 0;            // 0: unset

@@ -26,6 +26,7 @@ Result<AsyncExecutor*> Driver::Async() {
     async_->SetStagingBlocks(stream_staging_blocks_.load(std::memory_order_relaxed));
     async_->SetRunIdleBytes(async_run_idle_bytes_);
     async_->SetCopyAtSubmission(async_copy_at_submission_);
+    async_->SetReadAtSubmission(async_read_at_submission_);
   }
   return async_.get();
 }

@@ -18,6 +18,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -91,9 +92,18 @@ class IoService {
   // A transfer refused before its handle and buffer were found (rules 1-2).
   void RecordRefused(IoDirection direction);
 
+  // Stream-ordered writes submitted and not yet done with the file (core/stream_transfer.h
+  // counts them): while any is, no stream-ordered read takes its bytes at submission, since the
+  // write may change them before the read's stream gets there (docs/async.md, "Small reads at
+  // submission").
+  void StreamWriteBegins() { stream_writes_.fetch_add(1, std::memory_order_acq_rel); }
+  void StreamWriteEnds() { stream_writes_.fetch_sub(1, std::memory_order_acq_rel); }
+  bool StreamWritesInFlight() const { return stream_writes_.load(std::memory_order_acquire) != 0; }
+
  private:
   const size_t max_rw_count_;
   Stats& stats_;
+  std::atomic<size_t> stream_writes_{0};
 };
 
 }  // namespace hipfile::core

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/stream_transfer.h"
 
+#include <errno.h>
 #include <hipfile.h>
 
 #include <memory>
@@ -10,6 +11,22 @@
 #include "util/log.h"
 
 namespace hipfile::core {
+
+StreamTransfer::StreamTransfer(IoService& service, PreparedIo io, bool staged)
+    : service_(service), io_(std::move(io)), staged_(staged) {
+  if (io_.direction == IoDirection::kWrite) {
+    service_.StreamWriteBegins();
+    write_counted_ = true;
+  }
+}
+
+StreamTransfer::~StreamTransfer() { EndWrite(); }
+
+void StreamTransfer::EndWrite() {
+  if (!write_counted_) return;
+  write_counted_ = false;
+  service_.StreamWriteEnds();
+}
 
 ssize_t StreamTransfer::Run(const AsyncParams& params) {
   const ssize_t result =
@@ -46,6 +63,12 @@ engine::ResidentPiece StreamTransfer::Resident(off_t offset, size_t max) {
   return piece;
 }
 
+Result<size_t> StreamTransfer::ReadCached(void* host, size_t bytes, off_t offset) {
+  if (!begun_ || request_.write || service_.StreamWritesInFlight()) return Status::Errno(EAGAIN);
+  return io_.engine->ReadCached(*request_.file, host, bytes, offset, request_.allow_compat,
+                                &paths_);
+}
+
 void StreamTransfer::Unbegin() {
   windows_.reset();
   paths_ = engine::PathBytes();
@@ -70,6 +93,7 @@ ssize_t StreamTransfer::Finish(const Result<size_t>& moved) {
 }
 
 void StreamTransfer::LetGo() {
+  EndWrite();  // a write's bytes are in the file (or it failed): reads may take them now
   io_.file.reset();
   io_.registered.reset();
   // The stream has copied from the windows (the executor waited for it): a deregistration after

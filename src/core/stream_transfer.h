@@ -24,8 +24,13 @@ namespace hipfile::core {
 class StreamTransfer final : public AsyncWork {
  public:
   // `staged`: device memory on a GPU, whose copies the executor makes on the operation's stream.
-  StreamTransfer(IoService& service, PreparedIo io, bool staged)
-      : service_(service), io_(std::move(io)), staged_(staged) {}
+  // A write counts as in flight with the service from here until it is done with the file
+  // (IoService::StreamWriteBegins): reads at submission wait for none of them, they go another
+  // way meanwhile.
+  StreamTransfer(IoService& service, PreparedIo io, bool staged);
+  ~StreamTransfer() override;
+  StreamTransfer(const StreamTransfer&) = delete;
+  StreamTransfer& operator=(const StreamTransfer&) = delete;
 
   bool Staged() const override { return staged_; }
   bool Write() const override { return io_.direction == IoDirection::kWrite; }
@@ -41,6 +46,10 @@ class StreamTransfer final : public AsyncWork {
   // page-cache windows (engine::SyncEngine::PlanStreamWindows, planned by Begin); their bytes
   // count as page_cache.
   engine::ResidentPiece Resident(off_t offset, size_t max) override;
+  // From the page cache alone (engine::SyncEngine::ReadCached), after Begin; EAGAIN while any
+  // stream-ordered write is in flight (it may change the bytes before this read's stream gets
+  // there). Its bytes count as buffered.
+  Result<size_t> ReadCached(void* host, size_t bytes, off_t offset) override;
   void Unbegin() override;
   // Records the statistics; encodes the result.
   ssize_t Finish(const Result<size_t>& moved) override;
@@ -49,6 +58,7 @@ class StreamTransfer final : public AsyncWork {
   // The file and buffer are free for deregistration once the stream goes on; the engine
   // reference stays until the executor destroys the operation (async_executor.h).
   void LetGo();
+  void EndWrite();
 
   IoService& service_;
   PreparedIo io_;
@@ -57,6 +67,7 @@ class StreamTransfer final : public AsyncWork {
   engine::PathBytes paths_;                         // how Move's bytes went, and Resident's
   std::unique_ptr<engine::StreamWindows> windows_;  // a read's resident chunks (Begin's)
   bool begun_ = false;
+  bool write_counted_ = false;  // counted in the service's stream writes (EndWrite)
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -284,6 +284,27 @@ Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size
   return impl_->Execute(std::move(job), paths);
 }
 
+Result<size_t> SyncEngine::ReadCached(const IoFile& file, void* host, size_t size, off_t offset,
+                                      bool allow_compat, PathBytes* paths) {
+  if (size == 0) return size_t{0};
+  if (!allow_compat) return Status::Errno(EAGAIN);  // O_DIRECT only: never from the page cache
+  Result<size_t> got = sys_.PreadCached(file.buffered_fd, host, size, offset);
+  for (int again = 0; again < 2 && !got.ok() && got.status().IsErrno(EINTR); ++again) {
+    got = sys_.PreadCached(file.buffered_fd, host, size, offset);
+  }
+  if (!got.ok()) {
+    const Status s = got.status();
+    // Not cached, or no way to ask without waiting: the caller's other way reads it.
+    if (s.IsErrno(EAGAIN) || s.IsErrno(EOPNOTSUPP) || s.IsErrno(EINVAL) || s.IsErrno(ENOSYS) ||
+        s.IsErrno(EINTR)) {
+      return Status::Errno(EAGAIN);
+    }
+    return got;
+  }
+  if (paths != nullptr) paths->Add(IoPath::kBuffered, *got);
+  return got;
+}
+
 Result<size_t> SyncEngine::Write(const IoFile& file, const IoMemory& memory, size_t size,
                                  off_t offset, bool allow_compat, PathBytes* paths) {
   if (size == 0) return size_t{0};

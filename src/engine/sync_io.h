@@ -158,6 +158,13 @@ class SyncEngine {
   // GPU call.
   std::unique_ptr<StreamWindows> PlanStreamWindows(const IoFile& file, const IoMemory& memory,
                                                    size_t size, off_t offset, bool allow_compat);
+  // Reads up to `size` bytes at `offset` into ordinary host memory from the page cache alone, never
+  // waiting for the disk (a stream-ordered read at submission, docs/async.md): the bytes (short
+  // at end of file, or where the rest is not cached), or EAGAIN when none of them is cached or
+  // the file system cannot say. Refused (EAGAIN) where buffered reads are not allowed
+  // (`allow_compat` false). `paths` counts the bytes as buffered.
+  Result<size_t> ReadCached(const IoFile& file, void* host, size_t size, off_t offset,
+                            bool allow_compat, PathBytes* paths = nullptr);
   // Writes `size` bytes at `offset` from memory; `paths` as for Read.
   Result<size_t> Write(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
                        bool allow_compat = true, PathBytes* paths = nullptr);

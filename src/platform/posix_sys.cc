@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,12 @@ class PosixSys final : public Sys {
   Status Close(int fd) override { return ::close(fd) == 0 ? Status::Ok() : Status::Errno(errno); }
   Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
     const ssize_t n = ::pread(fd, buf, size, offset);
+    if (n < 0) return Status::Errno(errno);
+    return static_cast<size_t>(n);
+  }
+  Result<size_t> PreadCached(int fd, void* buf, size_t size, off_t offset) override {
+    iovec iov{buf, size};
+    const ssize_t n = ::preadv2(fd, &iov, 1, offset, RWF_NOWAIT);
     if (n < 0) return Status::Errno(errno);
     return static_cast<size_t>(n);
   }

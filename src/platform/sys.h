@@ -32,6 +32,10 @@ class Sys {
   virtual Result<int> Open(const char* path, int flags, mode_t mode) = 0;
   virtual Status Close(int fd) = 0;
   virtual Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) = 0;
+  // pread that never waits for the disk: preadv2 with RWF_NOWAIT. The bytes from the page cache
+  // (short where the rest is not there, or at end of file); EAGAIN when the first of them is not
+  // in the page cache; EOPNOTSUPP (or EINVAL, ENOSYS) where the kernel or file system cannot say.
+  virtual Result<size_t> PreadCached(int fd, void* buf, size_t size, off_t offset) = 0;
   virtual Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) = 0;
   virtual Status Fsync(int fd) = 0;
   virtual Status Fdatasync(int fd) = 0;

@@ -122,6 +122,10 @@ class GpuRuntime {
 
   // Copies and fills. The synchronous forms are ordered with the default stream, as in HIP.
   virtual hipError_t Memcpy(void* dst, const void* src, size_t size, hipMemcpyKind kind) = 0;
+  // MemcpyAsync from ordinary (pageable) host memory takes the bytes before it returns, so the
+  // source may be reused at once; the stream copies them in its order. (CUDA's driver copies
+  // them into pinned memory of its own; it documents that it may first wait for the stream,
+  // which the H200's does not for small copies: docs/async.md, "Small reads at submission".)
   virtual hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                                  Stream stream) = 0;
   // Queues `count` copies of one kind on the stream: in stream order as a whole, in no order

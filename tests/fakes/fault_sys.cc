@@ -68,6 +68,13 @@ Result<size_t> FaultSys::Pread(int fd, void* buf, size_t size, off_t offset) {
   return base_.Pread(fd, buf, std::min(size, cap), offset);
 }
 
+Result<size_t> FaultSys::PreadCached(int fd, void* buf, size_t size, off_t offset) {
+  if (const int e = plan_.OnCall(Index(SysOp::kPreadCached))) return Status::Errno(e);
+  const size_t cap = Cap(SysOp::kPread);
+  if (cap == 0 && size > 0) return size_t{0};
+  return base_.PreadCached(fd, buf, std::min(size, cap), offset);
+}
+
 Result<size_t> FaultSys::Pwrite(int fd, const void* buf, size_t size, off_t offset) {
   if (const int e = plan_.OnCall(Index(SysOp::kPwrite))) return Status::Errno(e);
   const size_t cap = Cap(SysOp::kPwrite);

@@ -35,6 +35,7 @@ enum class SysOp : size_t {
   kOpen,
   kClose,
   kPread,
+  kPreadCached,  // PreadCached; ShortTransfers(kPread) caps it too
   kPwrite,
   kFsync,
   kFdatasync,
@@ -77,6 +78,7 @@ class FaultSys : public platform::Sys {
   Result<int> Open(const char* path, int flags, mode_t mode) override;
   Status Close(int fd) override;
   Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override;
+  Result<size_t> PreadCached(int fd, void* buf, size_t size, off_t offset) override;
   Result<size_t> Pwrite(int fd, const void* buf, size_t size, off_t offset) override;
   Status Fsync(int fd) override;
   Status Fdatasync(int fd) override;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// GateSys: a FaultSys whose Pread and Pwrite wait while its gate is closed, so that a test can
+// GateSys: a FaultSys whose Pread and Pwrite wait while its gate is closed (and whose PreadCached
+// finds nothing cached meanwhile), so that a test can
 // hold a transfer in flight (a batch entry Running, a stream-ordered read started) and change
 // the world under it. The gate is open until CloseGate.
 #pragma once
@@ -46,6 +47,15 @@ class GateSys : public FaultSys {
   Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
     Pass();
     return FaultSys::Pread(fd, buf, size, offset);
+  }
+  // While the gate is closed nothing is "in the page cache": a read that would take its bytes
+  // without waiting (a stream-ordered read at submission) takes the way Pread holds instead.
+  Result<size_t> PreadCached(int fd, void* buf, size_t size, off_t offset) override {
+    {
+      MutexLock lock(mu_);
+      if (!open_) return Status::Errno(EAGAIN);
+    }
+    return FaultSys::PreadCached(fd, buf, size, offset);
   }
   // No io_uring: every read and write goes through Pread / Pwrite, where the gate holds it.
   Result<std::unique_ptr<platform::IoRing>> CreateIoRing(unsigned) override {

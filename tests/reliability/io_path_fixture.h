@@ -115,6 +115,7 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
     config.page_cache_pin_ahead = 0;
     config.async_run_idle_kb = 0;
     config.async_copy_at_submission = false;
+    config.async_read_at_submission = false;
     driver_ = std::make_unique<Driver>(sys_, gpu_, config);
     EXPECT_TRUE(driver_->Open().ok());
     EXPECT_EQ(gpu_.Malloc(&dev_, buffer_bytes), hipSuccess);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # hipfile-bench -x 5 --json on HIPFILE_RUNTIME=cpu-staged: operations decided at submission
-# (docs/async.md, "Operations on an idle stream", "Reads copied from windows at submission") wait
+# (docs/async.md, "Small reads at submission", "Operations on an idle stream", "Reads copied from
+# windows at submission") wait
 # neither for their stream to reach them nor for a worker: the median operation's "reach",
 # "handoff" and "io" parts are 0 (all its time is "submit"). Queued, a worker's file I/O takes
 # microseconds ("io" p50 4 us and up on this runtime), so a regression to the queued way fails

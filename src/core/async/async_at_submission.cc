@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // AsyncExecutor: operations whose work is decided at submission rather than when their stream
-// gets there (docs/async.md, "Operations on an idle stream" and "Reads copied from windows at
-// submission"): small ones on an idle stream run at once on the submitting thread; reads whose
-// parameters are known and whose bytes are all in pinned page-cache windows get their copies
-// queued on the stream there and then.
+// gets there (docs/async.md, "Small reads at submission", "Operations on an idle stream" and
+// "Reads copied from windows at submission"): small reads with fixed parameters whose bytes are
+// cached take them then and queue one copy; small ones on an idle stream run at once on the
+// submitting thread; reads whose parameters are known and whose bytes are all in pinned
+// page-cache windows get their copies queued on the stream there and then.
+#include <errno.h>
 #include <hipfile.h>
 
 #include <memory>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -75,11 +78,12 @@ Status AsyncExecutor::RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) {
   // parameters are bound now and the bytes move on this thread, as hipFileRead / hipFileWrite
   // move them. Nothing is queued on the stream, whose later work finds the bytes in place.
   *op->bytes_p = RunBoundNoThrow(*op);
-  EndedAtSubmission(channel, std::move(op), /*ran=*/true);
+  EndedAtSubmission(channel, std::move(op), &AsyncExecutor::ran_at_once_);
   return Status::Ok();
 }
 
-void AsyncExecutor::EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op, bool ran) {
+void AsyncExecutor::EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op,
+                                      size_t AsyncExecutor::*count) {
   const std::shared_ptr<AsyncStamps> stamps = op->stamps;
   op.reset();  // the work's references (file, buffer) are let go on this thread
   if (stamps != nullptr) {
@@ -87,9 +91,140 @@ void AsyncExecutor::EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp>
     stage_stats_->Finish(stamps);
   }
   MutexLock lock(mutex_);
-  if (ran) ++ran_at_once_;
+  if (count != nullptr) ++(this->*count);
+  EndUnnumberedLocked(channel);
+}
+
+void AsyncExecutor::EndUnnumberedLocked(Channel* channel) {
   --channel->submitters;
   if (--outstanding_ == 0) idle_.NotifyAll();
+}
+
+namespace {
+
+// The submitting thread's ordinary memory for reads at submission: grown as needed, kept for the
+// thread's life (at most the small-read limit, 64 KiB by default). Null when it cannot grow.
+char* ThreadReadBuffer(size_t bytes) {
+  thread_local std::unique_ptr<char[]> buffer;
+  thread_local size_t size = 0;
+  if (size < bytes) {
+    buffer.reset(new (std::nothrow) char[bytes]);
+    size = buffer != nullptr ? bytes : 0;
+  }
+  return buffer.get();
+}
+
+}  // namespace
+
+void AsyncExecutor::ReclaimCached(Channel* channel) {
+  const uint32_t passed = LoadWord(&channel->words[kMark]);
+  while (!channel->cached_marked.empty() && Reached(passed, channel->cached_marked.front().mark)) {
+    channel->cached_marked_bytes -= channel->cached_marked.front().bytes;
+    channel->cached_marked.pop_front();
+  }
+}
+
+void AsyncExecutor::MarkCached(Channel* channel, runtime::Stream stream) {
+  const uint32_t mark = channel->last_mark + 1;
+  try {
+    channel->cached_marked.push_back(Channel::CachedMark{mark, channel->cached_unmarked});
+  } catch (...) {
+    channel->cached_broken = true;  // no memory to remember it: the bytes never count off
+    return;
+  }
+  if (NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kMark], mark); }) !=
+      hipSuccess) {
+    channel->cached_marked.pop_back();
+    channel->cached_broken = true;
+    HF_LOG_LIMITED(kWarn,
+                   "stream-ordered I/O: a stream refused a mark after reads taken at submission; "
+                   "its later reads go the stream's way");
+    return;
+  }
+  channel->last_mark = mark;
+  channel->cached_marked_bytes += channel->cached_unmarked;
+  channel->cached_unmarked = 0;
+}
+
+bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream stream,
+                                           std::unique_ptr<AsyncOp>& op, Status* status) {
+  AsyncWork& work = *op->work;
+  const size_t limit = run_idle_bytes_.load(std::memory_order_relaxed);
+  if (!read_at_submission_.load(std::memory_order_relaxed) || limit == 0 ||
+      op->submitted.size > limit || op->submitted.size == 0 || !work.Staged() || work.Write() ||
+      (op->fixed_flags & kAllFixed) != kAllFixed || channel->host_fn || channel->cached_broken) {
+    return false;
+  }
+  // Within the stream's budget of bytes taken and not seen passed: past it the runtime may wait
+  // for the stream, which may wait for something the caller does after this call.
+  ReclaimCached(channel);
+  if (channel->cached_marked_bytes + channel->cached_unmarked + op->submitted.size >
+      kCachedBudget) {
+    if (channel->cached_unmarked > 0) MarkCached(channel, stream);
+    return false;
+  }
+  // The copy is queued from this thread: only with the stream's device current.
+  int current = -1;
+  if (NoThrow([&] { return gpu_.GetDevice(&current); }) != hipSuccess ||
+      current != channel->device) {
+    return false;
+  }
+  AsyncParams params;
+  if (BindParams(*op, &params) != 0) return false;  // refused when the stream gets there
+  Result<StagedPlan> plan = Status::Op(hipFileInternalError);
+  try {
+    plan = work.Begin(params);
+  } catch (...) {
+    work.Unbegin();
+    return false;
+  }
+  if (!plan.ok()) {
+    // Refused with the parameters the stream would bind (and recorded so): the operation ends
+    // here, as CopyAtSubmission ends one.
+    *op->bytes_p = work.Finish(plan.status());
+    EndedAtSubmission(channel, std::move(op), nullptr);
+    *status = Status::Ok();
+    return true;
+  }
+  char* bytes = ThreadReadBuffer(plan->size);
+  Result<size_t> got = Status::Errno(EAGAIN);
+  if (bytes != nullptr && plan->size == params.size) {
+    try {
+      got = work.ReadCached(bytes, plan->size, plan->file_offset);
+    } catch (...) {
+      got = Status::Errno(ENOMEM);
+    }
+  }
+  // All of it now, or none this way: bytes not cached, end of file, a write in flight, an error
+  // (which the other ways meet again and report).
+  if (!got.ok() || *got != plan->size) {
+    work.Unbegin();
+    return false;
+  }
+  // The stream copies them in its order: after its earlier work, before its later. The runtime
+  // takes the bytes before it returns (an ordinary source), so the buffer is free at once.
+  const hipError_t error = NoThrow([&] {
+    return gpu_.MemcpyAsync(plan->device, bytes, plan->size, hipMemcpyHostToDevice, stream);
+  });
+  if (error != hipSuccess) {
+    // Nothing is on the stream: the submission is refused whole.
+    work.Unbegin();
+    MutexLock lock(mutex_);
+    EndUnnumberedLocked(channel);
+    *status = Status::Gpu(error);
+    return true;
+  }
+  channel->cached_unmarked += plan->size;
+  if (channel->cached_unmarked >= kCachedMarkEvery) MarkCached(channel, stream);
+  *op->bytes_p = work.Finish(plan->size);
+  EndedAtSubmission(channel, std::move(op), &AsyncExecutor::cached_at_submission_);
+  *status = Status::Ok();
+  return true;
+}
+
+size_t AsyncExecutor::CachedAtSubmission() {
+  MutexLock lock(mutex_);
+  return cached_at_submission_;
 }
 
 size_t AsyncExecutor::RanAtOnce() {
@@ -131,7 +266,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
     // Refused with the parameters the stream would bind (and recorded so): the operation ends
     // here, as one run at once.
     *op->bytes_p = work.Finish(plan.status());
-    EndedAtSubmission(channel, std::move(op), /*ran=*/false);
+    EndedAtSubmission(channel, std::move(op), nullptr);
     *status = Status::Ok();
     return true;
   }

@@ -22,7 +22,8 @@
 namespace hipfile::core {
 namespace async_detail {
 
-enum Word { kReached = 0, kDone = 1, kReady = 2, kCopied = 3 };
+// kMark: the last mark the stream passed of reads taken at submission (Channel::cached_marked).
+enum Word { kReached = 0, kDone = 1, kReady = 2, kCopied = 3, kMark = 4 };
 inline constexpr size_t kWordsPerChannel = 16;  // one 64-byte cache line per channel
 
 inline uint32_t LoadWord(const uint32_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
@@ -168,8 +169,23 @@ struct AsyncExecutor::Channel {
     bool filled = true;
   };
   std::deque<FromWindows> from_windows;
-  bool waiting = false;  // active waits for copied >= trigger; mutex_ guards both
-  bool busy = false;     // in the executor's busy_ list (mutex_)
+  // Reads at submission (AsyncExecutor::ReadCachedAtSubmission) queue copies from ordinary
+  // memory, which the runtime takes into pinned memory of its own; CUDA's holds about 4 MiB of it
+  // and waits for the stream when it runs out. So each stream has a budget of such bytes not
+  // yet seen passed: every kCachedMarkEvery bytes the stream writes the next mark to kMark, and
+  // bytes count until their mark is seen. submit_mu guards these (reset, with no submission in
+  // progress, when the channel moves to another stream).
+  struct CachedMark {
+    uint32_t mark;
+    size_t bytes;
+  };
+  std::deque<CachedMark> cached_marked;  // marks written, oldest first
+  size_t cached_marked_bytes = 0;        // their bytes
+  size_t cached_unmarked = 0;            // bytes copied since the last mark
+  uint32_t last_mark = 0;
+  bool cached_broken = false;  // a mark could not be queued: no more reads at submission
+  bool waiting = false;        // active waits for copied >= trigger; mutex_ guards both
+  bool busy = false;           // in the executor's busy_ list (mutex_)
   uint32_t trigger = 0;
 
   // Every operation submitted released its stream, and every staged copy is done: no worker

@@ -153,6 +153,7 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
     StoreWord(&fresh->words[kDone], 0);
     StoreWord(&fresh->words[kReady], 0);
     StoreWord(&fresh->words[kCopied], 0);
+    StoreWord(&fresh->words[kMark], 0);
     channel = fresh.get();
     channel->lru = lru_.insert(lru_.end(), channel);
     try {
@@ -182,6 +183,11 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
     // a host-function stream never wrote `reached`, and the poller must not take its stale value
     // for the new stream's progress. No write of the old stream to it is pending (see header).
     StoreWord(&channel->words[kReached], channel->last_seq);
+    // The old stream's reads at submission are its own; a mark of it landing late only lowers
+    // kMark below the new stream's marks (which continue from last_mark): they count longer.
+    channel->cached_marked.clear();
+    channel->cached_marked_bytes = 0;
+    channel->cached_unmarked = 0;
     lru_.splice(lru_.end(), lru_, channel->lru);
   }
   channel->stream = stream;
@@ -315,6 +321,7 @@ void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
 
 Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
                                     std::unique_ptr<AsyncOp> op) {
+  if (Status status; ReadCachedAtSubmission(channel, stream, op, &status)) return status;
   if (RunsAtOnce(channel, stream, *op)) return RunAtOnce(channel, std::move(op));
   if (Status status; CopyAtSubmission(channel, stream, op, &status)) return status;
   bool staged = false;

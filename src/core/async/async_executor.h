@@ -179,6 +179,17 @@ class AsyncExecutor {
   void SetCopyAtSubmission(bool on) { copy_at_submission_.store(on, std::memory_order_relaxed); }
   // Reads copied so far.
   size_t CopiedAtSubmission();
+  // Whether small reads (at most SetRunIdleBytes) on a stream registered with every
+  // HIPFILE_STREAM_FIXED_* flag take their bytes from the page cache at submission and queue one
+  // copy of them on the stream (docs/async.md, "Small reads at submission"); off by default,
+  // set by the Driver (HIPFILE_ASYNC_READ_AT_SUBMISSION).
+  void SetReadAtSubmission(bool on) { read_at_submission_.store(on, std::memory_order_relaxed); }
+  // Reads that took their bytes at submission so far.
+  size_t CachedAtSubmission();
+  // Reads at submission: the bytes a stream may have taken not yet seen passed (at most
+  // kCachedBudget), and how often a mark is written (async_channel.h, Channel::cached_marked).
+  static constexpr size_t kCachedBudget = size_t{256} << 10;
+  static constexpr size_t kCachedMarkEvery = size_t{64} << 10;
   // Staged reads that released their stream before its copies from their windows were made (the
   // channel held the windows until then) so far.
   size_t DeferredLeases();
@@ -215,9 +226,10 @@ class AsyncExecutor {
   Status RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) REQUIRES(SubmitMu(channel))
       EXCLUDES(mutex_);
   // Ends a submission whose operation finished on this thread (*bytes_p set): destroys `op`,
-  // records its stamps (all of it `submit`), and counts it run at once where `ran`.
-  void EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op, bool ran)
-      REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // records its stamps (all of it `submit`), and adds one to the counter `count` names, if any
+  // (ran_at_once_, cached_at_submission_; under mutex_).
+  void EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op,
+                         size_t AsyncExecutor::*count) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // Nothing of the executor's is left on the channel and the stream is idle (for a stream that
   // waits for the legacy default stream, that one too); never the null stream. submit_mu held.
   bool StreamIdle(Channel* channel, runtime::Stream stream) REQUIRES(SubmitMu(channel))
@@ -227,6 +239,23 @@ class AsyncExecutor {
   // not do again, where it cannot. submit_mu held.
   bool CopyAtSubmission(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp>& op,
                         Status* status) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // A small read on a stream with fixed parameters (SetReadAtSubmission): its bytes read from the
+  // page cache now into this thread's ordinary memory, and one copy of them queued on the stream,
+  // which the runtime takes before it returns; the submission ends here, *status its result:
+  // true. False, with nothing done that another way does not do again, where it cannot (bytes
+  // not cached, a stream-ordered write in flight, another device current...). submit_mu held.
+  bool ReadCachedAtSubmission(Channel* channel, runtime::Stream stream,
+                              std::unique_ptr<AsyncOp>& op, Status* status)
+      REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // Forgets the marks the stream has passed. submit_mu held.
+  void ReclaimCached(Channel* channel) REQUIRES(SubmitMu(channel));
+  // Queues the next mark after the unmarked bytes; a failure stops reads at submission on the
+  // channel. submit_mu held.
+  void MarkCached(Channel* channel, runtime::Stream stream) REQUIRES(SubmitMu(channel))
+      EXCLUDES(mutex_);
+  // Ends a submission that took no sequence number and queued nothing: refused, or done with
+  // by a way that needs nothing more of the executor.
+  void EndUnnumberedLocked(Channel* channel) REQUIRES(mutex_);
   // Lets go of the windows of the channel's reads whose copies from them are made
   // (Channel::from_windows).
   void ReleaseFromWindowsLocked(Channel* channel) REQUIRES(mutex_);
@@ -367,6 +396,8 @@ class AsyncExecutor {
   size_t deferred_leases_ GUARDED_BY(mutex_) = 0;       // DeferredLeases
   size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // entries of the channels' from_windows
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
+  std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
+  size_t cached_at_submission_ GUARDED_BY(mutex_) = 0;  // CachedAtSubmission
   // Leases of copies queued that nothing will say are done (CopyAtSubmission failed part-way).
   std::vector<std::shared_ptr<const void>> stranded_leases_ GUARDED_BY(mutex_);
   std::atomic<size_t> run_idle_bytes_{0};           // SetRunIdleBytes

@@ -3,6 +3,7 @@
 // caller's variables, and the work that moves its bytes once the stream gets there.
 #pragma once
 
+#include <errno.h>
 #include <hipfile.h>
 #include <sys/types.h>
 
@@ -71,6 +72,16 @@ class AsyncWork {
     (void)offset;
     (void)max;
     return {};
+  }
+  // Staged reads, after Begin: up to `bytes` at file `offset` into ordinary host memory, from the
+  // page cache alone (never waiting for the disk): the bytes that moved (short at end of file
+  // or where the rest is not cached), EAGAIN where they cannot be had now, or the error. A read
+  // at submission (AsyncExecutor::ReadAtSubmission). Makes no GPU call. None by default.
+  virtual Result<size_t> ReadCached(void* host, size_t bytes, off_t offset) {
+    (void)host;
+    (void)bytes;
+    (void)offset;
+    return Status::Errno(EAGAIN);
   }
   // Staged: undoes Begin (and what Resident counted), so that Begin may be called again: the
   // operation goes the stream's way after all.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "runtime/cpu/cpu_runtime_impl.h"
 #include "util/log.h"
@@ -168,6 +170,15 @@ hipError_t CpuRuntime::Memcpy(void* dst, const void* src, size_t size, hipMemcpy
 hipError_t CpuRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                                    Stream stream) {
   if (hipError_t e = CheckCopy(dst, src, size, kind); e != hipSuccess) return e;
+  if (size != 0 && !memory_.Find(src)) {
+    // As a GPU's driver does with a source it cannot reach (ordinary host memory): the bytes are
+    // taken into memory of the runtime's own before the call returns, so the caller may reuse
+    // the source at once; the stream copies them in its order.
+    std::shared_ptr<char[]> taken(new (std::nothrow) char[size]);
+    if (taken == nullptr) return hipErrorOutOfMemory;
+    memcpy(taken.get(), src, size);
+    return Enqueue(stream, {}, [dst, taken, size] { memmove(dst, taken.get(), size); });
+  }
   return Enqueue(stream, {}, [dst, src, size] {
     if (size != 0) memmove(dst, src, size);
   });

@@ -251,6 +251,24 @@ TEST(ConfigTest, CopyKernelAndAsyncStaged) {
   EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_STAGED=\"maybe\""), std::string::npos);
 }
 
+TEST(ConfigTest, AsyncWaysDecidedAtSubmission) {
+  EnvSys sys;
+  EXPECT_TRUE(ParseConfig(sys).async_copy_at_submission);
+  EXPECT_TRUE(ParseConfig(sys).async_read_at_submission);
+  sys.Set("HIPFILE_ASYNC_COPY_AT_SUBMISSION", "0");
+  sys.Set("HIPFILE_ASYNC_READ_AT_SUBMISSION", "false");
+  Config config = ParseConfig(sys);
+  EXPECT_FALSE(config.async_copy_at_submission);
+  EXPECT_FALSE(config.async_read_at_submission);
+  sys.Set("HIPFILE_ASYNC_READ_AT_SUBMISSION", "often");
+  config = ParseConfig(sys);
+  EXPECT_TRUE(config.async_read_at_submission);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_READ_AT_SUBMISSION=\"often\""),
+            std::string::npos)
+      << config.problems[0];
+}
+
 TEST(ConfigTest, ForceWithoutAllowKeepsTheCompatibilityPath) {
   EnvSys sys;
   sys.Set("HIPFILE_FORCE_COMPAT_MODE", "true");

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+// Small stream-ordered reads that take their bytes at submission (docs/async.md, "Small reads at
+// submission"; HIPFILE_ASYNC_READ_AT_SUBMISSION): on a stream registered with every
+// HIPFILE_STREAM_FIXED_* flag, a read of at most HIPFILE_ASYNC_RUN_IDLE_KB whose bytes are all in
+// the page cache is read then into the submitting thread's ordinary memory, and one copy of them is
+// queued on the stream, which the runtime takes before it returns: no stream operation waits on
+// the library, nothing stays outstanding. Anything else (bytes not cached, a stream-ordered write
+// in flight, end of file, a stream without every flag) goes the other ways. Through a
+// core::Driver on FaultRuntime over the CPU runtime (staged, as on a GPU).
+#include <gtest/gtest.h>
+#include <hipfile.h>
+#include <hipfile_ext.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/async/async_executor.h"
+#include "core/config.h"
+#include "reliability/io_path_fixture.h"
+
+namespace hipfile::core {
+namespace {
+
+using testing::GpuOp;
+using testing::SysOp;
+
+constexpr size_t kKiB = 1024;
+constexpr size_t kFile = 1024 * kKiB + 123;
+constexpr size_t kBuffer = 1024 * kKiB;
+constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                               HIPFILE_STREAM_FIXED_FILE_SIZE;
+
+// A host function that holds its stream until opened, then fills `fill_bytes` of `fill` with
+// 0x11 (device memory is host memory on the CPU runtime): work queued before the reads.
+struct Gate {
+  std::atomic<bool> open{false};
+  unsigned char* fill = nullptr;
+  size_t fill_bytes = 0;
+  static void Wait(void* arg) {
+    auto* self = static_cast<Gate*>(arg);
+    while (!self->open.load(std::memory_order_acquire)) std::this_thread::yield();
+    if (self->fill != nullptr) std::memset(self->fill, 0x11, self->fill_bytes);
+  }
+};
+
+class AsyncReadAtSubmissionTest : public IoPathTest {
+ protected:
+  AsyncReadAtSubmissionTest() : IoPathTest(kBuffer) {
+    driver_.reset();
+    Config config = ParseConfig(sys_);
+    config.page_cache_pin_ahead = 0;
+    config.async_run_idle_kb = 64;
+    config.async_copy_at_submission = true;
+    config.async_read_at_submission = true;
+    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
+    EXPECT_TRUE(driver_->Open().ok());
+    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
+  }
+  ~AsyncReadAtSubmissionTest() override {
+    if (registered_) {
+      EXPECT_TRUE(driver_->DeregisterStream(stream_).ok());
+    }
+  }
+
+  void RegisterFixed(unsigned flags = kAllFixed) {
+    ASSERT_TRUE(driver_->RegisterStream(stream_, flags).ok());
+    registered_ = true;
+  }
+  AsyncExecutor& Executor() { return **driver_->async_executor(); }
+  uint64_t ReadBytes(hipFileExtPath path) {
+    hipFileExtPathStats_t p = {};
+    driver_->stats().FillPaths(&p);
+    return p.read_bytes[path];
+  }
+  uint64_t AllReadBytes() {
+    hipFileExtPathStats_t p = {};
+    driver_->stats().FillPaths(&p);
+    uint64_t sum = 0;
+    for (const uint64_t b : p.read_bytes) sum += b;
+    return sum;
+  }
+  struct Slot {
+    size_t size = 0;
+    off_t file_offset = 0;
+    off_t buffer_offset = 0;
+    ssize_t bytes = 12345;
+  };
+  Status Submit(void* fh, Slot* slot, IoDirection direction = IoDirection::kRead) {
+    return driver_->SubmitAsync(direction, fh, dev_, &slot->size, &slot->file_offset,
+                                &slot->buffer_offset, &slot->bytes, stream_);
+  }
+  // The device buffer holds the file's bytes [offset, offset + size) at `at`.
+  bool DeviceHoldsFile(size_t at, off_t offset, size_t size) {
+    const std::vector<unsigned char> file = testing::PatternBytes(kFile);
+    const std::vector<unsigned char> got = DeviceBytes(at + size);
+    return std::equal(got.begin() + static_cast<ptrdiff_t>(at), got.end(), file.begin() + offset);
+  }
+  // A held stream: its work waits until the returned gate opens (the gate's fill runs then).
+  std::unique_ptr<Gate> HoldStream(bool fill) {
+    auto gate = std::make_unique<Gate>();
+    if (fill) {
+      gate->fill = static_cast<unsigned char*>(dev_);
+      gate->fill_bytes = kBuffer;
+    }
+    EXPECT_EQ(gpu_.LaunchHostFunc(stream_, &Gate::Wait, gate.get()), hipSuccess);
+    return gate;
+  }
+
+  bool registered_ = false;
+  Watchdog watchdog_{std::chrono::seconds(60)};
+};
+
+// Behind earlier work on the stream, two small reads take their bytes at submission: each call
+// returns with *bytes_p set and nothing outstanding, having queued one copy and no wait on the
+// library; the copies run after the earlier work, and the first read's bytes survive the second
+// reusing the thread's memory before either copy ran (the runtime took them at the call).
+TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStreamOrder) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed();
+  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/true);
+  gpu_.Reset();
+  const uint64_t buffered = ReadBytes(hipFileExtPathBuffered);
+  Slot first{4 * kKiB, 8 * kKiB, 0};
+  Slot second{64 * kKiB, 100 * kKiB + 3, 64 * kKiB + 5};
+  ASSERT_TRUE(Submit(fh, &first).ok());
+  ASSERT_TRUE(Submit(fh, &second).ok());
+  EXPECT_EQ(first.bytes, static_cast<ssize_t>(first.size));
+  EXPECT_EQ(second.bytes, static_cast<ssize_t>(second.size));
+  EXPECT_EQ(Executor().CachedAtSubmission(), 2u);
+  EXPECT_EQ(Executor().Outstanding(), 0u) << "a read at submission held something";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMemcpyAsync), 2u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitValue32), 0u) << "the stream waits on the library";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWriteValue32),
+            (first.size + second.size) / AsyncExecutor::kCachedMarkEvery)
+      << "only the marks of the bytes taken";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamQuery), 0u) << "a fixed stream's read asked if it is idle";
+  EXPECT_EQ(ReadBytes(hipFileExtPathBuffered) - buffered, first.size + second.size);
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_TRUE(DeviceHoldsFile(0, first.file_offset, first.size))
+      << "the first read's bytes were lost, or copied before the earlier work";
+  EXPECT_TRUE(DeviceHoldsFile(64 * kKiB + 5, second.file_offset, second.size));
+  const std::vector<unsigned char> got = DeviceBytes(kBuffer);
+  EXPECT_EQ(got[first.size], 0x11);
+  EXPECT_EQ(got[64 * kKiB + 4], 0x11);
+  EXPECT_EQ(got[128 * kKiB + 5], 0x11);
+}
+
+// A stream-ordered write in flight may change the bytes before a read's stream gets there: the
+// read behind it on the stream goes the stream's way and sees what the write wrote.
+TEST_P(AsyncReadAtSubmissionTest, AWriteInFlightSendsReadsTheStreamsWay) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed();
+  FillDevice(std::vector<unsigned char>(kBuffer, 0x5a));
+  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  Slot write{4 * kKiB, 40 * kKiB, 0};
+  ASSERT_TRUE(Submit(fh, &write, IoDirection::kWrite).ok());
+  Slot read{4 * kKiB, 40 * kKiB, 16 * kKiB};
+  ASSERT_TRUE(Submit(fh, &read).ok());
+  EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
+  EXPECT_EQ(read.bytes, 0) << "the read ended at submission";
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  Executor().WaitIdle();
+  EXPECT_EQ(write.bytes, static_cast<ssize_t>(write.size));
+  EXPECT_EQ(read.bytes, static_cast<ssize_t>(read.size));
+  const std::vector<unsigned char> got = DeviceBytes(20 * kKiB);
+  EXPECT_TRUE(std::all_of(got.begin() + 16 * kKiB, got.end(), [](unsigned char b) {
+    return b == 0x5a;
+  })) << "the read did not see the write before it on its stream";
+  // Once the write is done with the file, reads take their bytes at submission again.
+  Slot later{4 * kKiB, 40 * kKiB, 32 * kKiB};
+  ASSERT_TRUE(Submit(fh, &later).ok());
+  EXPECT_EQ(Executor().CachedAtSubmission(), 1u);
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  const std::vector<unsigned char> again = DeviceBytes(36 * kKiB);
+  EXPECT_TRUE(std::all_of(again.begin() + 32 * kKiB, again.end(),
+                          [](unsigned char b) { return b == 0x5a; }));
+}
+
+// Bytes not in the page cache (the read would wait for the disk) go the stream's way, counted
+// once; so does a read reaching past the end of the file, whose short count is decided there.
+TEST_P(AsyncReadAtSubmissionTest, UncachedBytesAndTheEndOfTheFileGoTheStreamsWay) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed();
+  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  sys_.FailNth(SysOp::kPreadCached, 1, EAGAIN);
+  const uint64_t before = AllReadBytes();
+  Slot uncached{8 * kKiB, 0, 0};
+  ASSERT_TRUE(Submit(fh, &uncached).ok());
+  Slot tail{4 * kKiB, static_cast<off_t>(kFile - 100), 64 * kKiB};
+  ASSERT_TRUE(Submit(fh, &tail).ok());
+  EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
+  EXPECT_EQ(sys_.Calls(SysOp::kPreadCached), 2u);
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  Executor().WaitIdle();
+  EXPECT_EQ(uncached.bytes, static_cast<ssize_t>(uncached.size));
+  EXPECT_EQ(tail.bytes, 100);
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, uncached.size));
+  EXPECT_TRUE(DeviceHoldsFile(64 * kKiB, tail.file_offset, 100));
+  EXPECT_EQ(AllReadBytes() - before, uncached.size + 100) << "bytes counted twice or not at all";
+}
+
+// Without every FIXED flag the parameters are read when the stream gets there: a read behind
+// earlier work is queued and sees a size changed after submission. Reads above the small limit,
+// and writes, never take this way either.
+TEST_P(AsyncReadAtSubmissionTest, OnlySmallReadsOnStreamsWithEveryFixedFlag) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed(HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET);
+  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  Slot slot{16 * kKiB, 0, 0};
+  ASSERT_TRUE(Submit(fh, &slot).ok());
+  slot.size = 4 * kKiB;
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  Executor().WaitIdle();
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(4 * kKiB));
+  EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
+
+  ASSERT_TRUE(driver_->DeregisterStream(stream_).ok());
+  RegisterFixed();
+  gate = HoldStream(/*fill=*/false);
+  Slot large{64 * kKiB + 1, 0, 0};
+  ASSERT_TRUE(Submit(fh, &large).ok());
+  EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  Executor().WaitIdle();
+  EXPECT_EQ(large.bytes, static_cast<ssize_t>(large.size));
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, large.size));
+}
+
+// The runtime refusing the copy refuses the submission whole: the call returns its error,
+// *bytes_p stays 0, nothing is outstanding or counted, and the stream runs on.
+TEST_P(AsyncReadAtSubmissionTest, ARefusedCopyRefusesTheSubmission) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed();
+  const uint64_t before = AllReadBytes();
+  gpu_.FailNth(GpuOp::kMemcpyAsync, 1, hipErrorLaunchFailure);
+  Slot slot{4 * kKiB, 0, 0};
+  const Status status = Submit(fh, &slot);
+  EXPECT_EQ(status, Status::Gpu(hipErrorLaunchFailure));
+  EXPECT_EQ(slot.bytes, 0);
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
+  EXPECT_EQ(AllReadBytes(), before);
+  Slot next{4 * kKiB, 4 * kKiB, 0};
+  ASSERT_TRUE(Submit(fh, &next).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(next.bytes, static_cast<ssize_t>(next.size));
+  EXPECT_TRUE(DeviceHoldsFile(0, 4 * kKiB, next.size));
+}
+
+// A stream takes at most AsyncExecutor::kCachedBudget of such bytes not yet seen passed (CUDA's
+// driver waits for the stream once its own memory for them runs out): a mark every
+// kCachedMarkEvery bytes says how far the stream got. Held, a stream takes 256 KiB of 4 KiB reads
+// at submission, the next goes the stream's way; once the stream passes the marks it takes them
+// again. Every byte lands.
+TEST_P(AsyncReadAtSubmissionTest, AStreamTakesABudgetOfBytesBeforeItsMarksPass) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed();
+  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  gpu_.Reset();
+  constexpr size_t kOp = 4 * kKiB;
+  constexpr size_t kFits = AsyncExecutor::kCachedBudget / kOp;
+  std::vector<Slot> slots(kFits + 2);
+  for (size_t i = 0; i < kFits; ++i) {
+    slots[i] = Slot{kOp, static_cast<off_t>(i * kOp * 2), static_cast<off_t>(i * kOp)};
+    ASSERT_TRUE(Submit(fh, &slots[i]).ok());
+  }
+  EXPECT_EQ(Executor().CachedAtSubmission(), kFits);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWriteValue32),
+            AsyncExecutor::kCachedBudget / AsyncExecutor::kCachedMarkEvery)
+      << "one mark every kCachedMarkEvery bytes";
+  slots[kFits] = Slot{kOp, 3, static_cast<off_t>(kFits * kOp)};
+  ASSERT_TRUE(Submit(fh, &slots[kFits]).ok());
+  EXPECT_EQ(Executor().CachedAtSubmission(), kFits) << "past the budget";
+  EXPECT_EQ(slots[kFits].bytes, 0);
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  Executor().WaitIdle();
+  slots[kFits + 1] = Slot{kOp, 5, static_cast<off_t>((kFits + 1) * kOp)};
+  ASSERT_TRUE(Submit(fh, &slots[kFits + 1]).ok());
+  EXPECT_EQ(Executor().CachedAtSubmission(), kFits + 1) << "the marks passed: within the budget";
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    EXPECT_EQ(slots[i].bytes, static_cast<ssize_t>(kOp)) << i;
+    EXPECT_TRUE(
+        DeviceHoldsFile(static_cast<size_t>(slots[i].buffer_offset), slots[i].file_offset, kOp))
+        << i;
+  }
+}
+
+// A mark the runtime refuses stops reads at submission on that stream (its bytes would never
+// count off): the next read goes the stream's way, and every byte lands.
+TEST_P(AsyncReadAtSubmissionTest, ARefusedMarkSendsLaterReadsTheStreamsWay) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed();
+  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  gpu_.FailNth(GpuOp::kStreamWriteValue32, 1, hipErrorLaunchFailure);
+  constexpr size_t kOp = 4 * kKiB;
+  constexpr size_t kMarked = AsyncExecutor::kCachedMarkEvery / kOp;
+  std::vector<Slot> slots(kMarked + 1);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    slots[i] = Slot{kOp, static_cast<off_t>(i * kOp + 7), static_cast<off_t>(i * kOp)};
+    ASSERT_TRUE(Submit(fh, &slots[i]).ok()) << i;
+  }
+  EXPECT_EQ(Executor().CachedAtSubmission(), kMarked);
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  Executor().WaitIdle();
+  for (size_t i = 0; i < slots.size(); ++i) {
+    EXPECT_EQ(slots[i].bytes, static_cast<ssize_t>(kOp)) << i;
+    EXPECT_TRUE(DeviceHoldsFile(i * kOp, slots[i].file_offset, kOp)) << i;
+  }
+}
+
+// HIPFILE_ASYNC_READ_AT_SUBMISSION=0 turns the way off: the same read is run some other way.
+class AsyncReadAtSubmissionOffTest : public AsyncReadAtSubmissionTest {
+ protected:
+  AsyncReadAtSubmissionOffTest() {
+    driver_.reset();
+    Config config = ParseConfig(sys_);
+    config.async_run_idle_kb = 64;
+    config.async_read_at_submission = false;
+    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
+    EXPECT_TRUE(driver_->Open().ok());
+  }
+};
+
+TEST_P(AsyncReadAtSubmissionOffTest, TurnedOffTheReadGoesAnotherWay) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed();
+  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  Slot slot{4 * kKiB, 0, 0};
+  ASSERT_TRUE(Submit(fh, &slot).ok());
+  EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
+  EXPECT_EQ(sys_.Calls(SysOp::kPreadCached), 0u);
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  Executor().WaitIdle();
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, slot.size));
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncReadAtSubmissionTest, ::testing::Values(Path::kAsync),
+                         PathName);
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncReadAtSubmissionOffTest,
+                         ::testing::Values(Path::kAsync), PathName);
+
+}  // namespace
+}  // namespace hipfile::core
