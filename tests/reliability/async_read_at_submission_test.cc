@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Small stream-ordered reads that take their bytes at submission (docs/async.md, "Small reads at
 // submission"; HIPFILE_ASYNC_READ_AT_SUBMISSION): on a stream registered with every
-// HIPFILE_STREAM_FIXED_* flag, a read of at most HIPFILE_ASYNC_RUN_IDLE_KB whose bytes are all in
-// the page cache is read then into the submitting thread's ordinary memory, and one copy of them is
-// queued on the stream, which the runtime takes before it returns: no stream operation waits on
-// the library, nothing stays outstanding. Anything else (bytes not cached, a stream-ordered write
-// in flight, end of file, a stream without every flag) goes the other ways. Through a
-// core::Driver on FaultRuntime over the CPU runtime (staged, as on a GPU).
+// HIPFILE_STREAM_FIXED_* flag, a read of at most 16 KiB (and HIPFILE_ASYNC_RUN_IDLE_KB) whose bytes
+// are all in the page cache is read then into the submitting thread's ordinary memory, and one copy
+// of them is queued on the stream, which the runtime takes before it returns: no stream operation
+// waits on the library, nothing stays outstanding. Anything else (bytes not cached, a
+// stream-ordered write in flight, end of file, a stream without every flag) goes the other ways.
+// Through a core::Driver on FaultRuntime over the CPU runtime (staged, as on a GPU).
 #include <gtest/gtest.h>
 #include <hipfile.h>
 #include <hipfile_ext.h>
@@ -59,6 +59,9 @@ class AsyncReadAtSubmissionTest : public IoPathTest {
     driver_ = std::make_unique<Driver>(sys_, gpu_, config);
     EXPECT_TRUE(driver_->Open().ok());
     EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
+    // As with many submitters in the process: reads are taken at submission before any idle
+    // check (AloneAnIdleStreamsReadRunsAtOnceFirst puts the default back).
+    Executor().SetQuietSubmissions(0);
   }
   ~AsyncReadAtSubmissionTest() override {
     if (registered_) {
@@ -117,7 +120,8 @@ class AsyncReadAtSubmissionTest : public IoPathTest {
 // Behind earlier work on the stream, two small reads take their bytes at submission: each call
 // returns with *bytes_p set and nothing outstanding, having queued one copy and no wait on the
 // library; the copies run after the earlier work, and the first read's bytes survive the second
-// reusing the thread's memory before either copy ran (the runtime took them at the call).
+// reusing the thread's memory before either copy ran (the runtime took them at the call). With
+// many submitters in the process (the fixture's setting) not even the idle check is made.
 TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStreamOrder) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
@@ -125,7 +129,7 @@ TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStre
   gpu_.Reset();
   const uint64_t buffered = ReadBytes(hipFileExtPathBuffered);
   Slot first{4 * kKiB, 8 * kKiB, 0};
-  Slot second{64 * kKiB, 100 * kKiB + 3, 64 * kKiB + 5};
+  Slot second{AsyncExecutor::kCachedMaxBytes, 100 * kKiB + 3, 64 * kKiB + 5};
   ASSERT_TRUE(Submit(fh, &first).ok());
   ASSERT_TRUE(Submit(fh, &second).ok());
   EXPECT_EQ(first.bytes, static_cast<ssize_t>(first.size));
@@ -147,7 +151,32 @@ TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStre
   const std::vector<unsigned char> got = DeviceBytes(kBuffer);
   EXPECT_EQ(got[first.size], 0x11);
   EXPECT_EQ(got[64 * kKiB + 4], 0x11);
-  EXPECT_EQ(got[128 * kKiB + 5], 0x11);
+  EXPECT_EQ(got[64 * kKiB + 5 + second.size], 0x11);
+}
+
+// With few submissions in progress (the default kQuietSubmissions), a small read on an idle stream
+// with fixed parameters runs at once first: done before the call returns, which its caller's wait
+// then finds. On a busy stream it takes its bytes at submission after that one check.
+TEST_P(AsyncReadAtSubmissionTest, AloneAnIdleStreamsReadRunsAtOnceFirst) {
+  void* fh = OpenFile("f", kFile);
+  RegisterFixed();
+  Executor().SetQuietSubmissions(AsyncExecutor::kQuietSubmissions);
+  Slot idle{4 * kKiB, 0, 0};
+  ASSERT_TRUE(Submit(fh, &idle).ok());
+  EXPECT_EQ(idle.bytes, static_cast<ssize_t>(idle.size));
+  EXPECT_EQ(Executor().RanAtOnce(), 1u);
+  EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, idle.size)) << "run at once: in place when the call returns";
+  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  gpu_.Reset();
+  Slot busy{4 * kKiB, 4 * kKiB, 4 * kKiB};
+  ASSERT_TRUE(Submit(fh, &busy).ok());
+  EXPECT_EQ(Executor().RanAtOnce(), 1u);
+  EXPECT_EQ(Executor().CachedAtSubmission(), 1u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamQuery), 1u) << "one idle check";
+  gate->open = true;
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_TRUE(DeviceHoldsFile(4 * kKiB, 4 * kKiB, busy.size));
 }
 
 // A stream-ordered write in flight may change the bytes before a read's stream gets there: the
@@ -225,7 +254,7 @@ TEST_P(AsyncReadAtSubmissionTest, OnlySmallReadsOnStreamsWithEveryFixedFlag) {
   ASSERT_TRUE(driver_->DeregisterStream(stream_).ok());
   RegisterFixed();
   gate = HoldStream(/*fill=*/false);
-  Slot large{64 * kKiB + 1, 0, 0};
+  Slot large{AsyncExecutor::kCachedMaxBytes + 1, 0, 0};
   ASSERT_TRUE(Submit(fh, &large).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   gate->open = true;
@@ -330,6 +359,7 @@ class AsyncReadAtSubmissionOffTest : public AsyncReadAtSubmissionTest {
     config.async_read_at_submission = false;
     driver_ = std::make_unique<Driver>(sys_, gpu_, config);
     EXPECT_TRUE(driver_->Open().ok());
+    Executor().SetQuietSubmissions(0);
   }
 };
 

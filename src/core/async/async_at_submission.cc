@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <hipfile.h>
 
+#include <algorithm>
 #include <memory>
 #include <new>
 #include <utility>
@@ -149,7 +150,7 @@ void AsyncExecutor::MarkCached(Channel* channel, runtime::Stream stream) {
 bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream stream,
                                            std::unique_ptr<AsyncOp>& op, Status* status) {
   AsyncWork& work = *op->work;
-  const size_t limit = run_idle_bytes_.load(std::memory_order_relaxed);
+  const size_t limit = std::min(run_idle_bytes_.load(std::memory_order_relaxed), kCachedMaxBytes);
   if (!read_at_submission_.load(std::memory_order_relaxed) || limit == 0 ||
       op->submitted.size > limit || op->submitted.size == 0 || !work.Staged() || work.Write() ||
       (op->fixed_flags & kAllFixed) != kAllFixed || channel->host_fn || channel->cached_broken) {

@@ -259,6 +259,11 @@ void AsyncExecutor::StampRelease(Channel* channel, const std::shared_ptr<AsyncSt
 }
 
 Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<AsyncOp> op) {
+  submitting_.fetch_add(1, std::memory_order_relaxed);
+  struct Leave {
+    std::atomic<unsigned>& count;
+    ~Leave() { count.fetch_sub(1, std::memory_order_relaxed); }
+  } leave{submitting_};
   Channel* channel = nullptr;
   // A stream without a channel gets one for its device, which is asked without mutex_ (no runtime
   // call is made with it held: see the header). Twice at most: the channel a stream had when the
@@ -321,8 +326,12 @@ void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
 
 Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
                                     std::unique_ptr<AsyncOp> op) {
-  if (Status status; ReadCachedAtSubmission(channel, stream, op, &status)) return status;
+  // Few submitters: an idle stream's operation runs at once first (kQuietSubmissions).
+  const bool quiet = submitting_.load(std::memory_order_relaxed) <=
+                     quiet_submissions_.load(std::memory_order_relaxed);
+  if (Status status; !quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;
   if (RunsAtOnce(channel, stream, *op)) return RunAtOnce(channel, std::move(op));
+  if (Status status; quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;
   if (Status status; CopyAtSubmission(channel, stream, op, &status)) return status;
   bool staged = false;
   uint32_t seq = 0;

@@ -186,10 +186,19 @@ class AsyncExecutor {
   void SetReadAtSubmission(bool on) { read_at_submission_.store(on, std::memory_order_relaxed); }
   // Reads that took their bytes at submission so far.
   size_t CachedAtSubmission();
-  // Reads at submission: the bytes a stream may have taken not yet seen passed (at most
+  // Reads at submission: the largest read taken so (larger ones copy more bytes on the CPU than
+  // the driver calls they save), the bytes a stream may have taken not yet seen passed (at most
   // kCachedBudget), and how often a mark is written (async_channel.h, Channel::cached_marked).
+  static constexpr size_t kCachedMaxBytes = size_t{16} << 10;
   static constexpr size_t kCachedBudget = size_t{256} << 10;
   static constexpr size_t kCachedMarkEvery = size_t{64} << 10;
+  // While at most this many submissions are in progress in the process (this one included), a
+  // small operation on an idle stream runs at once before a read is taken at submission: alone,
+  // the idle check costs little and the caller's wait then finds the read done; with many
+  // submitters the check and the copy's polls contend in the driver (docs/async.md, "Small
+  // reads at submission"). Default kQuietSubmissions; tests set it.
+  static constexpr unsigned kQuietSubmissions = 4;
+  void SetQuietSubmissions(unsigned n) { quiet_submissions_.store(n, std::memory_order_relaxed); }
   // Staged reads that released their stream before its copies from their windows were made (the
   // channel held the windows until then) so far.
   size_t DeferredLeases();
@@ -397,6 +406,8 @@ class AsyncExecutor {
   size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // entries of the channels' from_windows
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
+  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
+  std::atomic<unsigned> submitting_{0};                 // submissions in progress (SubmitUntimed)
   size_t cached_at_submission_ GUARDED_BY(mutex_) = 0;  // CachedAtSubmission
   // Leases of copies queued that nothing will say are done (CopyAtSubmission failed part-way).
   std::vector<std::shared_ptr<const void>> stranded_leases_ GUARDED_BY(mutex_);
