@@ -9,9 +9,10 @@
 #          every FIXED flag) with their copies from pinned windows queued at submission
 #          (HIPFILE_ASYNC_COPY_AT_SUBMISSION=1) or not (=0), against -x 0 with 16 threads; and
 #          async-bench, the tutorial's program, 16 streams x 256 MiB, both ways
-#   cached 4 and 64 KiB random reads taking their bytes at submission on hipfile-bench's fixed
-#          streams (HIPFILE_ASYNC_READ_AT_SUBMISSION=1, the default) or not (=0: run at once as
-#          before), 1 x 1, 16 x 1 and 16 x 8, against -x 0 with 1 and 16 threads
+#   cached 4, 16 and 64 KiB random reads taking their bytes at submission on hipfile-bench's
+#          fixed streams (HIPFILE_ASYNC_READ_AT_SUBMISSION=1, the default) or not (=0: run at
+#          once as before), 1 x 1, 16 x 1, 4 x 8 and 16 x 8, against -x 0 with 1, 4 and 16
+#          threads
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
 #   pass   one pass over the file (no -T), 16 streams x 2 x 16 MiB, both ways and -x 0: cold (the
@@ -75,6 +76,12 @@ for round in 1 2; do
       row cached-16x8 "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --stages
       row at-once-16x8 "$R=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --stages
       row sync-16 "$R=1" -w 16 -i 4K -I 2 -x 0
+      row cached-4x8 "$R=1" -w 4 -i 4K -I 2 -x 5 -Q 8
+      row at-once-4x8 "$R=0" -w 4 -i 4K -I 2 -x 5 -Q 8
+      row sync-4 "$R=1" -w 4 -i 4K -I 2 -x 0
+      row cached-16x8-16K "$R=1" -w 16 -i 16K -I 2 -x 5 -Q 8
+      row at-once-16x8-16K "$R=0" -w 16 -i 16K -I 2 -x 5 -Q 8
+      row sync-16-16K "$R=1" -w 16 -i 16K -I 2 -x 0
       row cached-16x8-64K "$R=1" -w 16 -i 64K -I 2 -x 5 -Q 8
       row at-once-16x8-64K "$R=0" -w 16 -i 64K -I 2 -x 5 -Q 8
       row sync-16-64K "$R=1" -w 16 -i 64K -I 2 -x 0
