@@ -29,21 +29,6 @@ using testing::SysOp;
 constexpr size_t kMiB = size_t{1} << 20;
 constexpr size_t kFile = 8 * kMiB + 12345;
 constexpr size_t kBuffer = 9 * kMiB;
-constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
-                               HIPFILE_STREAM_FIXED_FILE_SIZE;
-
-// A host function that holds its stream until opened, then fills `fill_bytes` of `fill` with
-// 0x11 (device memory is host memory on the CPU runtime): what runs before a read's copies.
-struct Gate {
-  std::atomic<bool> open{false};
-  unsigned char* fill = nullptr;
-  size_t fill_bytes = 0;
-  static void Wait(void* arg) {
-    auto* self = static_cast<Gate*>(arg);
-    while (!self->open.load(std::memory_order_acquire)) std::this_thread::yield();
-    if (self->fill != nullptr) std::memset(self->fill, 0x11, self->fill_bytes);
-  }
-};
 
 class AsyncCopyAtSubmissionTest : public IoPathTest {
  protected:
@@ -135,10 +120,9 @@ TEST_P(AsyncCopyAtSubmissionTest, FixedParametersCopyAtSubmissionBehindEarlierWo
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
   ASSERT_TRUE(driver_->RegisterStream(stream_, kAllFixed).ok());
-  Gate gate;
-  gate.fill = static_cast<unsigned char*>(dev_);
-  gate.fill_bytes = kBuffer;
-  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &Gate::Wait, &gate), hipSuccess);
+  testing::StreamGate gate;
+  gate.FillOnOpen(dev_, kBuffer);
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
   Slot slot{kFile, 0, 0};
   ASSERT_TRUE(Submit(fh, &slot).ok());
   EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
@@ -146,7 +130,7 @@ TEST_P(AsyncCopyAtSubmissionTest, FixedParametersCopyAtSubmissionBehindEarlierWo
   const uint64_t unpins = gpu_.Calls(GpuOp::kHostUnregister);
   driver_->DeregisterHandle(fh);
   EXPECT_EQ(gpu_.Calls(GpuOp::kHostUnregister), unpins) << "a leased window was unpinned";
-  gate.open = true;
+  gate.Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_TRUE(DeviceHoldsFile(0, 0, kFile)) << "the copies did not run after the earlier work";
   EXPECT_EQ(DeviceBytes(kFile + 1)[kFile], 0x11);
@@ -171,9 +155,9 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
   FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
   // Each stream's first read waits behind a gate: their entries are in their channels' lists,
   // which the poller watches.
-  Gate gate, other_gate;
-  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &Gate::Wait, &gate), hipSuccess);
-  ASSERT_EQ(gpu_.LaunchHostFunc(other, &Gate::Wait, &other_gate), hipSuccess);
+  testing::StreamGate gate, other_gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &other_gate), hipSuccess);
   Slot first{kMiB, 0, 0};
   ASSERT_TRUE(Submit(fh, &first).ok());
   size_t s_size = kMiB;
@@ -190,7 +174,7 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
   size_t outstanding_meanwhile = 12345;
   bool first_released = false;
   gpu_.AfterCall(GpuOp::kStreamWriteValue32, [&] {
-    gate.open = true;
+    gate.Open();
     EXPECT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (Executor().Outstanding() > 2 && std::chrono::steady_clock::now() < deadline) {
@@ -208,7 +192,7 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
   EXPECT_EQ(outstanding_meanwhile, 2u)
       << "the second read's entry was let go before its leases were in";
   EXPECT_EQ(Executor().CopiedAtSubmission(), 3u);
-  other_gate.open = true;
+  other_gate.Open();
   for (runtime::Stream s : {stream_, other}) ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(first.bytes, static_cast<ssize_t>(kMiB));
   EXPECT_EQ(second.bytes, static_cast<ssize_t>(2 * kMiB));
@@ -226,12 +210,12 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
 TEST_P(AsyncCopyAtSubmissionTest, ABusyStreamWithoutFixedParametersIsQueued) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
-  Gate gate;
-  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &Gate::Wait, &gate), hipSuccess);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
   Slot slot{kFile, 0, 0};
   ASSERT_TRUE(Submit(fh, &slot).ok());
   slot.size = kMiB;
-  gate.open = true;
+  gate.Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kMiB));
   EXPECT_TRUE(DeviceHoldsFile(0, 0, kMiB));

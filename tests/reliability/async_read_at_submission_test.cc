@@ -31,21 +31,6 @@ using testing::SysOp;
 constexpr size_t kKiB = 1024;
 constexpr size_t kFile = 1024 * kKiB + 123;
 constexpr size_t kBuffer = 1024 * kKiB;
-constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
-                               HIPFILE_STREAM_FIXED_FILE_SIZE;
-
-// A host function that holds its stream until opened, then fills `fill_bytes` of `fill` with
-// 0x11 (device memory is host memory on the CPU runtime): work queued before the reads.
-struct Gate {
-  std::atomic<bool> open{false};
-  unsigned char* fill = nullptr;
-  size_t fill_bytes = 0;
-  static void Wait(void* arg) {
-    auto* self = static_cast<Gate*>(arg);
-    while (!self->open.load(std::memory_order_acquire)) std::this_thread::yield();
-    if (self->fill != nullptr) std::memset(self->fill, 0x11, self->fill_bytes);
-  }
-};
 
 class AsyncReadAtSubmissionTest : public IoPathTest {
  protected:
@@ -103,13 +88,12 @@ class AsyncReadAtSubmissionTest : public IoPathTest {
     return std::equal(got.begin() + static_cast<ptrdiff_t>(at), got.end(), file.begin() + offset);
   }
   // A held stream: its work waits until the returned gate opens (the gate's fill runs then).
-  std::unique_ptr<Gate> HoldStream(bool fill) {
-    auto gate = std::make_unique<Gate>();
+  std::unique_ptr<testing::StreamGate> HoldStream(bool fill) {
+    auto gate = std::make_unique<testing::StreamGate>();
     if (fill) {
-      gate->fill = static_cast<unsigned char*>(dev_);
-      gate->fill_bytes = kBuffer;
+      gate->FillOnOpen(dev_, kBuffer);
     }
-    EXPECT_EQ(gpu_.LaunchHostFunc(stream_, &Gate::Wait, gate.get()), hipSuccess);
+    EXPECT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, gate.get()), hipSuccess);
     return gate;
   }
 
@@ -125,7 +109,7 @@ class AsyncReadAtSubmissionTest : public IoPathTest {
 TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStreamOrder) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
-  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/true);
+  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/true);
   gpu_.Reset();
   const uint64_t buffered = ReadBytes(hipFileExtPathBuffered);
   Slot first{4 * kKiB, 8 * kKiB, 0};
@@ -143,7 +127,7 @@ TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStre
       << "only the marks of the bytes taken";
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamQuery), 0u) << "a fixed stream's read asked if it is idle";
   EXPECT_EQ(ReadBytes(hipFileExtPathBuffered) - buffered, first.size + second.size);
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_TRUE(DeviceHoldsFile(0, first.file_offset, first.size))
       << "the first read's bytes were lost, or copied before the earlier work";
@@ -167,14 +151,14 @@ TEST_P(AsyncReadAtSubmissionTest, AloneAnIdleStreamsReadRunsAtOnceFirst) {
   EXPECT_EQ(Executor().RanAtOnce(), 1u);
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_TRUE(DeviceHoldsFile(0, 0, idle.size)) << "run at once: in place when the call returns";
-  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   gpu_.Reset();
   Slot busy{4 * kKiB, 4 * kKiB, 4 * kKiB};
   ASSERT_TRUE(Submit(fh, &busy).ok());
   EXPECT_EQ(Executor().RanAtOnce(), 1u);
   EXPECT_EQ(Executor().CachedAtSubmission(), 1u);
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamQuery), 1u) << "one idle check";
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_TRUE(DeviceHoldsFile(4 * kKiB, 4 * kKiB, busy.size));
 }
@@ -185,14 +169,14 @@ TEST_P(AsyncReadAtSubmissionTest, AWriteInFlightSendsReadsTheStreamsWay) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
   FillDevice(std::vector<unsigned char>(kBuffer, 0x5a));
-  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   Slot write{4 * kKiB, 40 * kKiB, 0};
   ASSERT_TRUE(Submit(fh, &write, IoDirection::kWrite).ok());
   Slot read{4 * kKiB, 40 * kKiB, 16 * kKiB};
   ASSERT_TRUE(Submit(fh, &read).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_EQ(read.bytes, 0) << "the read ended at submission";
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   Executor().WaitIdle();
   EXPECT_EQ(write.bytes, static_cast<ssize_t>(write.size));
@@ -216,7 +200,7 @@ TEST_P(AsyncReadAtSubmissionTest, AWriteInFlightSendsReadsTheStreamsWay) {
 TEST_P(AsyncReadAtSubmissionTest, UncachedBytesAndTheEndOfTheFileGoTheStreamsWay) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
-  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   sys_.FailNth(SysOp::kPreadCached, 1, EAGAIN);
   const uint64_t before = AllReadBytes();
   Slot uncached{8 * kKiB, 0, 0};
@@ -225,7 +209,7 @@ TEST_P(AsyncReadAtSubmissionTest, UncachedBytesAndTheEndOfTheFileGoTheStreamsWay
   ASSERT_TRUE(Submit(fh, &tail).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_EQ(sys_.Calls(SysOp::kPreadCached), 2u);
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   Executor().WaitIdle();
   EXPECT_EQ(uncached.bytes, static_cast<ssize_t>(uncached.size));
@@ -241,11 +225,11 @@ TEST_P(AsyncReadAtSubmissionTest, UncachedBytesAndTheEndOfTheFileGoTheStreamsWay
 TEST_P(AsyncReadAtSubmissionTest, OnlySmallReadsOnStreamsWithEveryFixedFlag) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed(HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET);
-  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   Slot slot{16 * kKiB, 0, 0};
   ASSERT_TRUE(Submit(fh, &slot).ok());
   slot.size = 4 * kKiB;
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   Executor().WaitIdle();
   EXPECT_EQ(slot.bytes, static_cast<ssize_t>(4 * kKiB));
@@ -257,7 +241,7 @@ TEST_P(AsyncReadAtSubmissionTest, OnlySmallReadsOnStreamsWithEveryFixedFlag) {
   Slot large{AsyncExecutor::kCachedMaxBytes + 1, 0, 0};
   ASSERT_TRUE(Submit(fh, &large).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   Executor().WaitIdle();
   EXPECT_EQ(large.bytes, static_cast<ssize_t>(large.size));
@@ -293,7 +277,7 @@ TEST_P(AsyncReadAtSubmissionTest, ARefusedCopyRefusesTheSubmission) {
 TEST_P(AsyncReadAtSubmissionTest, AStreamTakesABudgetOfBytesBeforeItsMarksPass) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
-  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   gpu_.Reset();
   constexpr size_t kOp = 4 * kKiB;
   constexpr size_t kFits = AsyncExecutor::kCachedBudget / kOp;
@@ -310,7 +294,7 @@ TEST_P(AsyncReadAtSubmissionTest, AStreamTakesABudgetOfBytesBeforeItsMarksPass) 
   ASSERT_TRUE(Submit(fh, &slots[kFits]).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), kFits) << "past the budget";
   EXPECT_EQ(slots[kFits].bytes, 0);
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   Executor().WaitIdle();
   slots[kFits + 1] = Slot{kOp, 5, static_cast<off_t>((kFits + 1) * kOp)};
@@ -330,7 +314,7 @@ TEST_P(AsyncReadAtSubmissionTest, AStreamTakesABudgetOfBytesBeforeItsMarksPass) 
 TEST_P(AsyncReadAtSubmissionTest, ARefusedMarkSendsLaterReadsTheStreamsWay) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
-  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   gpu_.FailNth(GpuOp::kStreamWriteValue32, 1, hipErrorLaunchFailure);
   constexpr size_t kOp = 4 * kKiB;
   constexpr size_t kMarked = AsyncExecutor::kCachedMarkEvery / kOp;
@@ -340,7 +324,7 @@ TEST_P(AsyncReadAtSubmissionTest, ARefusedMarkSendsLaterReadsTheStreamsWay) {
     ASSERT_TRUE(Submit(fh, &slots[i]).ok()) << i;
   }
   EXPECT_EQ(Executor().CachedAtSubmission(), kMarked);
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   Executor().WaitIdle();
   for (size_t i = 0; i < slots.size(); ++i) {
@@ -366,12 +350,12 @@ class AsyncReadAtSubmissionOffTest : public AsyncReadAtSubmissionTest {
 TEST_P(AsyncReadAtSubmissionOffTest, TurnedOffTheReadGoesAnotherWay) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
-  std::unique_ptr<Gate> gate = HoldStream(/*fill=*/false);
+  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   Slot slot{4 * kKiB, 0, 0};
   ASSERT_TRUE(Submit(fh, &slot).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_EQ(sys_.Calls(SysOp::kPreadCached), 0u);
-  gate->open = true;
+  gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   Executor().WaitIdle();
   EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));

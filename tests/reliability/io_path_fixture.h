@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +28,7 @@
 #include "core/config.h"
 #include "core/driver.h"
 #include "fakes/fault_runtime.h"
+#include "fakes/gate.h"
 #include "fakes/gate_sys.h"
 #include "fakes/temp_dir.h"
 #include "runtime/cpu/cpu_runtime.h"
@@ -33,6 +36,11 @@
 namespace hipfile::core {
 
 enum class Path { kSync, kAsync, kBatch };
+
+// Every HIPFILE_STREAM_FIXED_* flag: the parameters are read at submission.
+inline constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET |
+                                      HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                                      HIPFILE_STREAM_FIXED_FILE_SIZE;
 
 inline std::string PathName(const ::testing::TestParamInfo<Path>& info) {
   switch (info.param) {

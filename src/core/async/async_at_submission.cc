@@ -147,6 +147,41 @@ void AsyncExecutor::MarkCached(Channel* channel, runtime::Stream stream) {
   channel->cached_unmarked = 0;
 }
 
+AsyncExecutor::Planned AsyncExecutor::PlanAtSubmission(Channel* channel,
+                                                       std::unique_ptr<AsyncOp>& op,
+                                                       StagedPlan* plan) {
+  // The copies are queued from this thread: only with the stream's device current (the runtime
+  // takes a copy on another device's stream as an error, where the stream's way is fine).
+  int current = -1;
+  if (NoThrow([&] { return gpu_.GetDevice(&current); }) != hipSuccess ||
+      current != channel->device) {
+    return Planned::kNotNow;
+  }
+  AsyncWork& work = *op->work;
+  AsyncParams params;
+  if (BindParams(*op, &params) != 0) return Planned::kNotNow;  // refused when the stream gets there
+  Result<StagedPlan> planned = Status::Op(hipFileInternalError);
+  try {
+    planned = work.Begin(params);
+  } catch (...) {
+    work.Unbegin();
+    return Planned::kNotNow;
+  }
+  if (!planned.ok()) {
+    // Refused with the parameters the stream would bind (and recorded so): the operation ends
+    // here, as one run at once.
+    *op->bytes_p = work.Finish(planned.status());
+    EndedAtSubmission(channel, std::move(op), nullptr);
+    return Planned::kEnded;
+  }
+  if (planned->size != params.size || planned->size == 0) {
+    work.Unbegin();  // end of file, nothing to read: the stream's way, as before
+    return Planned::kNotNow;
+  }
+  *plan = *planned;
+  return Planned::kPlanned;
+}
+
 bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream stream,
                                            std::unique_ptr<AsyncOp>& op, Status* status) {
   AsyncWork& work = *op->work;
@@ -164,48 +199,35 @@ bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream str
     if (channel->cached_unmarked > 0) MarkCached(channel, stream);
     return false;
   }
-  // The copy is queued from this thread: only with the stream's device current.
-  int current = -1;
-  if (NoThrow([&] { return gpu_.GetDevice(&current); }) != hipSuccess ||
-      current != channel->device) {
-    return false;
+  StagedPlan plan;
+  switch (PlanAtSubmission(channel, op, &plan)) {
+    case Planned::kNotNow:
+      return false;
+    case Planned::kEnded:
+      *status = Status::Ok();
+      return true;
+    case Planned::kPlanned:
+      break;
   }
-  AsyncParams params;
-  if (BindParams(*op, &params) != 0) return false;  // refused when the stream gets there
-  Result<StagedPlan> plan = Status::Op(hipFileInternalError);
-  try {
-    plan = work.Begin(params);
-  } catch (...) {
-    work.Unbegin();
-    return false;
-  }
-  if (!plan.ok()) {
-    // Refused with the parameters the stream would bind (and recorded so): the operation ends
-    // here, as CopyAtSubmission ends one.
-    *op->bytes_p = work.Finish(plan.status());
-    EndedAtSubmission(channel, std::move(op), nullptr);
-    *status = Status::Ok();
-    return true;
-  }
-  char* bytes = ThreadReadBuffer(plan->size);
+  char* bytes = ThreadReadBuffer(plan.size);
   Result<size_t> got = Status::Errno(EAGAIN);
-  if (bytes != nullptr && plan->size == params.size) {
+  if (bytes != nullptr) {
     try {
-      got = work.ReadCached(bytes, plan->size, plan->file_offset);
+      got = work.ReadCached(bytes, plan.size, plan.file_offset);
     } catch (...) {
       got = Status::Errno(ENOMEM);
     }
   }
   // All of it now, or none this way: bytes not cached, end of file, a write in flight, an error
   // (which the other ways meet again and report).
-  if (!got.ok() || *got != plan->size) {
+  if (!got.ok() || *got != plan.size) {
     work.Unbegin();
     return false;
   }
   // The stream copies them in its order: after its earlier work, before its later. The runtime
   // takes the bytes before it returns (an ordinary source), so the buffer is free at once.
   const hipError_t error = NoThrow([&] {
-    return gpu_.MemcpyAsync(plan->device, bytes, plan->size, hipMemcpyHostToDevice, stream);
+    return gpu_.MemcpyAsync(plan.device, bytes, plan.size, hipMemcpyHostToDevice, stream);
   });
   if (error != hipSuccess) {
     // Nothing is on the stream: the submission is refused whole.
@@ -215,9 +237,9 @@ bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream str
     *status = Status::Gpu(error);
     return true;
   }
-  channel->cached_unmarked += plan->size;
+  channel->cached_unmarked += plan.size;
   if (channel->cached_unmarked >= kCachedMarkEvery) MarkCached(channel, stream);
-  *op->bytes_p = work.Finish(plan->size);
+  *op->bytes_p = work.Finish(plan.size);
   EndedAtSubmission(channel, std::move(op), &AsyncExecutor::cached_at_submission_);
   *status = Status::Ok();
   return true;
@@ -244,36 +266,18 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
     MutexLock lock(mutex_);
     if (channel->staged_broken) return false;
   }
-  // The copies are queued from this thread: only with the stream's device current (the runtime
-  // takes a copy on another device's stream as an error, where the stream's way is fine).
-  int current = -1;
-  if (NoThrow([&] { return gpu_.GetDevice(&current); }) != hipSuccess ||
-      current != channel->device) {
-    return false;
-  }
   // The parameters are known now where the stream fixed them at registration, or where the
   // stream would reach the operation at once.
   if ((op->fixed_flags & kAllFixed) != kAllFixed && !StreamIdle(channel, stream)) return false;
-  AsyncParams params;
-  if (BindParams(*op, &params) != 0) return false;  // refused when the stream gets there
-  Result<StagedPlan> plan = Status::Op(hipFileInternalError);
-  try {
-    plan = work.Begin(params);
-  } catch (...) {
-    work.Unbegin();
-    return false;
-  }
-  if (!plan.ok()) {
-    // Refused with the parameters the stream would bind (and recorded so): the operation ends
-    // here, as one run at once.
-    *op->bytes_p = work.Finish(plan.status());
-    EndedAtSubmission(channel, std::move(op), nullptr);
-    *status = Status::Ok();
-    return true;
-  }
-  if (plan->size != params.size || plan->size == 0) {
-    work.Unbegin();  // end of file, nothing to read: the stream's way, as before
-    return false;
+  StagedPlan plan;
+  switch (PlanAtSubmission(channel, op, &plan)) {
+    case Planned::kNotNow:
+      return false;
+    case Planned::kEnded:
+      *status = Status::Ok();
+      return true;
+    case Planned::kPlanned:
+      break;
   }
   // Every byte from a pinned window, or none this way.
   struct Copy {
@@ -285,14 +289,14 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   std::vector<std::shared_ptr<const void>> leases;
   try {
     size_t done = 0;
-    while (done < plan->size) {
+    while (done < plan.size) {
       engine::ResidentPiece piece =
-          work.Resident(plan->file_offset + static_cast<off_t>(done), plan->size - done);
+          work.Resident(plan.file_offset + static_cast<off_t>(done), plan.size - done);
       if (piece.src == nullptr || piece.bytes == 0) {
         work.Unbegin();
         return false;
       }
-      copies.push_back(Copy{static_cast<char*>(plan->device) + done, piece.src, piece.bytes});
+      copies.push_back(Copy{static_cast<char*>(plan.device) + done, piece.src, piece.bytes});
       leases.push_back(std::move(piece.lease));
       done += piece.bytes;
     }
@@ -340,7 +344,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
     error = NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kDone], seq); });
   }
   const std::shared_ptr<AsyncStamps> stamps = op->stamps;
-  if (error == hipSuccess) *op->bytes_p = work.Finish(plan->size);
+  if (error == hipSuccess) *op->bytes_p = work.Finish(plan.size);
   MutexLock lock(mutex_);
   if (error != hipSuccess && queued == 0) {
     // Nothing is on the stream: the submission is refused whole (the operation goes with it).
