@@ -52,29 +52,6 @@ class AsyncCopyAtSubmissionTest : public IoPathTest {
     }
     ASSERT_GT(gpu_.Calls(GpuOp::kHostRegister), 0u) << "the second read pins its window";
   }
-  AsyncExecutor& Executor() { return **driver_->async_executor(); }
-  uint64_t PageCacheBytes() {
-    hipFileExtPathStats_t p = {};
-    driver_->stats().FillPaths(&p);
-    return p.read_bytes[hipFileExtPathPageCache];
-  }
-  uint64_t AllReadBytes() {
-    hipFileExtPathStats_t p = {};
-    driver_->stats().FillPaths(&p);
-    uint64_t sum = 0;
-    for (const uint64_t b : p.read_bytes) sum += b;
-    return sum;
-  }
-  struct Slot {
-    size_t size = 0;
-    off_t file_offset = 0;
-    off_t buffer_offset = 0;
-    ssize_t bytes = 12345;
-  };
-  Status Submit(void* fh, Slot* slot) {
-    return driver_->SubmitAsync(IoDirection::kRead, fh, dev_, &slot->size, &slot->file_offset,
-                                &slot->buffer_offset, &slot->bytes, stream_);
-  }
   // The device buffer holds the file's bytes [offset, offset + size) at `at`.
   bool DeviceHoldsFile(size_t at, off_t offset, size_t size) {
     const std::vector<unsigned char> file = testing::PatternBytes(kFile);
@@ -94,11 +71,11 @@ TEST_P(AsyncCopyAtSubmissionTest, AnIdleStreamGetsTheCopiesAtSubmission) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
   FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
-  const uint64_t page_cache = PageCacheBytes();
+  const uint64_t page_cache = ReadBytes(hipFileExtPathPageCache);
   const uint64_t preads = sys_.Calls(SysOp::kPread);
   gpu_.Reset();
-  Slot slot{5 * kMiB + 7, 12345, 3};
-  ASSERT_TRUE(Submit(fh, &slot).ok());
+  AsyncSlot slot{5 * kMiB + 7, 12345, 3};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
   EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
@@ -106,7 +83,7 @@ TEST_P(AsyncCopyAtSubmissionTest, AnIdleStreamGetsTheCopiesAtSubmission) {
   const std::vector<unsigned char> got = DeviceBytes(slot.size + 4);
   EXPECT_EQ(got[2], 0xee);
   EXPECT_EQ(got[slot.size + 3], 0xee);
-  EXPECT_EQ(PageCacheBytes() - page_cache, slot.size);
+  EXPECT_EQ(ReadBytes(hipFileExtPathPageCache) - page_cache, slot.size);
   EXPECT_EQ(sys_.Calls(SysOp::kPread), preads) << "a resident byte was staged";
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitValue32), 0u) << "the stream waited on the library";
   EXPECT_GE(gpu_.Calls(GpuOp::kMemcpyAsync), 1u);
@@ -123,8 +100,8 @@ TEST_P(AsyncCopyAtSubmissionTest, FixedParametersCopyAtSubmissionBehindEarlierWo
   testing::StreamGate gate;
   gate.FillOnOpen(dev_, kBuffer);
   ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
-  Slot slot{kFile, 0, 0};
-  ASSERT_TRUE(Submit(fh, &slot).ok());
+  AsyncSlot slot{kFile, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
   EXPECT_EQ(Executor().Outstanding(), 1u) << "the read holds its windows until its copies";
   const uint64_t unpins = gpu_.Calls(GpuOp::kHostUnregister);
@@ -158,8 +135,8 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
   testing::StreamGate gate, other_gate;
   ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
   ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &other_gate), hipSuccess);
-  Slot first{kMiB, 0, 0};
-  ASSERT_TRUE(Submit(fh, &first).ok());
+  AsyncSlot first{kMiB, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &first).ok());
   size_t s_size = kMiB;
   off_t s_file = 3 * kMiB, s_buffer = 3 * kMiB;
   ssize_t s_bytes = 12345;
@@ -184,8 +161,8 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // more rounds of the poller
     outstanding_meanwhile = Executor().Outstanding();
   });
-  Slot second{2 * kMiB, static_cast<off_t>(kMiB), static_cast<off_t>(kMiB)};
-  const Status submitted = Submit(fh, &second);
+  AsyncSlot second{2 * kMiB, static_cast<off_t>(kMiB), static_cast<off_t>(kMiB)};
+  const Status submitted = SubmitSlot(fh, &second);
   gpu_.Reset();  // the hook refers to this test's locals
   ASSERT_TRUE(submitted.ok()) << submitted.ToString();
   EXPECT_TRUE(first_released) << "the poller did not let the first read's leases go";
@@ -212,8 +189,8 @@ TEST_P(AsyncCopyAtSubmissionTest, ABusyStreamWithoutFixedParametersIsQueued) {
   PinBySyncReads(fh);
   testing::StreamGate gate;
   ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
-  Slot slot{kFile, 0, 0};
-  ASSERT_TRUE(Submit(fh, &slot).ok());
+  AsyncSlot slot{kFile, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   slot.size = kMiB;
   gate.Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
@@ -228,8 +205,8 @@ TEST_P(AsyncCopyAtSubmissionTest, ABusyStreamWithoutFixedParametersIsQueued) {
 TEST_P(AsyncCopyAtSubmissionTest, UnpinnedBytesAreQueuedAndCountedOnce) {
   void* fh = OpenFile("f", kFile);
   const uint64_t before = AllReadBytes();
-  Slot slot{kFile, 0, 0};
-  ASSERT_TRUE(Submit(fh, &slot).ok());
+  AsyncSlot slot{kFile, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kFile));
   EXPECT_TRUE(DeviceHoldsFile(0, 0, kFile));
@@ -242,8 +219,8 @@ TEST_P(AsyncCopyAtSubmissionTest, UnpinnedBytesAreQueuedAndCountedOnce) {
 TEST_P(AsyncCopyAtSubmissionTest, AReadPastTheEndIsQueued) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
-  Slot slot{kMiB, static_cast<off_t>(kFile - 100), 0};
-  ASSERT_TRUE(Submit(fh, &slot).ok());
+  AsyncSlot slot{kMiB, static_cast<off_t>(kFile - 100), 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(slot.bytes, 100);
   EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
@@ -256,13 +233,13 @@ TEST_P(AsyncCopyAtSubmissionTest, ARefusedCopyRefusesTheSubmission) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
   gpu_.FailNth(GpuOp::kMemcpyAsync, 1, hipErrorLaunchFailure);
-  Slot slot{kMiB, 0, 0};
-  const Status submitted = Submit(fh, &slot);
+  AsyncSlot slot{kMiB, 0, 0};
+  const Status submitted = SubmitSlot(fh, &slot);
   EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
   EXPECT_EQ(Executor().Outstanding(), 0u);
   gpu_.Reset();
-  Slot next{kMiB, kMiB, 0};
-  ASSERT_TRUE(Submit(fh, &next).ok());
+  AsyncSlot next{kMiB, kMiB, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &next).ok());
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(next.bytes, static_cast<ssize_t>(kMiB));
   EXPECT_TRUE(DeviceHoldsFile(0, kMiB, kMiB));

@@ -58,29 +58,6 @@ class AsyncReadAtSubmissionTest : public IoPathTest {
     ASSERT_TRUE(driver_->RegisterStream(stream_, flags).ok());
     registered_ = true;
   }
-  AsyncExecutor& Executor() { return **driver_->async_executor(); }
-  uint64_t ReadBytes(hipFileExtPath path) {
-    hipFileExtPathStats_t p = {};
-    driver_->stats().FillPaths(&p);
-    return p.read_bytes[path];
-  }
-  uint64_t AllReadBytes() {
-    hipFileExtPathStats_t p = {};
-    driver_->stats().FillPaths(&p);
-    uint64_t sum = 0;
-    for (const uint64_t b : p.read_bytes) sum += b;
-    return sum;
-  }
-  struct Slot {
-    size_t size = 0;
-    off_t file_offset = 0;
-    off_t buffer_offset = 0;
-    ssize_t bytes = 12345;
-  };
-  Status Submit(void* fh, Slot* slot, IoDirection direction = IoDirection::kRead) {
-    return driver_->SubmitAsync(direction, fh, dev_, &slot->size, &slot->file_offset,
-                                &slot->buffer_offset, &slot->bytes, stream_);
-  }
   // The device buffer holds the file's bytes [offset, offset + size) at `at`.
   bool DeviceHoldsFile(size_t at, off_t offset, size_t size) {
     const std::vector<unsigned char> file = testing::PatternBytes(kFile);
@@ -112,10 +89,10 @@ TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStre
   std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/true);
   gpu_.Reset();
   const uint64_t buffered = ReadBytes(hipFileExtPathBuffered);
-  Slot first{4 * kKiB, 8 * kKiB, 0};
-  Slot second{AsyncExecutor::kCachedMaxBytes, 100 * kKiB + 3, 64 * kKiB + 5};
-  ASSERT_TRUE(Submit(fh, &first).ok());
-  ASSERT_TRUE(Submit(fh, &second).ok());
+  AsyncSlot first{4 * kKiB, 8 * kKiB, 0};
+  AsyncSlot second{AsyncExecutor::kCachedMaxBytes, 100 * kKiB + 3, 64 * kKiB + 5};
+  ASSERT_TRUE(SubmitSlot(fh, &first).ok());
+  ASSERT_TRUE(SubmitSlot(fh, &second).ok());
   EXPECT_EQ(first.bytes, static_cast<ssize_t>(first.size));
   EXPECT_EQ(second.bytes, static_cast<ssize_t>(second.size));
   EXPECT_EQ(Executor().CachedAtSubmission(), 2u);
@@ -145,16 +122,16 @@ TEST_P(AsyncReadAtSubmissionTest, AloneAnIdleStreamsReadRunsAtOnceFirst) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
   Executor().SetQuietSubmissions(AsyncExecutor::kQuietSubmissions);
-  Slot idle{4 * kKiB, 0, 0};
-  ASSERT_TRUE(Submit(fh, &idle).ok());
+  AsyncSlot idle{4 * kKiB, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &idle).ok());
   EXPECT_EQ(idle.bytes, static_cast<ssize_t>(idle.size));
   EXPECT_EQ(Executor().RanAtOnce(), 1u);
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_TRUE(DeviceHoldsFile(0, 0, idle.size)) << "run at once: in place when the call returns";
   std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   gpu_.Reset();
-  Slot busy{4 * kKiB, 4 * kKiB, 4 * kKiB};
-  ASSERT_TRUE(Submit(fh, &busy).ok());
+  AsyncSlot busy{4 * kKiB, 4 * kKiB, 4 * kKiB};
+  ASSERT_TRUE(SubmitSlot(fh, &busy).ok());
   EXPECT_EQ(Executor().RanAtOnce(), 1u);
   EXPECT_EQ(Executor().CachedAtSubmission(), 1u);
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamQuery), 1u) << "one idle check";
@@ -170,10 +147,10 @@ TEST_P(AsyncReadAtSubmissionTest, AWriteInFlightSendsReadsTheStreamsWay) {
   RegisterFixed();
   FillDevice(std::vector<unsigned char>(kBuffer, 0x5a));
   std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
-  Slot write{4 * kKiB, 40 * kKiB, 0};
-  ASSERT_TRUE(Submit(fh, &write, IoDirection::kWrite).ok());
-  Slot read{4 * kKiB, 40 * kKiB, 16 * kKiB};
-  ASSERT_TRUE(Submit(fh, &read).ok());
+  AsyncSlot write{4 * kKiB, 40 * kKiB, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &write, IoDirection::kWrite).ok());
+  AsyncSlot read{4 * kKiB, 40 * kKiB, 16 * kKiB};
+  ASSERT_TRUE(SubmitSlot(fh, &read).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_EQ(read.bytes, 0) << "the read ended at submission";
   gate->Open();
@@ -186,8 +163,8 @@ TEST_P(AsyncReadAtSubmissionTest, AWriteInFlightSendsReadsTheStreamsWay) {
     return b == 0x5a;
   })) << "the read did not see the write before it on its stream";
   // Once the write is done with the file, reads take their bytes at submission again.
-  Slot later{4 * kKiB, 40 * kKiB, 32 * kKiB};
-  ASSERT_TRUE(Submit(fh, &later).ok());
+  AsyncSlot later{4 * kKiB, 40 * kKiB, 32 * kKiB};
+  ASSERT_TRUE(SubmitSlot(fh, &later).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 1u);
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   const std::vector<unsigned char> again = DeviceBytes(36 * kKiB);
@@ -203,10 +180,10 @@ TEST_P(AsyncReadAtSubmissionTest, UncachedBytesAndTheEndOfTheFileGoTheStreamsWay
   std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
   sys_.FailNth(SysOp::kPreadCached, 1, EAGAIN);
   const uint64_t before = AllReadBytes();
-  Slot uncached{8 * kKiB, 0, 0};
-  ASSERT_TRUE(Submit(fh, &uncached).ok());
-  Slot tail{4 * kKiB, static_cast<off_t>(kFile - 100), 64 * kKiB};
-  ASSERT_TRUE(Submit(fh, &tail).ok());
+  AsyncSlot uncached{8 * kKiB, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &uncached).ok());
+  AsyncSlot tail{4 * kKiB, static_cast<off_t>(kFile - 100), 64 * kKiB};
+  ASSERT_TRUE(SubmitSlot(fh, &tail).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_EQ(sys_.Calls(SysOp::kPreadCached), 2u);
   gate->Open();
@@ -226,8 +203,8 @@ TEST_P(AsyncReadAtSubmissionTest, OnlySmallReadsOnStreamsWithEveryFixedFlag) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed(HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET);
   std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
-  Slot slot{16 * kKiB, 0, 0};
-  ASSERT_TRUE(Submit(fh, &slot).ok());
+  AsyncSlot slot{16 * kKiB, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   slot.size = 4 * kKiB;
   gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
@@ -238,8 +215,8 @@ TEST_P(AsyncReadAtSubmissionTest, OnlySmallReadsOnStreamsWithEveryFixedFlag) {
   ASSERT_TRUE(driver_->DeregisterStream(stream_).ok());
   RegisterFixed();
   gate = HoldStream(/*fill=*/false);
-  Slot large{AsyncExecutor::kCachedMaxBytes + 1, 0, 0};
-  ASSERT_TRUE(Submit(fh, &large).ok());
+  AsyncSlot large{AsyncExecutor::kCachedMaxBytes + 1, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &large).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
@@ -255,15 +232,15 @@ TEST_P(AsyncReadAtSubmissionTest, ARefusedCopyRefusesTheSubmission) {
   RegisterFixed();
   const uint64_t before = AllReadBytes();
   gpu_.FailNth(GpuOp::kMemcpyAsync, 1, hipErrorLaunchFailure);
-  Slot slot{4 * kKiB, 0, 0};
-  const Status status = Submit(fh, &slot);
+  AsyncSlot slot{4 * kKiB, 0, 0};
+  const Status status = SubmitSlot(fh, &slot);
   EXPECT_EQ(status, Status::Gpu(hipErrorLaunchFailure));
   EXPECT_EQ(slot.bytes, 0);
   EXPECT_EQ(Executor().Outstanding(), 0u);
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_EQ(AllReadBytes(), before);
-  Slot next{4 * kKiB, 4 * kKiB, 0};
-  ASSERT_TRUE(Submit(fh, &next).ok());
+  AsyncSlot next{4 * kKiB, 4 * kKiB, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &next).ok());
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(next.bytes, static_cast<ssize_t>(next.size));
   EXPECT_TRUE(DeviceHoldsFile(0, 4 * kKiB, next.size));
@@ -281,24 +258,24 @@ TEST_P(AsyncReadAtSubmissionTest, AStreamTakesABudgetOfBytesBeforeItsMarksPass) 
   gpu_.Reset();
   constexpr size_t kOp = 4 * kKiB;
   constexpr size_t kFits = AsyncExecutor::kCachedBudget / kOp;
-  std::vector<Slot> slots(kFits + 2);
+  std::vector<AsyncSlot> slots(kFits + 2);
   for (size_t i = 0; i < kFits; ++i) {
-    slots[i] = Slot{kOp, static_cast<off_t>(i * kOp * 2), static_cast<off_t>(i * kOp)};
-    ASSERT_TRUE(Submit(fh, &slots[i]).ok());
+    slots[i] = AsyncSlot{kOp, static_cast<off_t>(i * kOp * 2), static_cast<off_t>(i * kOp)};
+    ASSERT_TRUE(SubmitSlot(fh, &slots[i]).ok());
   }
   EXPECT_EQ(Executor().CachedAtSubmission(), kFits);
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWriteValue32),
             AsyncExecutor::kCachedBudget / AsyncExecutor::kCachedMarkEvery)
       << "one mark every kCachedMarkEvery bytes";
-  slots[kFits] = Slot{kOp, 3, static_cast<off_t>(kFits * kOp)};
-  ASSERT_TRUE(Submit(fh, &slots[kFits]).ok());
+  slots[kFits] = AsyncSlot{kOp, 3, static_cast<off_t>(kFits * kOp)};
+  ASSERT_TRUE(SubmitSlot(fh, &slots[kFits]).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), kFits) << "past the budget";
   EXPECT_EQ(slots[kFits].bytes, 0);
   gate->Open();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   Executor().WaitIdle();
-  slots[kFits + 1] = Slot{kOp, 5, static_cast<off_t>((kFits + 1) * kOp)};
-  ASSERT_TRUE(Submit(fh, &slots[kFits + 1]).ok());
+  slots[kFits + 1] = AsyncSlot{kOp, 5, static_cast<off_t>((kFits + 1) * kOp)};
+  ASSERT_TRUE(SubmitSlot(fh, &slots[kFits + 1]).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), kFits + 1) << "the marks passed: within the budget";
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   for (size_t i = 0; i < slots.size(); ++i) {
@@ -318,10 +295,10 @@ TEST_P(AsyncReadAtSubmissionTest, ARefusedMarkSendsLaterReadsTheStreamsWay) {
   gpu_.FailNth(GpuOp::kStreamWriteValue32, 1, hipErrorLaunchFailure);
   constexpr size_t kOp = 4 * kKiB;
   constexpr size_t kMarked = AsyncExecutor::kCachedMarkEvery / kOp;
-  std::vector<Slot> slots(kMarked + 1);
+  std::vector<AsyncSlot> slots(kMarked + 1);
   for (size_t i = 0; i < slots.size(); ++i) {
-    slots[i] = Slot{kOp, static_cast<off_t>(i * kOp + 7), static_cast<off_t>(i * kOp)};
-    ASSERT_TRUE(Submit(fh, &slots[i]).ok()) << i;
+    slots[i] = AsyncSlot{kOp, static_cast<off_t>(i * kOp + 7), static_cast<off_t>(i * kOp)};
+    ASSERT_TRUE(SubmitSlot(fh, &slots[i]).ok()) << i;
   }
   EXPECT_EQ(Executor().CachedAtSubmission(), kMarked);
   gate->Open();
@@ -351,8 +328,8 @@ TEST_P(AsyncReadAtSubmissionOffTest, TurnedOffTheReadGoesAnotherWay) {
   void* fh = OpenFile("f", kFile);
   RegisterFixed();
   std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/false);
-  Slot slot{4 * kKiB, 0, 0};
-  ASSERT_TRUE(Submit(fh, &slot).ok());
+  AsyncSlot slot{4 * kKiB, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
   EXPECT_EQ(sys_.Calls(SysOp::kPreadCached), 0u);
   gate->Open();

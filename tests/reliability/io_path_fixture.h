@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hipfile.h>
+#include <hipfile_ext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/async/async_executor.h"
 #include "core/batch/batch_manager.h"
 #include "core/config.h"
 #include "core/driver.h"
@@ -265,6 +267,34 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
   }
   void FillDevice(const std::vector<unsigned char>& bytes) {
     ASSERT_EQ(gpu_.Memcpy(dev_, bytes.data(), bytes.size(), hipMemcpyHostToDevice), hipSuccess);
+  }
+
+  // The driver's stream-ordered executor.
+  AsyncExecutor& Executor() { return **driver_->async_executor(); }
+  // Bytes read so far by `path` (hipFileExtGetPathStats), and by every path.
+  uint64_t ReadBytes(hipFileExtPath path) {
+    hipFileExtPathStats_t p = {};
+    driver_->stats().FillPaths(&p);
+    return p.read_bytes[path];
+  }
+  uint64_t AllReadBytes() {
+    hipFileExtPathStats_t p = {};
+    driver_->stats().FillPaths(&p);
+    uint64_t sum = 0;
+    for (const uint64_t b : p.read_bytes) sum += b;
+    return sum;
+  }
+  // A stream-ordered operation's variables, which must live until its stream has passed it.
+  struct AsyncSlot {
+    size_t size = 0;
+    off_t file_offset = 0;
+    off_t buffer_offset = 0;
+    ssize_t bytes = 12345;
+  };
+  // Submits one operation on the fixture's stream_ into (or out of) dev_.
+  Status SubmitSlot(void* fh, AsyncSlot* slot, IoDirection direction = IoDirection::kRead) {
+    return driver_->SubmitAsync(direction, fh, dev_, &slot->size, &slot->file_offset,
+                                &slot->buffer_offset, &slot->bytes, stream_);
   }
 
   testing::TempDir dir_;
