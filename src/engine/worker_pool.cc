@@ -154,16 +154,23 @@ Status TaskGroup::Submit(std::function<void()> task) {
     task();
     return Status::Ok();
   }
-  pending_.fetch_add(1);
+  state_.fetch_add(1);
   const Status queued = pool_.Push(this, std::move(task));
   if (!queued.ok()) Finished();
   return queued;
 }
 
 void TaskGroup::Finished() {
-  if (pending_.fetch_sub(1) != 1 || drainers_.load() == 0) return;
-  MutexLock lock(mu_);  // the drainer waits on idle_ with mu_ released, or has yet to look
-  idle_.NotifyAll();
+  // With no drainer counted, the task's end is one compare-and-swap and the group is not touched
+  // after it: a drainer that sees the count reach 0 may destroy the group at once. With one, the
+  // count goes down under mu_, so the drainer (which looks at it only under mu_) sees 0 only once
+  // this thread has let go of mu_ and of the group.
+  size_t state = state_.load();
+  while ((state & kDrainerMask) == 0) {
+    if (state_.compare_exchange_weak(state, state - 1)) return;
+  }
+  MutexLock lock(mu_);
+  if (((state_.fetch_sub(1) - 1) & kPendingMask) == 0) idle_.NotifyAll();
 }
 
 void TaskGroup::Drain() {
@@ -178,9 +185,9 @@ void TaskGroup::Drain() {
     Finished();
   }
   MutexLock lock(mu_);
-  drainers_.fetch_add(1);
-  while (pending_.load() != 0) idle_.Wait(mu_);
-  drainers_.fetch_sub(1);
+  state_.fetch_add(kOneDrainer);
+  while ((state_.load() & kPendingMask) != 0) idle_.Wait(mu_);
+  state_.fetch_sub(kOneDrainer);
 }
 
 }  // namespace hipfile::engine

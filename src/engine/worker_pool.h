@@ -123,12 +123,15 @@ class TaskGroup {
 
   WorkerPool& pool_;
   const char* const role_;
-  // Counted without a lock: a task's queueing and its end each cost one atomic operation, not a
-  // mutex the poller would share with every worker. mu_ and idle_ serve Drain, which counts itself
-  // in drainers_ before it looks at pending_ (both sequentially consistent), so the task that
-  // takes pending_ to 0 sees it and wakes it.
-  std::atomic<size_t> pending_{0};  // queued or running
-  std::atomic<size_t> drainers_{0};
+  // The group's tasks queued or running (low bits) and its drainers waiting for them (high bits),
+  // in one word so that a task's end can tell, in the same atomic operation that counts it,
+  // whether anyone may be waiting: with no drainer it costs one compare-and-swap and no mutex
+  // shared with every worker; with one it counts down under mu_ (Finished says why).
+  static constexpr size_t kDrainerShift = 48;
+  static constexpr size_t kOneDrainer = size_t{1} << kDrainerShift;
+  static constexpr size_t kPendingMask = kOneDrainer - 1;
+  static constexpr size_t kDrainerMask = ~kPendingMask;
+  std::atomic<size_t> state_{0};
   Mutex mu_;
   CondVar idle_;
 };
