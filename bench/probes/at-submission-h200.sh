@@ -15,6 +15,9 @@
 #          threads
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
+#   rate   4 KiB random reads at equal IOPS (--rate 150000 and 250000): taken at submission
+#          (16 x 8), run at once (16 x 8) and -x 0 with 16 threads, for the cores each keeps busy;
+#          the -x 5 rows also with --wait-when-full (the benchmark's per-operation wait left out)
 #   pass   one pass over the file (no -T), 16 streams x 2 x 16 MiB, both ways and -x 0: cold (the
 #          page cache dropped before each row; needs root) and "warm" (no drop; but the cold rows
 #          read by O_DIRECT, which leaves the page cache empty: these are cold too, see
@@ -86,6 +89,17 @@ for round in 1 2; do
       row at-once-16x8-64K "$R=0" -w 16 -i 64K -I 2 -x 5 -Q 8
       row sync-16-64K "$R=1" -w 16 -i 64K -I 2 -x 0
       row cached-16x8-verify "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 -V
+      ;;
+    rate)
+      # The cores each way keeps busy for the same work: 16 threads of 4 KiB random reads paced
+      # to the same --rate, taken at submission (16 streams x 8), run at once (=0) and -x 0.
+      for r in 150000 250000; do
+        row "rate-$r-cached-16x8" "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r"
+        row "rate-$r-cached-16x8-full" "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r" --wait-when-full
+        row "rate-$r-at-once-16x8" "$R=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r"
+        row "rate-$r-at-once-16x8-full" "$R=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r" --wait-when-full
+        row "rate-$r-sync-16" "$R=1" -w 16 -i 4K -I 2 -x 0 --rate "$r"
+      done
       ;;
     large)
       row large-16x2-copy-at-submission "$C=1" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages

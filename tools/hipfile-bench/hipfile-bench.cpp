@@ -20,6 +20,7 @@
 #include <hipfile.h>
 #include <hipfile_ext.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -169,7 +170,10 @@ bool HipFileOk(hipFileError_t e, const char* what) {
 
 // The file offsets one thread's operations use, in issue order: its own share of the data set
 // for sequential types, uniform over the data set for random ones; ends at the deadline (-T) or
-// after one pass over the share.
+// after one pass over the share. Made once the start line is open. With --rate, Next returns when
+// the operation is due: thread t's i-th at start + (i + t / threads) x threads / rate, so the
+// threads' operations interleave evenly; one that is late goes at once (a run that cannot keep
+// the rate shows it in its IOPS).
 class OffsetSequence {
  public:
   OffsetSequence(const Shared& s, int t)
@@ -178,13 +182,25 @@ class OffsetSequence {
         ios_total_(std::max<uint64_t>(o_.size / o_.io_size, 1)),
         per_thread_(std::max<uint64_t>(ios_total_ / static_cast<uint64_t>(o_.threads), 1)),
         first_(per_thread_ * static_cast<uint64_t>(t)),
-        rng_(1234 + static_cast<uint64_t>(t)) {}
+        rng_(1234 + static_cast<uint64_t>(t)),
+        start_(s.line->start()),
+        interval_s_(o_.rate > 0 ? o_.threads / o_.rate : 0),
+        phase_(static_cast<double>(t) / o_.threads) {
+    // The kernel may stretch a sleep by the thread's timer slack (50 us by default), longer than
+    // the gap between one thread's operations at a few hundred thousand per second.
+    if (interval_s_ > 0) (void)::prctl(PR_SET_TIMERSLACK, 1000ul, 0ul, 0ul, 0ul);
+  }
 
   bool Next(uint64_t* off) {
     if (o_.seconds > 0) {
       if (std::chrono::steady_clock::now() >= deadline_) return false;
     } else if (i_ >= per_thread_) {
       return false;
+    }
+    if (interval_s_ > 0) {
+      const auto due = Due();
+      if (o_.seconds > 0 && due >= deadline_) return false;
+      std::this_thread::sleep_until(due);
     }
     const uint64_t index =
         IsRandom(o_) ? rng_() % ios_total_ : (first_ + i_ % per_thread_) % ios_total_;
@@ -193,6 +209,9 @@ class OffsetSequence {
     return true;
   }
 
+  // Whether Next would return without sleeping (always, unpaced).
+  bool NextIsDue() const { return interval_s_ == 0 || std::chrono::steady_clock::now() >= Due(); }
+
  private:
   const Options& o_;
   const std::chrono::steady_clock::time_point deadline_;
@@ -200,7 +219,16 @@ class OffsetSequence {
   const uint64_t per_thread_;
   const uint64_t first_;
   std::mt19937_64 rng_;
+  const std::chrono::steady_clock::time_point start_;
+  const double interval_s_;  // between this thread's operations with --rate, else 0
+  const double phase_;
   uint64_t i_ = 0;
+
+  std::chrono::steady_clock::time_point Due() const {
+    return start_ +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>((static_cast<double>(i_) + phase_) * interval_s_));
+  }
 };
 
 // Before a write: puts the pattern of `off` into `dev` so the file can be checked afterwards.
@@ -302,7 +330,9 @@ struct AsyncSlot {
 };
 
 // -x 5: a window of -Q operations on this thread's registered non-blocking stream; when it is
-// full, waits for the oldest operation's event and reuses its slot.
+// full, waits for the oldest operation's event and reuses its slot. Paced (--rate), it also waits
+// for the oldest while the next operation is not yet due, so an operation's latency ends when it
+// completes, not when the window next fills; with --wait-when-full it does not.
 bool RunAsyncOps(const Shared& s, int t, hipStream_t stream, std::vector<AsyncSlot>& slots,
                  const SlotBuffers& bufs, ThreadResult* r) {
   const Options& o = *s.o;
@@ -313,7 +343,8 @@ bool RunAsyncOps(const Shared& s, int t, hipStream_t stream, std::vector<AsyncSl
   bool more = true;
   for (;;) {
     uint64_t off = 0;
-    while (more && head - tail < depth && (more = seq.Next(&off))) {
+    while (more && head - tail < depth && (head == tail || o.wait_when_full || seq.NextIsDue()) &&
+           (more = seq.Next(&off))) {
       const size_t k = head % depth;
       AsyncSlot& slot = slots[k];
       if (!StageWriteData(o, bufs[k], off)) return false;
@@ -511,21 +542,10 @@ void RunThread(const Shared& s, int t, ThreadResult* r) {
     if (host) std::memcpy(host, data.data(), io);
   }
 
-  const uint64_t ios_total = std::max<uint64_t>(o.size / io, 1);
-  const uint64_t per_thread = std::max<uint64_t>(ios_total / o.threads, 1);
-  const uint64_t first = per_thread * t;
-  std::mt19937_64 rng(1234 + t);
   arrival.Go();
-  uint64_t i = 0;
-  for (;;) {
-    if (o.seconds > 0) {
-      if (std::chrono::steady_clock::now() >= s.line->deadline()) break;
-    } else if (i >= per_thread) {
-      break;
-    }
-    const uint64_t index = IsRandom(o) ? rng() % ios_total : (first + i % per_thread) % ios_total;
-    const uint64_t off = index * io;
-    ++i;
+  OffsetSequence seq(s, t);
+  uint64_t off = 0;
+  while (seq.Next(&off)) {
     if (o.verify && IsWrite(o) && o.xfer != 9) {
       FillPattern(data.data(), io, off);
       if (dev) BENCH_HIP(hipMemcpy(dev, data.data(), io, hipMemcpyHostToDevice));
@@ -786,19 +806,24 @@ int Run(int argc, char** argv) {
         "\"bytes\": %" PRIu64 ", \"dataset_bytes\": %" PRIu64 ", \"io_size\": %" PRIu64
         ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
         "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
-        ", \"total_time_s\": %.4f, \"iops\": %.1f, \"queue_depth\": %d, \"cpu_cores\": %.2f, "
+        ", \"total_time_s\": %.4f, \"iops\": %.1f, \"rate_iops\": %.0f, \"wait_when_full\": %s, "
+        "\"queue_depth\": %d, "
+        "\"cpu_cores\": %.2f, "
         "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"paths\": %s, "
         "\"fallbacks\": %s%s%s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
-        avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0,
-        queued ? o.queue_depth : 1, cpu_cores, gib_s > 0 ? cpu_cores / gib_s : 0,
-        o.verify ? "true" : "false", runtime, paths.Json().c_str(), paths.FallbackJson().c_str(),
+        avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0, o.rate,
+        o.wait_when_full ? "true" : "false", queued ? o.queue_depth : 1, cpu_cores,
+        gib_s > 0 ? cpu_cores / gib_s : 0, o.verify ? "true" : "false", runtime,
+        paths.Json().c_str(), paths.FallbackJson().c_str(),
         o.xfer == 5 ? ", \"async_stages\": " : "",
         o.xfer == 5 ? StagesJson(stages_after).c_str() : "", failed ? "false" : "true");
   } else {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);
     if (queued) std::printf("IoDepth: %d ", o.queue_depth);
+    if (o.rate > 0)
+      std::printf("Rate: %.0f IOPS%s ", o.rate, o.wait_when_full ? " (wait when full)" : "");
     std::printf("DataSetSize: %" PRIu64 "/%" PRIu64 "KiB IOSize: %" PRIu64
                 "KiB Throughput: %.6f GiB/sec, Avg_Latency: %.6f usecs "
                 "ops: %" PRIu64 " total_time %.6f secs Runtime: %s",

@@ -45,7 +45,7 @@ void PrintUsage(std::FILE* out) {
       out,
       "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] [-i IOSIZE]\n"
       "                     [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-Q DEPTH] [-b] [-V] [--fsync]\n"
-      "                     [--overwrite] [--json] [--stages]\n"
+      "                     [--rate IOPS [--wait-when-full]] [--overwrite] [--json] [--stages]\n"
       "Moves a data set between a file and GPU memory with several threads and prints gdsio's\n"
       "result line, or one JSON line.\n"
       "\n"
@@ -72,6 +72,11 @@ void PrintUsage(std::FILE* out) {
       "               without it each thread passes once over its share of the data set\n"
       "  -Q DEPTH     operations in flight per thread: -x 5 1 to 1024 (default 4), -x 6 1 to 128\n"
       "               (default 128)\n"
+      "  --rate IOPS  start at most IOPS operations a second over all threads, evenly spread\n"
+      "               (1 to 1000000000): cores per operation compared at equal IOPS; -x 5\n"
+      "               then waits for its oldest operation while the next is not due\n"
+      "  --wait-when-full  with --rate and -x 5: wait for operations only when the -Q window\n"
+      "               is full, as unpaced runs do (latencies then run until the window filled)\n"
       "  -b           hipFileBufRegister the GPU buffers (-x 0 and 5; -x 6 always does)\n"
       "  -V           verify: each block read must hold the pattern of its file offset; each\n"
       "               block written carries that pattern and is read back\n"
@@ -191,6 +196,11 @@ ParseResult CheckCombination(const Options& o, bool queue_given, const char* que
                   o.xfer);
     return Bad("-b", nullptr, what);
   }
+  if (o.wait_when_full && (o.xfer != 5 || o.rate == 0)) {
+    std::snprintf(what, sizeof what, "applies to -x 5 with --rate, and this run is -x %d%s", o.xfer,
+                  o.rate == 0 ? " without --rate" : "");
+    return Bad("--wait-when-full", nullptr, what);
+  }
   if (o.fsync && !IsWrite(o)) {
     std::snprintf(what, sizeof what, "applies to write runs (-I 1 or 3), not -I %d", o.io_type);
     return Bad("--fsync", nullptr, what);
@@ -236,6 +246,10 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
       o->overwrite = true;
       continue;
     }
+    if (a == "--wait-when-full") {
+      o->wait_when_full = true;
+      continue;
+    }
     if (a == "-V") {
       o->verify = true;
       continue;
@@ -244,8 +258,8 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
       o->register_buffers = true;
       continue;
     }
-    static const char* const kValued[] = {"-f", "-D", "-d", "-w", "-s",
-                                          "-i", "-x", "-I", "-T", "-Q"};
+    static const char* const kValued[] = {"-f", "-D", "-d", "-w", "-s",    "-i",
+                                          "-x", "-I", "-T", "-Q", "--rate"};
     bool valued = false;
     for (const char* f : kValued) valued = valued || a == f;
     if (!valued) {
@@ -293,6 +307,12 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
       if (!ParseSeconds(v, &o->seconds)) {
         return Bad(flag, v, "not a number of seconds more than 0");
       }
+    } else if (a == "--rate") {
+      long long rate = 0;
+      if (!ParseWhole(v, 1, 1000000000, &rate)) {
+        return Bad(flag, v, "not a rate (a whole number of operations a second, 1 to 1000000000)");
+      }
+      o->rate = static_cast<double>(rate);
     } else if (a == "-Q") {
       if (!ParseInt(v, 1, 1024, &o->queue_depth)) {
         return Bad(flag, v, "not a queue depth (a whole number from 1 to 1024)");
