@@ -184,24 +184,24 @@ class FaultRuntime : public runtime::GpuRuntime {
   static size_t Index(GpuOp op) { return static_cast<size_t>(op); }
   // The injected error for this call of `op`, or hipSuccess to forward it.
   hipError_t Injected(GpuOp op) {
-    std::function<void()> hook;
-    {
-      MutexLock lock(hooks_mu_);
-      hook = hooks_[Index(op)];
-    }
-    if (hook) hook();
+    RunHook(/*after=*/false, op);
     return static_cast<hipError_t>(plan_.OnCall(Index(op)));
   }
   // The base's answer `e` to a call of `op`, counted when it is hipSuccess, after AfterCall's hook.
   hipError_t Forwarded(GpuOp op, hipError_t e) {
     if (e == hipSuccess) ++succeeded_[Index(op)];
+    RunHook(/*after=*/true, op);
+    return e;
+  }
+  // Runs a copy of op's hook (AfterCall's when `after`), taken under hooks_mu_ and run without
+  // it: a hook may call into this runtime, or set hooks.
+  void RunHook(bool after, GpuOp op) EXCLUDES(hooks_mu_) {
     std::function<void()> hook;
     {
       MutexLock lock(hooks_mu_);
-      hook = after_hooks_[Index(op)];
+      hook = after ? after_hooks_[Index(op)] : hooks_[Index(op)];
     }
     if (hook) hook();
-    return e;
   }
 
   runtime::GpuRuntime& base_;

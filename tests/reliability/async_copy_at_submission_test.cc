@@ -137,13 +137,8 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
   ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &other_gate), hipSuccess);
   AsyncSlot first{kMiB, 0, 0};
   ASSERT_TRUE(SubmitSlot(fh, &first).ok());
-  size_t s_size = kMiB;
-  off_t s_file = 3 * kMiB, s_buffer = 3 * kMiB;
-  ssize_t s_bytes = 12345;
-  ASSERT_TRUE(
-      driver_
-          ->SubmitAsync(IoDirection::kRead, fh, dev_, &s_size, &s_file, &s_buffer, &s_bytes, other)
-          .ok());
+  AsyncSlot on_other{kMiB, 3 * kMiB, 3 * kMiB};
+  ASSERT_TRUE(SubmitSlotOn(other, fh, dev_, &on_other).ok());
   ASSERT_EQ(Executor().Outstanding(), 2u);
   // The second read's submission on stream_, once it queued `done`: the stream runs both reads'
   // copies and passes both `done`s, and the poller lets the first read's leases go and keeps
@@ -173,7 +168,7 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
   for (runtime::Stream s : {stream_, other}) ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
   EXPECT_EQ(first.bytes, static_cast<ssize_t>(kMiB));
   EXPECT_EQ(second.bytes, static_cast<ssize_t>(2 * kMiB));
-  EXPECT_EQ(s_bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_EQ(on_other.bytes, static_cast<ssize_t>(kMiB));
   EXPECT_TRUE(DeviceHoldsFile(0, 0, 4 * kMiB));
   // The second read's leases go once it is filled in: nothing is left outstanding.
   WaitUntilIdle();
@@ -271,15 +266,10 @@ TEST_P(AsyncCopyAtSubmissionDevicesTest, OnlyWithTheStreamsDeviceCurrent) {
   ASSERT_TRUE(driver_->RegisterStream(stream1, kAllFixed).ok());
   // One 1 MiB read at `offset` into dev1 on stream1, waited for: *bytes_p.
   const auto read = [&](off_t offset) {
-    size_t size = kMiB;
-    off_t file_offset = offset, buffer_offset = 0;
-    ssize_t bytes = 12345;
-    EXPECT_TRUE(driver_
-                    ->SubmitAsync(IoDirection::kRead, fh, dev1, &size, &file_offset, &buffer_offset,
-                                  &bytes, stream1)
-                    .ok());
+    AsyncSlot slot{kMiB, offset, 0};
+    EXPECT_TRUE(SubmitSlotOn(stream1, fh, dev1, &slot).ok());
     EXPECT_EQ(gpu_.StreamSynchronize(stream1), hipSuccess);
-    return bytes;
+    return slot.bytes;
   };
   // Submitted with device 0 current: queued.
   ASSERT_EQ(gpu_.SetDevice(0), hipSuccess);

@@ -64,15 +64,9 @@ class AsyncRunAtOnceTest : public IoPathTest {
     }
   }
 
-  struct Slot {
-    size_t size = kSmall;
-    off_t file_offset = 0;
-    off_t buffer_offset = 0;
-    ssize_t bytes = 12345;
-  };
+  using Slot = AsyncSlot;
   Status Submit(IoDirection direction, void* fh, Slot* slot, runtime::Stream stream) {
-    return driver_->SubmitAsync(direction, fh, dev_, &slot->size, &slot->file_offset,
-                                &slot->buffer_offset, &slot->bytes, stream);
+    return SubmitSlotOn(stream, fh, dev_, slot, direction);
   }
   size_t RanAtOnce() { return (*driver_->async_executor())->RanAtOnce(); }
 

@@ -39,22 +39,15 @@ class AsyncStagedTest : private WatchedTest, public IoPathTest {
   size_t Staged() { return (*driver_->async_executor())->StagedOperations(); }
 
   // Submits one operation on `stream` without waiting; the variables live in `slot`.
-  struct Slot {
-    size_t size = 0;
-    off_t file_offset = 0;
-    off_t buffer_offset = 0;
-    ssize_t bytes = 12345;
-  };
+  using Slot = AsyncSlot;
   Status Submit(IoDirection direction, void* fh, Slot* slot, runtime::Stream stream) {
-    return SubmitTo(direction, fh, dev_, slot, stream);
+    return SubmitSlotOn(stream, fh, dev_, slot, direction);
   }
   // The same into (or out of) device memory `buffer`.
   Status SubmitTo(IoDirection direction, void* fh, void* buffer, Slot* slot,
                   runtime::Stream stream) {
-    return driver_->SubmitAsync(direction, fh, buffer, &slot->size, &slot->file_offset,
-                                &slot->buffer_offset, &slot->bytes, stream);
+    return SubmitSlotOn(stream, fh, buffer, slot, direction);
   }
-  AsyncExecutor& Executor() { return **driver_->async_executor(); }
 
   // Device memory for a test to free while streams wait: the free waits for every stream, and
   // holds every other runtime call meanwhile (runtime/cpu/driver_lock.h).

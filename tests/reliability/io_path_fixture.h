@@ -293,8 +293,13 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
   };
   // Submits one operation on the fixture's stream_ into (or out of) dev_.
   Status SubmitSlot(void* fh, AsyncSlot* slot, IoDirection direction = IoDirection::kRead) {
-    return driver_->SubmitAsync(direction, fh, dev_, &slot->size, &slot->file_offset,
-                                &slot->buffer_offset, &slot->bytes, stream_);
+    return SubmitSlotOn(stream_, fh, dev_, slot, direction);
+  }
+  // The same on `stream`, into (or out of) device memory `buffer`.
+  Status SubmitSlotOn(runtime::Stream stream, void* fh, void* buffer, AsyncSlot* slot,
+                      IoDirection direction = IoDirection::kRead) {
+    return driver_->SubmitAsync(direction, fh, buffer, &slot->size, &slot->file_offset,
+                                &slot->buffer_offset, &slot->bytes, stream);
   }
 
   testing::TempDir dir_;
