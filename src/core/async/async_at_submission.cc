@@ -149,7 +149,7 @@ void AsyncExecutor::MarkCached(Channel* channel, runtime::Stream stream) {
 
 AsyncExecutor::Planned AsyncExecutor::PlanAtSubmission(Channel* channel,
                                                        std::unique_ptr<AsyncOp>& op,
-                                                       StagedPlan* plan) {
+                                                       StagedPlan* plan, Status* status) {
   // The copies are queued from this thread: only with the stream's device current (the runtime
   // takes a copy on another device's stream as an error, where the stream's way is fine).
   int current = -1;
@@ -172,6 +172,7 @@ AsyncExecutor::Planned AsyncExecutor::PlanAtSubmission(Channel* channel,
     // here, as one run at once.
     *op->bytes_p = work.Finish(planned.status());
     EndedAtSubmission(channel, std::move(op), nullptr);
+    *status = Status::Ok();
     return Planned::kEnded;
   }
   if (planned->size != params.size || planned->size == 0) {
@@ -200,15 +201,8 @@ bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream str
     return false;
   }
   StagedPlan plan;
-  switch (PlanAtSubmission(channel, op, &plan)) {
-    case Planned::kNotNow:
-      return false;
-    case Planned::kEnded:
-      *status = Status::Ok();
-      return true;
-    case Planned::kPlanned:
-      break;
-  }
+  const Planned planned = PlanAtSubmission(channel, op, &plan, status);
+  if (planned != Planned::kPlanned) return planned == Planned::kEnded;
   char* bytes = ThreadReadBuffer(plan.size);
   Result<size_t> got = Status::Errno(EAGAIN);
   if (bytes != nullptr) {
@@ -270,15 +264,8 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   // stream would reach the operation at once.
   if ((op->fixed_flags & kAllFixed) != kAllFixed && !StreamIdle(channel, stream)) return false;
   StagedPlan plan;
-  switch (PlanAtSubmission(channel, op, &plan)) {
-    case Planned::kNotNow:
-      return false;
-    case Planned::kEnded:
-      *status = Status::Ok();
-      return true;
-    case Planned::kPlanned:
-      break;
-  }
+  const Planned planned = PlanAtSubmission(channel, op, &plan, status);
+  if (planned != Planned::kPlanned) return planned == Planned::kEnded;
   // Every byte from a pinned window, or none this way.
   struct Copy {
     void* dst;

@@ -252,11 +252,11 @@ class AsyncExecutor {
   // are queued from this thread), the parameters bound and the read planned with them
   // (AsyncWork::Begin), all of its size. kNotNow: nothing done that another way does not do
   // again. kEnded: refused with the parameters the stream would bind (and recorded so); the
-  // operation ended here. kPlanned: *plan holds it (AsyncWork::Unbegin undoes it). submit_mu
-  // held.
+  // operation ended here, its submission succeeded (*status Ok). kPlanned: *plan holds it
+  // (AsyncWork::Unbegin undoes it). submit_mu held.
   enum class Planned { kNotNow, kEnded, kPlanned };
-  Planned PlanAtSubmission(Channel* channel, std::unique_ptr<AsyncOp>& op, StagedPlan* plan)
-      REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  Planned PlanAtSubmission(Channel* channel, std::unique_ptr<AsyncOp>& op, StagedPlan* plan,
+                           Status* status) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // A small read on a stream with fixed parameters (SetReadAtSubmission): its bytes read from the
   // page cache now into this thread's ordinary memory, and one copy of them queued on the stream,
   // which the runtime takes before it returns; the submission ends here, *status its result:
