@@ -17,6 +17,7 @@ const char* AsyncEntry(IoDirection direction) {
 }  // namespace
 
 Result<AsyncExecutor*> Driver::Async() {
+  if (AsyncExecutor* const made = async_made_.load(std::memory_order_acquire)) return made;
   MutexLock lock(async_mu_);
   if (async_ == nullptr) {
     // Its threads may be refused (a process limit): the call fails, and a later one tries again.
@@ -27,6 +28,7 @@ Result<AsyncExecutor*> Driver::Async() {
     async_->SetRunIdleBytes(async_run_idle_bytes_);
     async_->SetCopyAtSubmission(async_copy_at_submission_);
     async_->SetReadAtSubmission(async_read_at_submission_);
+    async_made_.store(async_.get(), std::memory_order_release);
   }
   return async_.get();
 }
@@ -41,7 +43,9 @@ bool Driver::RunWithoutStreamOps(const std::function<void()>& fn) {
 Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void* buffer_base,
                            size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p,
                            ssize_t* bytes_p, runtime::Stream stream) {
-  {
+  // Open is the common case, read without mu_ (count_ is atomic; a close racing with this call
+  // is met again under the lock by Prepare, below).
+  if (count_.load(std::memory_order_acquire) == 0) {
     MutexLock lock(mu_);
     if (count_ == 0) {
       // hipFile (and cuFile) open the driver here but still refuse the call.

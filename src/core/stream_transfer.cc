@@ -45,7 +45,13 @@ Result<StagedPlan> StreamTransfer::Begin(const AsyncParams& params) {
   }
   request_ = *request;
   begun_ = true;
-  if (!request_.write) {
+  return StagedPlan{request_.memory.ptr, request_.size, request_.offset};
+}
+
+engine::ResidentPiece StreamTransfer::Resident(off_t offset, size_t max) {
+  if (!begun_ || request_.write) return {};
+  if (!windows_planned_) {
+    windows_planned_ = true;
     try {
       windows_ = io_.engine->PlanStreamWindows(*request_.file, request_.memory, request_.size,
                                                request_.offset, request_.allow_compat);
@@ -53,10 +59,6 @@ Result<StagedPlan> StreamTransfer::Begin(const AsyncParams& params) {
       windows_ = nullptr;  // out of memory: every byte is staged
     }
   }
-  return StagedPlan{request_.memory.ptr, request_.size, request_.offset};
-}
-
-engine::ResidentPiece StreamTransfer::Resident(off_t offset, size_t max) {
   if (windows_ == nullptr) return {};
   engine::ResidentPiece piece = windows_->At(static_cast<uint64_t>(offset), max);
   if (piece.src != nullptr) paths_.Add(engine::IoPath::kPageCache, piece.bytes);
@@ -71,6 +73,7 @@ Result<size_t> StreamTransfer::ReadCached(void* host, size_t bytes, off_t offset
 
 void StreamTransfer::Unbegin() {
   windows_.reset();
+  windows_planned_ = false;
   paths_ = engine::PathBytes();
   begun_ = false;
 }
@@ -99,6 +102,7 @@ void StreamTransfer::LetGo() {
   // The stream has copied from the windows (the executor waited for it): a deregistration after
   // the stream moves on may unpin them.
   windows_.reset();
+  windows_planned_ = true;  // and none are planned again
 }
 
 Status CheckStreamSubmission(const IoService& service, runtime::GpuRuntime& gpu,

@@ -43,8 +43,8 @@ class StreamTransfer final : public AsyncWork {
   // and no GPU call.
   Result<size_t> Move(void* staging, size_t bytes, off_t offset) override;
   // A read's resident pieces, as the engine's synchronous read would copy them from pinned
-  // page-cache windows (engine::SyncEngine::PlanStreamWindows, planned by Begin); their bytes
-  // count as page_cache.
+  // page-cache windows (engine::SyncEngine::PlanStreamWindows, planned at the first call after
+  // Begin: a read taken at submission never asks); their bytes count as page_cache.
   engine::ResidentPiece Resident(off_t offset, size_t max) override;
   // From the page cache alone (engine::SyncEngine::ReadCached), after Begin; EAGAIN while any
   // stream-ordered write is in flight (it may change the bytes before this read's stream gets
@@ -65,7 +65,8 @@ class StreamTransfer final : public AsyncWork {
   const bool staged_;
   engine::IoRequest request_;                       // Begin's
   engine::PathBytes paths_;                         // how Move's bytes went, and Resident's
-  std::unique_ptr<engine::StreamWindows> windows_;  // a read's resident chunks (Begin's)
+  std::unique_ptr<engine::StreamWindows> windows_;  // a read's resident chunks (Resident's)
+  bool windows_planned_ = false;                    // since Begin
   bool begun_ = false;
   bool write_counted_ = false;  // counted in the service's stream writes (EndWrite)
   std::chrono::steady_clock::time_point start_;

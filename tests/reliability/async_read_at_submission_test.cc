@@ -140,6 +140,47 @@ TEST_P(AsyncReadAtSubmissionTest, AloneAnIdleStreamsReadRunsAtOnceFirst) {
   EXPECT_TRUE(DeviceHoldsFile(4 * kKiB, 4 * kKiB, busy.size));
 }
 
+// Few submissions in progress but many streams among the recent ones (16 threads each reading now
+// and then, paced): past kQuietSubmissions streams a read is taken at submission with no idle
+// check, which with every stream idle would have run each at once, polls and all.
+TEST_P(AsyncReadAtSubmissionTest, ManyStreamsTakeReadsAtSubmissionWithoutIdleChecks) {
+  void* fh = OpenFile("f", kFile);
+  Executor().SetQuietSubmissions(AsyncExecutor::kQuietSubmissions);
+  constexpr unsigned kStreams = AsyncExecutor::kQuietSubmissions + 2;
+  std::vector<runtime::Stream> streams(kStreams, nullptr);
+  for (runtime::Stream& s : streams) {
+    ASSERT_EQ(gpu_.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
+    ASSERT_TRUE(driver_->RegisterStream(s, kAllFixed).ok());
+  }
+  std::vector<AsyncSlot> slots;
+  for (unsigned i = 0; i < 2 * kStreams; ++i) {
+    const auto at = static_cast<off_t>(i * 4 * kKiB);
+    slots.push_back(AsyncSlot{4 * kKiB, at, at});
+  }
+  gpu_.Reset();
+  for (unsigned i = 0; i < 2 * kStreams; ++i) {
+    const size_t queries = gpu_.Calls(GpuOp::kStreamQuery);
+    ASSERT_TRUE(SubmitSlotOn(streams[i % kStreams], fh, dev_, &slots[i]).ok());
+    EXPECT_EQ(slots[i].bytes, static_cast<ssize_t>(slots[i].size)) << "read " << i;
+    if (i < AsyncExecutor::kQuietSubmissions) {
+      EXPECT_GT(gpu_.Calls(GpuOp::kStreamQuery), queries) << "read " << i << ": checked";
+    } else {
+      EXPECT_EQ(gpu_.Calls(GpuOp::kStreamQuery), queries) << "read " << i << ": no idle check";
+    }
+  }
+  EXPECT_EQ(Executor().RanAtOnce(), AsyncExecutor::kQuietSubmissions);
+  EXPECT_EQ(Executor().CachedAtSubmission(), 2 * kStreams - AsyncExecutor::kQuietSubmissions);
+  for (unsigned i = 0; i < 2 * kStreams; ++i) {
+    ASSERT_EQ(gpu_.StreamSynchronize(streams[i % kStreams]), hipSuccess);
+    EXPECT_TRUE(DeviceHoldsFile(slots[i].buffer_offset, slots[i].file_offset, slots[i].size))
+        << "read " << i;
+  }
+  for (runtime::Stream s : streams) {
+    EXPECT_TRUE(driver_->DeregisterStream(s).ok());
+    EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+  }
+}
+
 // A stream-ordered write in flight may change the bytes before a read's stream gets there: the
 // read behind it on the stream goes the stream's way and sees what the write wrote.
 TEST_P(AsyncReadAtSubmissionTest, AWriteInFlightSendsReadsTheStreamsWay) {

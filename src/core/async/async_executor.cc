@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <iterator>
 #include <list>
 
 #include "core/async/async_channel.h"
@@ -141,7 +142,7 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
   auto it = channels_.find(stream);
   if (it != channels_.end()) {
     Channel* channel = it->second.get();
-    lru_.splice(lru_.end(), lru_, channel->lru);
+    if (std::next(channel->lru) != lru_.end()) lru_.splice(lru_.end(), lru_, channel->lru);
     return channel;
   }
   if (slab_ == nullptr) return Status::Op(hipFileInternalError);  // logged at construction
@@ -193,6 +194,7 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
   channel->stream = stream;
   channel->device = device;
   channel->follows_legacy = -1;
+  channel->window = 0;  // a recycled channel's stream is counted anew
   // DeviceCaps(device) ran before (SubmitUntimed); a device it could not ask has neither.
   const bool known =
       device >= 0 && device < devices_ && caps_[device].known.load(std::memory_order_acquire) != 0;
@@ -270,6 +272,7 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
   // first look found it may be recycled before the second.
   int device = -1;
   bool device_known = false;
+  unsigned recent_streams = 0;
   for (;;) {
     {
       MutexLock lock(mutex_);
@@ -285,6 +288,7 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
         // stream and counts as outstanding (no recycling, no staging moved, no RunIfIdle).
         ++channel->submitters;
         ++outstanding_;
+        recent_streams = CountRecentLocked(channel);
         break;
       }
     }
@@ -305,7 +309,7 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
   // poller, which takes that mutex.
   MutexLock order(channel->submit_mu);
   try {
-    return SubmitOrdered(channel, stream, std::move(op));
+    return SubmitOrdered(channel, stream, std::move(op), recent_streams);
   } catch (...) {
     // Only SubmitOrdered's allocations throw, and they come before it takes a sequence number
     // or queues anything on the stream: the submission is refused whole.
@@ -324,11 +328,26 @@ void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
   if (--outstanding_ == 0) idle_.NotifyAll();
 }
 
+unsigned AsyncExecutor::CountRecentLocked(Channel* channel) {
+  if (++window_submissions_ > kQuietWindow) {
+    last_window_streams_ = window_streams_;
+    window_streams_ = 0;
+    window_submissions_ = 1;
+    ++window_;
+  }
+  if (channel->window != window_) {
+    channel->window = window_;
+    ++window_streams_;
+  }
+  return std::max(window_streams_, last_window_streams_);
+}
+
 Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
-                                    std::unique_ptr<AsyncOp> op) {
-  // Few submitters: an idle stream's operation runs at once first (kQuietSubmissions).
-  const bool quiet = submitting_.load(std::memory_order_relaxed) <=
-                     quiet_submissions_.load(std::memory_order_relaxed);
+                                    std::unique_ptr<AsyncOp> op, unsigned recent_streams) {
+  // Few submitters on few streams: an idle stream's operation runs at once first
+  // (kQuietSubmissions).
+  const unsigned few = quiet_submissions_.load(std::memory_order_relaxed);
+  const bool quiet = submitting_.load(std::memory_order_relaxed) <= few && recent_streams <= few;
   if (Status status; !quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;
   if (RunsAtOnce(channel, stream, *op)) return RunAtOnce(channel, std::move(op));
   if (Status status; quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;

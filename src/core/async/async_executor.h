@@ -192,12 +192,15 @@ class AsyncExecutor {
   static constexpr size_t kCachedMaxBytes = size_t{16} << 10;
   static constexpr size_t kCachedBudget = size_t{256} << 10;
   static constexpr size_t kCachedMarkEvery = size_t{64} << 10;
-  // While at most this many submissions are in progress in the process (this one included), a
+  // While at most this many submissions are in progress in the process (this one included), to
+  // at most this many streams among the last kQuietWindow submissions (this one's included), a
   // small operation on an idle stream runs at once before a read is taken at submission: alone,
   // the idle check costs little and the caller's wait then finds the read done; with many
-  // submitters the check and the copy's polls contend in the driver (docs/async.md, "Small
-  // reads at submission"). Default kQuietSubmissions; tests set it.
+  // submitters, or many streams each submitting now and then, the check and the copy's polls
+  // cost more cores than the read taken at submission (docs/async.md, "Small reads at
+  // submission"). Default kQuietSubmissions; tests set it.
   static constexpr unsigned kQuietSubmissions = 4;
+  static constexpr unsigned kQuietWindow = 256;
   void SetQuietSubmissions(unsigned n) { quiet_submissions_.store(n, std::memory_order_relaxed); }
   // Staged reads that released their stream before its copies from their windows were made (the
   // channel held the windows until then) so far.
@@ -327,9 +330,12 @@ class AsyncExecutor {
   void ReleaseBlockLocked(Channel* channel, engine::StreamStagingBlock block, uint32_t last)
       REQUIRES(mutex_);
   void WarnNoStagingLocked(const char* why_not, hipError_t error) REQUIRES(mutex_);  // once
-  // The part of Submit that queues stream operations.
-  Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op)
-      REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // The part of Submit that queues stream operations; `recent_streams` from CountRecentLocked.
+  Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op,
+                       unsigned recent_streams) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // Counts a submission to `channel`'s stream: the streams submitted to among the last
+  // kQuietWindow to kQuietWindow x 2 submissions, this one included.
+  unsigned CountRecentLocked(Channel* channel) REQUIRES(mutex_);
   // Queues the stream operations of the staged operation `chain` SubmitOrdered handed the poller
   // (sequence number seq, tokens first..first+chunks-1): reserved a block, with other reserved
   // chains, or else alone (chain_mu_, header comment); records how much is on the stream when a
@@ -416,7 +422,13 @@ class AsyncExecutor {
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
-  std::atomic<unsigned> submitting_{0};                 // submissions in progress (SubmitUntimed)
+  std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)
+  // CountRecentLocked: submissions into the current window, its number (from 1), and the streams
+  // submitted to in it and in the one before.
+  unsigned window_submissions_ GUARDED_BY(mutex_) = 0;
+  uint64_t window_ GUARDED_BY(mutex_) = 1;
+  unsigned window_streams_ GUARDED_BY(mutex_) = 0;
+  unsigned last_window_streams_ GUARDED_BY(mutex_) = 0;
   size_t cached_at_submission_ GUARDED_BY(mutex_) = 0;  // CachedAtSubmission
   // Leases of copies queued that nothing will say are done (CopyAtSubmission failed part-way).
   std::vector<std::shared_ptr<const void>> stranded_leases_ GUARDED_BY(mutex_);
