@@ -18,6 +18,8 @@
 #   rate   4 KiB random reads at equal IOPS (--rate 150000 and 250000): taken at submission
 #          (16 x 8), run at once (16 x 8) and -x 0 with 16 threads, for the cores each keeps busy;
 #          the -x 5 rows also with --wait-when-full (the benchmark's per-operation wait left out)
+#          and with it --event-every 8 (one event, and one wait, per 8 reads: a caller waiting
+#          for batches); stage times off (since 2026-12-04)
 #   pass   one pass over the file (no -T), 16 streams x 2 x 16 MiB, both ways and -x 0: cold (the
 #          page cache dropped before each row; needs root) and "warm" (no drop; but the cold rows
 #          read by O_DIRECT, which leaves the page cache empty: these are cold too, see
@@ -93,11 +95,14 @@ for round in 1 2; do
     rate)
       # The cores each way keeps busy for the same work: 16 threads of 4 KiB random reads paced
       # to the same --rate, taken at submission (16 streams x 8), run at once (=0) and -x 0.
+      # Stage times off (hipfile-bench turns them on for -x 5): they cost the -x 5 rows alone.
+      S=HIPFILE_ASYNC_STAGE_TIMES=0
       for r in 150000 250000; do
-        row "rate-$r-cached-16x8" "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r"
-        row "rate-$r-cached-16x8-full" "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r" --wait-when-full
-        row "rate-$r-at-once-16x8" "$R=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r"
-        row "rate-$r-at-once-16x8-full" "$R=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r" --wait-when-full
+        row "rate-$r-cached-16x8" "$S $R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r"
+        row "rate-$r-cached-16x8-full" "$S $R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r" --wait-when-full
+        row "rate-$r-cached-16x8-ev8" "$S $R=1" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r" --wait-when-full --event-every 8
+        row "rate-$r-at-once-16x8-full" "$S $R=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r" --wait-when-full
+        row "rate-$r-at-once-16x8-ev8" "$S $R=0" -w 16 -i 4K -I 2 -x 5 -Q 8 --rate "$r" --wait-when-full --event-every 8
         row "rate-$r-sync-16" "$R=1" -w 16 -i 4K -I 2 -x 0 --rate "$r"
       done
       ;;

@@ -33,7 +33,18 @@
 //                      kRingSlots operations instead, as pageable-queued does (is it the
 //                      copies from pinned memory or the marks that cost)
 //
-// WAYS="name name..." in the environment runs only those.
+//   pageable-event     pageable-queued with an event recorded after each copy (disable-timing,
+//                      blocking-sync), and the event recorded kEventWindow operations earlier
+//                      waited for before its slot is reused: a stream-ordered caller keeping a
+//                      window of operations in flight (hipfile-bench -x 5 --wait-when-full)
+//   none               no GPU call at all: what the pacing (and the pread, with FILE) costs
+//
+// WAYS="name name..." in the environment runs only those. RATE=N paces the threads to N
+// operations a second in all (thread t's i-th due at start + (i + t/THREADS) x THREADS/N, late
+// ones at once; 1 us timer slack), as hipfile-bench --rate does, so that ways can be compared by
+// the cores they keep busy for the same work. FILE=PATH first preads 4 KiB at a random
+// page-aligned offset of PATH (keep it in the page cache) into a scratch buffer each operation,
+// as a read would.
 //
 // Each operation copies into its own 4 KiB slot of a 1 MiB device buffer (a ring), from a host
 // buffer holding the operation's number; at the end every slot is checked to hold the number of
@@ -42,7 +53,12 @@
 // (getrusage) for each way.
 //   small-copy-probe THREADS SECONDS
 #include <cuda.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -50,6 +66,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,14 +98,17 @@ enum Way {
   kPinnedRing,
   kPinnedRingCopyMark,
   kPinnedRingSync,
+  kPageableEvent,
+  kNone,
   kWays
 };
+constexpr uint32_t kEventWindow = 8;
 constexpr uint32_t kRingSlots = 64;
 constexpr uint32_t kMarkEvery = 16;
 const char* const kWayNames[] = {"pinned-poll",       "query+pinned-poll", "pageable-queued",
                                  "pinned-write-poll", "attrs+pinned-poll", "device+pinned-poll",
                                  "query-same",        "pinned-ring",       "pinned-ring-copymark",
-                                 "pinned-ring-sync"};
+                                 "pinned-ring-sync",  "pageable-event",    "none"};
 
 struct Thread {
   CUstream user = nullptr, copy = nullptr;
@@ -99,6 +119,8 @@ struct Thread {
   uint32_t* word = nullptr;    // pinned, mapped
   CUdeviceptr word_dev = 0;
   std::vector<uint32_t> pageable = std::vector<uint32_t>(kOp / 4);
+  std::vector<char> scratch = std::vector<char>(kOp);  // FILE's bytes
+  CUevent events[kEventWindow] = {};
   uint64_t ops = 0;
   bool bad = false;
 };
@@ -107,11 +129,23 @@ void Fill(uint32_t* p, uint32_t value) {
   for (size_t i = 0; i < kOp / 4; ++i) p[i] = value;
 }
 
-void Run(CUcontext ctx, Thread& t, Way way, double seconds, std::atomic<bool>& go) {
+// RATE and FILE (see the top), shared by the threads.
+struct Pacing {
+  double rate = 0;  // operations a second over all threads; 0: as fast as they go
+  int threads = 1;
+  int fd = -1;
+  uint64_t file_pages = 0;
+};
+
+void Run(CUcontext ctx, Thread& t, int index, const Pacing& pace, Way way, double seconds,
+         std::atomic<bool>& go) {
   CHECK(cuCtxSetCurrent(ctx));
+  (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  std::mt19937_64 random(static_cast<uint64_t>(index) + 1);
   while (!go.load()) {
   }
-  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  const auto began = Clock::now();
+  const auto end = began + std::chrono::duration<double>(seconds);
   uint32_t n = 0;
   std::vector<uint32_t> last(kSlots, 0);
   uint32_t written = 0;
@@ -120,6 +154,24 @@ void Run(CUcontext ctx, Thread& t, Way way, double seconds, std::atomic<bool>& g
       ++n;
       const size_t slot = n % kSlots;
       const CUdeviceptr dst = t.dev + slot * kOp;
+      if (pace.rate > 0) {
+        const double due_s =
+            (static_cast<double>(n - 1) + static_cast<double>(index) / pace.threads) *
+            pace.threads / pace.rate;
+        const auto due = began + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(due_s));
+        if (Clock::now() < due) {
+          const auto ns =
+              std::chrono::duration_cast<std::chrono::nanoseconds>(due.time_since_epoch()).count();
+          timespec ts = {static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+          while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+          }
+        }
+      }
+      if (pace.fd >= 0) {
+        const off_t at = static_cast<off_t>(random() % pace.file_pages) * static_cast<off_t>(kOp);
+        if (pread(pace.fd, t.scratch.data(), kOp, at) != static_cast<ssize_t>(kOp)) std::abort();
+      }
       if (way == kQueryPinnedPoll || way == kQuerySame) {
         if (cuStreamQuery(t.user) != CUDA_SUCCESS) std::abort();  // always idle here
       }
@@ -211,10 +263,21 @@ void Run(CUcontext ctx, Thread& t, Way way, double seconds, std::atomic<bool>& g
             __builtin_ia32_pause();
           }
           break;
+        case kPageableEvent: {
+          CUevent& event = t.events[n % kEventWindow];
+          if (n > kEventWindow) CHECK(cuEventSynchronize(event));  // kEventWindow operations ago
+          Fill(t.pageable.data(), n);
+          CHECK(cuMemcpyHtoDAsync(dst, t.pageable.data(), kOp, t.user));
+          Fill(t.pageable.data(), 0xdeadbeef);
+          CHECK(cuEventRecord(event, t.user));
+          break;
+        }
+        case kNone:
+          break;
         case kWays:
           std::abort();
       }
-      last[slot] = n;
+      if (way != kNone) last[slot] = n;
     }
   }
   CHECK(cuStreamSynchronize(t.user));
@@ -249,6 +312,18 @@ int main(int argc, char** argv) {
   }
   const int threads = std::atoi(argv[1]);
   const double seconds = std::atof(argv[2]);
+  Pacing pace;
+  pace.threads = threads;
+  if (const char* rate = std::getenv("RATE")) pace.rate = std::atof(rate);
+  if (const char* file = std::getenv("FILE"); file != nullptr && *file != '\0') {
+    pace.fd = open(file, O_RDONLY | O_CLOEXEC);
+    struct stat st = {};
+    if (pace.fd < 0 || fstat(pace.fd, &st) != 0 || st.st_size < static_cast<off_t>(kOp)) {
+      std::fprintf(stderr, "small-copy-probe: cannot read 4 KiB pages of %s\n", file);
+      return 2;
+    }
+    pace.file_pages = static_cast<uint64_t>(st.st_size) / kOp;
+  }
   CHECK(cuInit(0));
   CUdevice device;
   CHECK(cuDeviceGet(&device, 0));
@@ -273,6 +348,9 @@ int main(int argc, char** argv) {
                          CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
     *t.word = 0;
     CHECK(cuMemHostGetDevicePointer(&t.word_dev, t.word, 0));
+    for (CUevent& event : t.events) {
+      CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC));
+    }
   }
   for (int round = 1; round <= 2; ++round) {
     for (int w = 0; w < kWays; ++w) {
@@ -284,7 +362,8 @@ int main(int argc, char** argv) {
       for (Thread& t : ts) {
         t.ops = 0;
         t.bad = false;
-        running.emplace_back(Run, ctx, std::ref(t), way, seconds, std::ref(go));
+        running.emplace_back(Run, ctx, std::ref(t), static_cast<int>(running.size()),
+                             std::cref(pace), way, seconds, std::ref(go));
       }
       const double cpu0 = CpuSeconds();
       const auto t0 = Clock::now();
@@ -298,10 +377,12 @@ int main(int argc, char** argv) {
         ops += t.ops;
         bad = bad || t.bad;
       }
-      std::printf("round %d threads %2d %-18s %9.0f ops/s  %6.2f us/op/thread  cores %5.2f  %s\n",
-                  round, threads, kWayNames[w], static_cast<double>(ops) / wall,
-                  wall * threads / static_cast<double>(ops) * 1e6, cpu / wall,
-                  bad ? "WRONG BYTES" : "bytes checked");
+      std::printf(
+          "round %d threads %2d %-18s %9.0f ops/s  %6.2f us/op/thread  cores %5.2f  cpu %5.2f "
+          "us/op  %s\n",
+          round, threads, kWayNames[w], static_cast<double>(ops) / wall,
+          wall * threads / static_cast<double>(ops) * 1e6, cpu / wall,
+          cpu / static_cast<double>(ops) * 1e6, bad ? "WRONG BYTES" : "bytes checked");
       std::fflush(stdout);
     }
   }

@@ -34,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <random>
 #include <string>
@@ -332,14 +333,25 @@ struct AsyncSlot {
 // -x 5: a window of -Q operations on this thread's registered non-blocking stream; when it is
 // full, waits for the oldest operation's event and reuses its slot. Paced (--rate), it also waits
 // for the oldest while the next operation is not yet due, so an operation's latency ends when it
-// completes, not when the window next fills; with --wait-when-full it does not.
+// completes, not when the window next fills; with --wait-when-full it does not. An event is
+// recorded after every --event-every K-th operation (each, by default), in that operation's
+// slot, and after the newest when the thread must wait for an operation no event follows yet; a
+// wait for an event completes every operation up to the one it follows.
 bool RunAsyncOps(const Shared& s, int t, hipStream_t stream, std::vector<AsyncSlot>& slots,
                  const SlotBuffers& bufs, ThreadResult* r) {
   const Options& o = *s.o;
   const size_t depth = slots.size();
+  const uint64_t every = static_cast<uint64_t>(o.event_every);
   OffsetSequence seq(s, t);
   uint64_t head = 0;  // operations submitted
   uint64_t tail = 0;  // operations completed
+  // The operations an event follows, oldest first; all at or past `tail`, each holding its own
+  // slot's event (a slot is reused only once its operation completed).
+  std::deque<uint64_t> evented;
+  const auto record_after = [&](uint64_t op) {
+    evented.push_back(op);
+    return HipOk(hipEventRecord(slots[op % depth].done, stream), "hipEventRecord");
+  };
   bool more = true;
   for (;;) {
     uint64_t off = 0;
@@ -358,21 +370,25 @@ bool RunAsyncOps(const Shared& s, int t, hipStream_t stream, std::vector<AsyncSl
                                    : hipFileReadAsync(s.fh, bufs[k], &slot.size, &slot.file_offset,
                                                       &slot.buffer_offset, &slot.bytes, stream);
       if (!HipFileOk(e, IsWrite(o) ? "hipFileWriteAsync" : "hipFileReadAsync")) return false;
-      if (!HipOk(hipEventRecord(slot.done, stream), "hipEventRecord")) return false;
       ++head;
+      if (head % every == 0 && !record_after(head - 1)) return false;
     }
     if (head == tail) return true;
-    const size_t k = tail % depth;
-    AsyncSlot& slot = slots[k];
-    if (!HipOk(hipEventSynchronize(slot.done), "hipEventSynchronize")) return false;
+    if ((evented.empty() || evented.back() < tail) && !record_after(head - 1)) return false;
+    const uint64_t last = evented.front();
+    evented.pop_front();
+    if (!HipOk(hipEventSynchronize(slots[last % depth].done), "hipEventSynchronize")) return false;
     const auto end = std::chrono::steady_clock::now();
-    ++tail;
-    if (!CheckCompleted(s, bufs[k], static_cast<uint64_t>(slot.file_offset), slot.bytes)) {
-      return false;
+    for (; tail <= last; ++tail) {
+      const size_t k = tail % depth;
+      const AsyncSlot& slot = slots[k];
+      if (!CheckCompleted(s, bufs[k], static_cast<uint64_t>(slot.file_offset), slot.bytes)) {
+        return false;
+      }
+      r->latencies_us.push_back(MicrosSince(slot.submitted, end));
+      r->bytes += static_cast<uint64_t>(slot.bytes);
+      ++r->ops;
     }
-    r->latencies_us.push_back(MicrosSince(slot.submitted, end));
-    r->bytes += static_cast<uint64_t>(slot.bytes);
-    ++r->ops;
   }
 }
 
@@ -807,13 +823,13 @@ int Run(int argc, char** argv) {
         ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
         "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
         ", \"total_time_s\": %.4f, \"iops\": %.1f, \"rate_iops\": %.0f, \"wait_when_full\": %s, "
-        "\"queue_depth\": %d, "
+        "\"event_every\": %d, \"queue_depth\": %d, "
         "\"cpu_cores\": %.2f, "
         "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"paths\": %s, "
         "\"fallbacks\": %s%s%s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0, o.rate,
-        o.wait_when_full ? "true" : "false", queued ? o.queue_depth : 1, cpu_cores,
+        o.wait_when_full ? "true" : "false", o.event_every, queued ? o.queue_depth : 1, cpu_cores,
         gib_s > 0 ? cpu_cores / gib_s : 0, o.verify ? "true" : "false", runtime,
         paths.Json().c_str(), paths.FallbackJson().c_str(),
         o.xfer == 5 ? ", \"async_stages\": " : "",
@@ -822,6 +838,7 @@ int Run(int argc, char** argv) {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);
     if (queued) std::printf("IoDepth: %d ", o.queue_depth);
+    if (o.event_every != 1) std::printf("EventEvery: %d ", o.event_every);
     if (o.rate > 0)
       std::printf("Rate: %.0f IOPS%s ", o.rate, o.wait_when_full ? " (wait when full)" : "");
     std::printf("DataSetSize: %" PRIu64 "/%" PRIu64 "KiB IOSize: %" PRIu64

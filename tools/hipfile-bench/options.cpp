@@ -45,7 +45,8 @@ void PrintUsage(std::FILE* out) {
       out,
       "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] [-i IOSIZE]\n"
       "                     [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-Q DEPTH] [-b] [-V] [--fsync]\n"
-      "                     [--rate IOPS [--wait-when-full]] [--overwrite] [--json] [--stages]\n"
+      "                     [--rate IOPS [--wait-when-full]] [--event-every K] [--overwrite]\n"
+      "                     [--json] [--stages]\n"
       "Moves a data set between a file and GPU memory with several threads and prints gdsio's\n"
       "result line, or one JSON line.\n"
       "\n"
@@ -77,6 +78,9 @@ void PrintUsage(std::FILE* out) {
       "               then waits for its oldest operation while the next is not due\n"
       "  --wait-when-full  with --rate and -x 5: wait for operations only when the -Q window\n"
       "               is full, as unpaced runs do (latencies then run until the window filled)\n"
+      "  --event-every K  -x 5: record an event after every K-th operation (1 to 1024, default\n"
+      "               1) and when waiting for one no event follows yet; a wait ends all the\n"
+      "               operations its event follows (a caller that waits for batches)\n"
       "  -b           hipFileBufRegister the GPU buffers (-x 0 and 5; -x 6 always does)\n"
       "  -V           verify: each block read must hold the pattern of its file offset; each\n"
       "               block written carries that pattern and is read back\n"
@@ -201,6 +205,10 @@ ParseResult CheckCombination(const Options& o, bool queue_given, const char* que
                   o.rate == 0 ? " without --rate" : "");
     return Bad("--wait-when-full", nullptr, what);
   }
+  if (o.event_every != 1 && o.xfer != 5) {
+    std::snprintf(what, sizeof what, "applies to -x 5, and this run is -x %d", o.xfer);
+    return Bad("--event-every", nullptr, what);
+  }
   if (o.fsync && !IsWrite(o)) {
     std::snprintf(what, sizeof what, "applies to write runs (-I 1 or 3), not -I %d", o.io_type);
     return Bad("--fsync", nullptr, what);
@@ -258,8 +266,8 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
       o->register_buffers = true;
       continue;
     }
-    static const char* const kValued[] = {"-f", "-D", "-d", "-w", "-s",    "-i",
-                                          "-x", "-I", "-T", "-Q", "--rate"};
+    static const char* const kValued[] = {"-f", "-D", "-d", "-w", "-s",     "-i",
+                                          "-x", "-I", "-T", "-Q", "--rate", "--event-every"};
     bool valued = false;
     for (const char* f : kValued) valued = valued || a == f;
     if (!valued) {
@@ -313,6 +321,10 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
         return Bad(flag, v, "not a rate (a whole number of operations a second, 1 to 1000000000)");
       }
       o->rate = static_cast<double>(rate);
+    } else if (a == "--event-every") {
+      if (!ParseInt(v, 1, 1024, &o->event_every)) {
+        return Bad(flag, v, "not a number of operations (a whole number from 1 to 1024)");
+      }
     } else if (a == "-Q") {
       if (!ParseInt(v, 1, 1024, &o->queue_depth)) {
         return Bad(flag, v, "not a queue depth (a whole number from 1 to 1024)");

@@ -22,6 +22,7 @@ struct Options {
   double seconds = 0;   // -T; 0: one pass over each thread's share
   double rate = 0;      // --rate: operations per second over all threads; 0: as fast as they go
   bool wait_when_full = false;  // --wait-when-full: paced -x 5 waits only for a full window
+  int event_every = 1;          // --event-every: -x 5 records an event after every K-th operation
   bool verify = false;
   bool json = false;
   bool stages = false;            // --stages: -x 5's breakdown by part after the result line
