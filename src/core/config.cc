@@ -88,7 +88,8 @@ const char* const kEnvVariables[] = {
     kEnvBatchWorkers,      kEnvPageCachePinAhead,
     kEnvPageCachePinAside, kEnvCpuDevices,
     kEnvAsyncRunIdleKb,    kEnvAsyncCopyAtSubmission,
-    kEnvCopyWait,
+    kEnvCopyWait,          kEnvAsyncReadAtSubmission,
+    kEnvAsyncStageTimes,   kEnvAsyncQuietStreams,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -210,6 +211,8 @@ Config ParseConfig(platform::Sys& sys) {
              &config.async_run_idle_kb, &config);
   ReadBool(sys, kEnvAsyncCopyAtSubmission, &config.async_copy_at_submission, &config);
   ReadBool(sys, kEnvAsyncReadAtSubmission, &config.async_read_at_submission, &config);
+  ReadNumber(sys, kEnvAsyncQuietStreams, 0, 4096, "a number from 0 to 4096", nullptr,
+             &config.async_quiet_streams, &config);
   ReadBool(sys, kEnvAsyncStageTimes, &config.async_stage_times, &config);
   if (const char* value = sys.Getenv(kEnvStatsLevel)) {
     const std::optional<uint64_t> parsed = platform::ParseUnsigned(value);

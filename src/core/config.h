@@ -80,6 +80,10 @@ inline constexpr char kEnvAsyncRunIdleKb[] = "HIPFILE_ASYNC_RUN_IDLE_KB";
 // copied from windows at submission").
 inline constexpr char kEnvAsyncCopyAtSubmission[] = "HIPFILE_ASYNC_COPY_AT_SUBMISSION";
 inline constexpr char kEnvAsyncReadAtSubmission[] = "HIPFILE_ASYNC_READ_AT_SUBMISSION";
+// 0..4096: while at most this many stream-ordered submissions are in progress, to at most this
+// many streams among the recent ones, a small read on an idle stream runs at once before it is
+// taken at submission (default 4; docs/async.md, "Small reads at submission").
+inline constexpr char kEnvAsyncQuietStreams[] = "HIPFILE_ASYNC_QUIET_STREAMS";
 // 1..1024: the library's I/O threads, shared by the engine, stream-ordered and batch I/O: the
 // default of hipFileParamExecutionMaxIOThreads (0 = automatic: AutoIoThreads()).
 inline constexpr char kEnvIoThreads[] = "HIPFILE_IO_THREADS";
@@ -145,6 +149,7 @@ struct Config {
   unsigned async_run_idle_kb = 64;       // HIPFILE_ASYNC_RUN_IDLE_KB
   bool async_copy_at_submission = true;  // HIPFILE_ASYNC_COPY_AT_SUBMISSION
   bool async_read_at_submission = true;  // HIPFILE_ASYNC_READ_AT_SUBMISSION
+  unsigned async_quiet_streams = 4;      // HIPFILE_ASYNC_QUIET_STREAMS
   unsigned cpu_devices = 1;              // HIPFILE_CPU_DEVICES
   unsigned io_threads = 0;               // 0: automatic
   unsigned batch_workers = 0;            // 0: unset

@@ -35,18 +35,10 @@ constexpr size_t kBuffer = 1024 * kKiB;
 class AsyncReadAtSubmissionTest : public IoPathTest {
  protected:
   AsyncReadAtSubmissionTest() : IoPathTest(kBuffer) {
-    driver_.reset();
-    Config config = ParseConfig(sys_);
-    config.page_cache_pin_ahead = 0;
-    config.async_run_idle_kb = 64;
-    config.async_copy_at_submission = true;
-    config.async_read_at_submission = true;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    EXPECT_TRUE(driver_->Open().ok());
-    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
     // As with many submitters in the process: reads are taken at submission before any idle
     // check (AloneAnIdleStreamsReadRunsAtOnceFirst puts the default back).
-    Executor().SetQuietSubmissions(0);
+    RemakeDriver(/*quiet_streams=*/0);
+    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
   }
   ~AsyncReadAtSubmissionTest() override {
     if (registered_) {
@@ -72,6 +64,55 @@ class AsyncReadAtSubmissionTest : public IoPathTest {
     }
     EXPECT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, gate.get()), hipSuccess);
     return gate;
+  }
+
+  // A driver of its own (handles and registrations of the last one gone with it), as
+  // HIPFILE_ASYNC_QUIET_STREAMS=quiet_streams makes it.
+  void RemakeDriver(unsigned quiet_streams) {
+    driver_.reset();
+    Config config = ParseConfig(sys_);
+    config.page_cache_pin_ahead = 0;
+    config.async_run_idle_kb = 64;
+    config.async_copy_at_submission = true;
+    config.async_read_at_submission = true;
+    config.async_quiet_streams = quiet_streams;
+    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
+    EXPECT_TRUE(driver_->Open().ok());
+  }
+
+  // Reads of 4 KiB, one at a time, on `streams` fresh streams with every flag in turn, twice
+  // round: which of them made an idle check (the runtime asked whether their stream was idle).
+  // Each read's bytes are checked once its stream is synchronized.
+  std::vector<bool> ReadRoundTheStreams(unsigned streams) {
+    void* fh = OpenFile("round", kFile);
+    std::vector<runtime::Stream> made(streams, nullptr);
+    for (runtime::Stream& s : made) {
+      EXPECT_EQ(gpu_.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
+      EXPECT_TRUE(driver_->RegisterStream(s, kAllFixed).ok());
+    }
+    std::vector<AsyncSlot> slots;
+    for (unsigned i = 0; i < 2 * streams; ++i) {
+      const auto at = static_cast<off_t>(i * 4 * kKiB);
+      slots.push_back(AsyncSlot{4 * kKiB, at, at});
+    }
+    std::vector<bool> checked;
+    gpu_.Reset();
+    for (unsigned i = 0; i < 2 * streams; ++i) {
+      const uint64_t queries = gpu_.Calls(GpuOp::kStreamQuery);
+      EXPECT_TRUE(SubmitSlotOn(made[i % streams], fh, dev_, &slots[i]).ok());
+      EXPECT_EQ(slots[i].bytes, static_cast<ssize_t>(slots[i].size)) << "read " << i;
+      checked.push_back(gpu_.Calls(GpuOp::kStreamQuery) > queries);
+    }
+    for (unsigned i = 0; i < 2 * streams; ++i) {
+      EXPECT_EQ(gpu_.StreamSynchronize(made[i % streams]), hipSuccess);
+      EXPECT_TRUE(DeviceHoldsFile(slots[i].buffer_offset, slots[i].file_offset, slots[i].size))
+          << "read " << i;
+    }
+    for (runtime::Stream s : made) {
+      EXPECT_TRUE(driver_->DeregisterStream(s).ok());
+      EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+    }
+    return checked;
   }
 
   bool registered_ = false;
@@ -144,41 +185,30 @@ TEST_P(AsyncReadAtSubmissionTest, AloneAnIdleStreamsReadRunsAtOnceFirst) {
 // and then, paced): past kQuietSubmissions streams a read is taken at submission with no idle
 // check, which with every stream idle would have run each at once, polls and all.
 TEST_P(AsyncReadAtSubmissionTest, ManyStreamsTakeReadsAtSubmissionWithoutIdleChecks) {
-  void* fh = OpenFile("f", kFile);
   Executor().SetQuietSubmissions(AsyncExecutor::kQuietSubmissions);
   constexpr unsigned kStreams = AsyncExecutor::kQuietSubmissions + 2;
-  std::vector<runtime::Stream> streams(kStreams, nullptr);
-  for (runtime::Stream& s : streams) {
-    ASSERT_EQ(gpu_.StreamCreate(&s, hipStreamNonBlocking), hipSuccess);
-    ASSERT_TRUE(driver_->RegisterStream(s, kAllFixed).ok());
-  }
-  std::vector<AsyncSlot> slots;
-  for (unsigned i = 0; i < 2 * kStreams; ++i) {
-    const auto at = static_cast<off_t>(i * 4 * kKiB);
-    slots.push_back(AsyncSlot{4 * kKiB, at, at});
-  }
-  gpu_.Reset();
-  for (unsigned i = 0; i < 2 * kStreams; ++i) {
-    const size_t queries = gpu_.Calls(GpuOp::kStreamQuery);
-    ASSERT_TRUE(SubmitSlotOn(streams[i % kStreams], fh, dev_, &slots[i]).ok());
-    EXPECT_EQ(slots[i].bytes, static_cast<ssize_t>(slots[i].size)) << "read " << i;
-    if (i < AsyncExecutor::kQuietSubmissions) {
-      EXPECT_GT(gpu_.Calls(GpuOp::kStreamQuery), queries) << "read " << i << ": checked";
-    } else {
-      EXPECT_EQ(gpu_.Calls(GpuOp::kStreamQuery), queries) << "read " << i << ": no idle check";
-    }
+  const std::vector<bool> checked = ReadRoundTheStreams(kStreams);
+  for (unsigned i = 0; i < checked.size(); ++i) {
+    EXPECT_EQ(checked[i], i < AsyncExecutor::kQuietSubmissions) << "read " << i;
   }
   EXPECT_EQ(Executor().RanAtOnce(), AsyncExecutor::kQuietSubmissions);
   EXPECT_EQ(Executor().CachedAtSubmission(), 2 * kStreams - AsyncExecutor::kQuietSubmissions);
-  for (unsigned i = 0; i < 2 * kStreams; ++i) {
-    ASSERT_EQ(gpu_.StreamSynchronize(streams[i % kStreams]), hipSuccess);
-    EXPECT_TRUE(DeviceHoldsFile(slots[i].buffer_offset, slots[i].file_offset, slots[i].size))
-        << "read " << i;
-  }
-  for (runtime::Stream s : streams) {
-    EXPECT_TRUE(driver_->DeregisterStream(s).ok());
-    EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
-  }
+}
+
+// HIPFILE_ASYNC_QUIET_STREAMS raised to the streams in use: a caller waiting for each read on
+// each of them keeps every read run at once, done when the call returns; 0: none is.
+TEST_P(AsyncReadAtSubmissionTest, TheQuietStreamsSettingDecides) {
+  constexpr unsigned kStreams = AsyncExecutor::kQuietSubmissions + 2;
+  RemakeDriver(kStreams);
+  std::vector<bool> checked = ReadRoundTheStreams(kStreams);
+  EXPECT_EQ(checked, std::vector<bool>(2 * kStreams, true));
+  EXPECT_EQ(Executor().RanAtOnce(), 2 * kStreams);
+  EXPECT_EQ(Executor().CachedAtSubmission(), 0u);
+  RemakeDriver(0);
+  checked = ReadRoundTheStreams(kStreams);
+  EXPECT_EQ(checked, std::vector<bool>(2 * kStreams, false));
+  EXPECT_EQ(Executor().RanAtOnce(), 0u);
+  EXPECT_EQ(Executor().CachedAtSubmission(), 2 * kStreams);
 }
 
 // A stream-ordered write in flight may change the bytes before a read's stream gets there: the

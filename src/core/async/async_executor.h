@@ -198,7 +198,7 @@ class AsyncExecutor {
   // the idle check costs little and the caller's wait then finds the read done; with many
   // submitters, or many streams each submitting now and then, the check and the copy's polls
   // cost more cores than the read taken at submission (docs/async.md, "Small reads at
-  // submission"). Default kQuietSubmissions; tests set it.
+  // submission"). Default kQuietSubmissions; the Driver sets HIPFILE_ASYNC_QUIET_STREAMS.
   static constexpr unsigned kQuietSubmissions = 4;
   static constexpr unsigned kQuietWindow = 256;
   void SetQuietSubmissions(unsigned n) { quiet_submissions_.store(n, std::memory_order_relaxed); }

@@ -269,6 +269,22 @@ TEST(ConfigTest, AsyncWaysDecidedAtSubmission) {
       << config.problems[0];
 }
 
+TEST(ConfigTest, AsyncQuietStreams) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).async_quiet_streams, 4u);
+  sys.Set("HIPFILE_ASYNC_QUIET_STREAMS", "16");
+  EXPECT_EQ(ParseConfig(sys).async_quiet_streams, 16u);
+  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncQuietStreams), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_ASYNC_QUIET_STREAMS", "0");
+  EXPECT_EQ(ParseConfig(sys).async_quiet_streams, 0u);
+  sys.Set("HIPFILE_ASYNC_QUIET_STREAMS", "4097");
+  Config config = ParseConfig(sys);
+  EXPECT_EQ(config.async_quiet_streams, 4u);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_QUIET_STREAMS=\"4097\""), std::string::npos)
+      << config.problems[0];
+}
+
 TEST(ConfigTest, ForceWithoutAllowKeepsTheCompatibilityPath) {
   EnvSys sys;
   sys.Set("HIPFILE_FORCE_COMPAT_MODE", "true");
