@@ -6,7 +6,8 @@
 #   small  4 KiB random reads run at once on idle streams (HIPFILE_ASYNC_RUN_IDLE_KB=64) or
 #          queued (=0): 1 stream x 1 in flight, 16 x 1, 16 x 8, and -x 0 with 1 and 16 threads
 #   latency  4 KiB random reads, 16 threads x 1 in flight paced to 50k and 150k a second, taken
-#          at submission, run at once (=0) and -x 0: what a caller waiting for each read sees
+#          at submission (also with HIPFILE_ASYNC_QUIET_STREAMS=16), run at once (=0) and -x 0:
+#          what a caller waiting for each read sees
 #   large  16 MiB reads on 16 streams x 2 in flight (hipfile-bench registers its streams with
 #          every FIXED flag) with their copies from pinned windows queued at submission
 #          (HIPFILE_ASYNC_COPY_AT_SUBMISSION=1) or not (=0), against -x 0 with 16 threads; and
@@ -114,6 +115,8 @@ for round in 1 2; do
       # submissions in progress let each run at once): the latency and cores of each way.
       for r in 50000 150000; do
         row "latency-$r-cached-16x1" "$R=1" -w 16 -i 4K -I 2 -x 5 -Q 1 --rate "$r"
+        row "latency-$r-cached-16x1-quiet16" "$R=1 HIPFILE_ASYNC_QUIET_STREAMS=16" -w 16 -i 4K -I 2 \
+          -x 5 -Q 1 --rate "$r"
         row "latency-$r-at-once-16x1" "$R=0" -w 16 -i 4K -I 2 -x 5 -Q 1 --rate "$r"
         row "latency-$r-sync-16" "$R=1" -w 16 -i 4K -I 2 -x 0 --rate "$r"
       done
