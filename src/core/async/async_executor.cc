@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <iterator>
 #include <list>
 
 #include "core/async/async_channel.h"
@@ -142,7 +141,7 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream
   auto it = channels_.find(stream);
   if (it != channels_.end()) {
     Channel* channel = it->second.get();
-    if (std::next(channel->lru) != lru_.end()) lru_.splice(lru_.end(), lru_, channel->lru);
+    lru_.splice(lru_.end(), lru_, channel->lru);
     return channel;
   }
   if (slab_ == nullptr) return Status::Op(hipFileInternalError);  // logged at construction
