@@ -47,7 +47,20 @@ extern "C" __global__ void __launch_bounds__(256) hipfile_copy_table(const Gathe
       const uint4* src = reinterpret_cast<const uint4*>(c.src);
       uint4* dst = reinterpret_cast<uint4*>(c.dst);
       const unsigned long long words = c.bytes >> 4;
-      for (unsigned long long i = first; i < words; i += step) dst[i] = src[i];
+      unsigned long long i = first;
+      // Four loads in flight per thread before the first store: reads of host memory take
+      // microseconds each, and a small grid needs the loads of each thread to overlap.
+      for (; i + 3 * step < words; i += 4 * step) {
+        const uint4 a = src[i];
+        const uint4 b = src[i + step];
+        const uint4 c2 = src[i + 2 * step];
+        const uint4 d = src[i + 3 * step];
+        dst[i] = a;
+        dst[i + step] = b;
+        dst[i + 2 * step] = c2;
+        dst[i + 3 * step] = d;
+      }
+      for (; i < words; i += step) dst[i] = src[i];
       head = words << 4;
     }
     const unsigned char* src = reinterpret_cast<const unsigned char*>(c.src);
