@@ -200,27 +200,28 @@ TEST(StreamStagingTest, AReadFromAWindowIsOneCopyAndTheChunksAfterItCopyNothing)
 
 TEST(StreamStagingTest, WindowsAndStagingMixInOneChunkAndEveryByteArrives) {
   HeapBlock heap;
-  constexpr size_t kMiB = size_t{1} << 20;
+  constexpr size_t kHalf = kChunk / 2;
+  constexpr off_t kBase = 1 << 20;  // the operation's file offset
   std::vector<unsigned char> device(4 * kChunk + 5, 0xee);
-  StagedChunks chunks = ChunksOver(device, 3, 1 << 20);
+  StagedChunks chunks = ChunksOver(device, 3, kBase);
   // A window ending short of chunk 0's share, staged bytes up to the next window, a window that
   // runs past chunk 1's share, then staging to the end.
   FakeFile file{testing::PatternBytes(device.size(), 5),
-                1 << 20,
-                {{0, kMiB + kMiB / 2}, {kMiB * 5 / 2, 3 * kChunk}},
+                kBase,
+                {{0, kHalf + kHalf / 2}, {kHalf * 5 / 2, 3 * kChunk}},
                 {},
                 0};
   const size_t quiet = ReadThroughTheStream(chunks, heap, file);
   EXPECT_EQ(device, file.bytes) << "every byte, from windows or staging";
   ASSERT_TRUE(chunks.Outcome().ok());
   EXPECT_EQ(*chunks.Outcome(), device.size());
-  EXPECT_EQ(chunks.from_windows, kMiB + kMiB / 2 + 3 * kChunk - kMiB * 5 / 2);
-  // Chunk 0: the window, then staging cut where the next window starts (2.5 MiB).
-  // Chunk 1: the second window, to 6 MiB. Chunk 2: staged to 8 MiB (its share). Chunk 3: the
-  // rest; chunk 4 copies nothing.
-  EXPECT_EQ(file.staged_at, (std::vector<off_t>{static_cast<off_t>(kMiB + kMiB + kMiB / 2),
-                                                static_cast<off_t>(kMiB + 3 * kChunk),
-                                                static_cast<off_t>(kMiB + 4 * kChunk)}));
+  EXPECT_EQ(chunks.from_windows, kHalf + kHalf / 2 + 3 * kChunk - kHalf * 5 / 2);
+  // Chunk 0: the window, then staging cut where the next window starts (1.25 chunks in).
+  // Chunk 1: the second window, to 3 chunks. Chunk 2: staged to 4 chunks (its share). Chunk 3:
+  // the rest; chunk 4 copies nothing.
+  EXPECT_EQ(file.staged_at, (std::vector<off_t>{kBase + static_cast<off_t>(kHalf + kHalf / 2),
+                                                kBase + static_cast<off_t>(3 * kChunk),
+                                                kBase + static_cast<off_t>(4 * kChunk)}));
   EXPECT_EQ(heap.tables.Table(chunks.Token(4))->count, 0u);
   EXPECT_EQ(quiet, 0u);
   EXPECT_EQ(chunks.leased_until, chunks.Token(1));
@@ -344,7 +345,7 @@ TEST(StreamStagingTest, TheLimitIsSplitBetweenTransfersAndStreams) {
   // A small limit: transfers get at most half, streams what is left.
   b = SplitStagingBudget(64 * kMiB, 0, 8 * kMiB, 16);
   EXPECT_EQ(b.transfer_bytes, 32 * kMiB);
-  EXPECT_EQ(b.stream_blocks, 8u);
+  EXPECT_EQ(b.stream_blocks, 32 * kMiB / StreamStagingBlock::kBytes);
   // Never less than one transfer buffer, even when that leaves streams nothing.
   b = SplitStagingBudget(8 * kMiB, 0, 8 * kMiB, 16);
   EXPECT_EQ(b.transfer_bytes, 8 * kMiB);
