@@ -29,13 +29,7 @@ row() {  # row NAME "VAR=VALUE ..." FLAGS...
   shift 2
   line=$(env $envs timeout 60 "$B" -f "$FILE" -s 2G -T 3 "$@" --json 2>> "$OUT/copy-grid.err") ||
     { echo "$name: failed" | tee -a "$OUT/copy-grid.txt"; return; }
-  python3 - "$name" "$line" <<'PY' | tee -a "$OUT/copy-grid.txt"
-import json, sys
-name, d = sys.argv[1], json.loads(sys.argv[2])
-st = {k: round(v["mean_us"]) for k, v in d.get("async_stages", {}).items()}
-print(f'{name:28s} {d["throughput_gib_s"]:7.2f} GiB/s {d["iops"]:9.0f} IOPS p50 {d["p50_latency_us"]:7.1f} '
-      f'cores {d.get("cpu_cores", 0):5.2f} {st if st else ""} {d.get("paths", "")}')
-PY
+  python3 "$(dirname "$0")/json-row.py" "$name" "$line" | tee -a "$OUT/copy-grid.txt"
 }
 Q="HIPFILE_ASYNC_COPY_AT_SUBMISSION=0 HIPFILE_ASYNC_RUN_IDLE_KB=0"
 for round in 1 2; do
