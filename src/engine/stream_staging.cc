@@ -33,12 +33,13 @@ bool SlowerFromAWindow(const void* dst, off_t offset) {
 
 }  // namespace
 
-Result<StreamStagingBlock> StreamStagingBlock::Pin(runtime::GpuRuntime& gpu) {
+Result<StreamStagingBlock> StreamStagingBlock::Pin(runtime::GpuRuntime& gpu, size_t slot_bytes) {
   void* block = nullptr;
-  const hipError_t e = gpu.HostMalloc(&block, kBytes, hipHostMallocPortable | hipHostMallocMapped);
+  const hipError_t e =
+      gpu.HostMalloc(&block, 2 * slot_bytes, hipHostMallocPortable | hipHostMallocMapped);
   if (e != hipSuccess) return Status::Gpu(e);
   if (block == nullptr) return Status::Gpu(hipErrorOutOfMemory);
-  return StreamStagingBlock(block);
+  return StreamStagingBlock(block, slot_bytes);
 }
 
 void StreamStagingBlock::Free(runtime::GpuRuntime& gpu) {
@@ -71,8 +72,8 @@ void StreamCopyTables::Clear() const {
 }
 
 size_t StagedChunks::ChunkBytes(size_t k) const {
-  const size_t done = k * kStreamChunkBytes;
-  return stopped || size <= done ? 0 : std::min(kStreamChunkBytes, size - done);
+  const size_t done = k * chunk_bytes;
+  return stopped || size <= done ? 0 : std::min(chunk_bytes, size - done);
 }
 
 void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopyTables& tables,
@@ -86,7 +87,7 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
   }
   unsigned char* staging = block.Slot(token);
   // At least to the end of chunk k's share of the fixed layout, so that the chunks suffice.
-  const size_t floor = std::min(size, (k + 1) * kStreamChunkBytes);
+  const size_t floor = std::min(size, (k + 1) * chunk_bytes);
   size_t used = 0;  // of the slot
   uint64_t count = 0;
   const auto add = [&](const void* src, size_t bytes) {
@@ -111,7 +112,7 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
       add(piece.src, piece.bytes);
       continue;
     }
-    const size_t room = kStreamChunkBytes - used;
+    const size_t room = chunk_bytes - used;
     if (room == 0) break;  // the floor is reached: the slot held chunk k's share
     size_t want = std::min(room, size - assigned);
     if (piece.bytes > 0 && !last_entry) want = std::min(want, piece.bytes);  // a window may follow
@@ -134,8 +135,8 @@ void StagedChunks::ReleaseForWrite(const StreamStagingBlock& block, const Stream
   const uint32_t token = Token(k);
   const size_t want = ChunkBytes(k);
   slot_bytes[token % 2] = want;
-  SetTable(tables.Table(token), block.Slot(token),
-           static_cast<char*>(device) + k * kStreamChunkBytes, want);
+  SetTable(tables.Table(token), block.Slot(token), static_cast<char*>(device) + k * chunk_bytes,
+           want);
   StoreRelease(ready, token);
 }
 
@@ -143,7 +144,7 @@ void StagedChunks::WriteOut(const StreamStagingBlock& block, const ChunkMover& m
   const uint32_t token = Token(written);
   const size_t bytes = slot_bytes[token % 2];
   if (bytes > 0 && !stopped) {
-    const off_t at = file_offset + static_cast<off_t>(written * kStreamChunkBytes);
+    const off_t at = file_offset + static_cast<off_t>(written * chunk_bytes);
     const Result<size_t> wrote = move(block.Slot(token), bytes, at);
     const size_t n = wrote.ok() ? *wrote : 0;
     moved += n;

@@ -27,8 +27,12 @@
 
 namespace hipfile::engine {
 
-// Bytes one slot holds: a staged operation moves in chunks of this size.
+// Bytes one slot of a block holds: a staged operation moves in chunks of this size.
 inline constexpr size_t kStreamChunkBytes = size_t{2} << 20;
+// The slots of a large block: operations of many chunks move in chunks of this size where they
+// get one (core/async/async_executor.h), the size of the synchronous path's chunks. On the H200
+// a cold read or a write at the disk's rate needs them (docs/async.md, "At the disk's rate").
+inline constexpr size_t kStreamLargeChunkBytes = size_t{8} << 20;
 
 // Staging for one staged operation at a time: one pinned block holding slot 0 and slot 1; token t
 // uses slot t % 2. Blocks are the executor's pool, leased to an operation when its stream reaches
@@ -36,23 +40,29 @@ inline constexpr size_t kStreamChunkBytes = size_t{2} << 20;
 // portable and mapped, so the copy kernel can read them.
 class StreamStagingBlock {
  public:
+  // A block of kStreamChunkBytes slots (a large one holds two of kStreamLargeChunkBytes).
   static constexpr size_t kBytes = 2 * kStreamChunkBytes;
 
   StreamStagingBlock() = default;
-  explicit StreamStagingBlock(void* block) : block_(static_cast<unsigned char*>(block)) {}
-  // A new block; the runtime's error when it cannot be pinned. On CUDA pinning returns while
-  // streams wait (bench/results/h200-2026-11-30-pins), but it waits while another thread frees
-  // memory: call it without locks a stream's progress needs.
-  static Result<StreamStagingBlock> Pin(runtime::GpuRuntime& gpu);
+  explicit StreamStagingBlock(void* block, size_t slot_bytes = kStreamChunkBytes)
+      : block_(static_cast<unsigned char*>(block)), slot_bytes_(slot_bytes) {}
+  // A new block of two slots of `slot_bytes`; the runtime's error when it cannot be pinned. On
+  // CUDA pinning returns while streams wait (bench/results/h200-2026-11-30-pins), but it waits
+  // while another thread frees memory: call it without locks a stream's progress needs.
+  static Result<StreamStagingBlock> Pin(runtime::GpuRuntime& gpu,
+                                        size_t slot_bytes = kStreamChunkBytes);
   // Frees it. On CUDA this waits for every stream: only where no staged operation is in flight.
   void Free(runtime::GpuRuntime& gpu);
 
   void* get() const { return block_; }
   explicit operator bool() const { return block_ != nullptr; }
-  unsigned char* Slot(uint32_t token) const { return block_ + (token % 2) * kStreamChunkBytes; }
+  size_t slot_bytes() const { return slot_bytes_; }
+  bool large() const { return slot_bytes_ > kStreamChunkBytes; }
+  unsigned char* Slot(uint32_t token) const { return block_ + (token % 2) * slot_bytes_; }
 
  private:
   unsigned char* block_ = nullptr;
+  size_t slot_bytes_ = kStreamChunkBytes;
 };
 
 // A stream's two copy tables: token t's copy reads table t % 2 when the stream runs it. A stream's
@@ -91,13 +101,14 @@ using WindowFinder = std::function<ResidentPiece(off_t offset, size_t max)>;
 // One staged operation's chunks: what has moved, what the stream may copy, what stopped it.
 // Chunk k is token first_token + k. Used by one worker at a time.
 //
-// A write's chunk k is bytes [k, k + 1) x kStreamChunkBytes of the operation. A read's chunk k
-// starts where chunk k - 1 stopped and reaches at least (k + 1) x kStreamChunkBytes (or the end),
+// A write's chunk k is bytes [k, k + 1) x chunk_bytes of the operation. A read's chunk k
+// starts where chunk k - 1 stopped and reaches at least (k + 1) x chunk_bytes (or the end),
 // so the chunks fixed at submission always suffice; where its bytes come from pinned page-cache
 // windows (WindowFinder) a chunk may reach much further, and the chunks after the operation's
 // last byte copy nothing (docs/async.md, "Staged reads of resident data").
 struct StagedChunks {
   uint32_t first_token = 0;
+  size_t chunk_bytes = kStreamChunkBytes;  // the slots of its block
   void* device = nullptr;  // the operation's device memory (its buffer offset applied)
   size_t size = 0;         // bytes it moves at most
   off_t file_offset = 0;
@@ -120,8 +131,8 @@ struct StagedChunks {
 
   // The chunks `bytes` make (a staged operation moves at least one byte:
   // AsyncExecutor::CanStage).
-  static size_t ChunksFor(size_t bytes) {
-    return (bytes + kStreamChunkBytes - 1) / kStreamChunkBytes;
+  static size_t ChunksFor(size_t bytes, size_t chunk_bytes = kStreamChunkBytes) {
+    return (bytes + chunk_bytes - 1) / chunk_bytes;
   }
   uint32_t Token(size_t k) const { return first_token + static_cast<uint32_t>(k); }
   // Chunk k's share of the transfer: none once it stopped.

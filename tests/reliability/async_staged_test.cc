@@ -33,8 +33,8 @@ struct WatchedTest {};
 
 class AsyncStagedTest : private WatchedTest, public IoPathTest {
  protected:
-  explicit AsyncStagedTest(const runtime::CpuRuntimeOptions& options = {})
-      : IoPathTest(kBuffer, options) {}
+  explicit AsyncStagedTest(const runtime::CpuRuntimeOptions& options = {}, size_t buffer = kBuffer)
+      : IoPathTest(buffer, options) {}
 
   size_t Staged() { return (*driver_->async_executor())->StagedOperations(); }
 
@@ -160,6 +160,7 @@ TEST_P(AsyncStagedTest, SizeIsBoundWhenTheStreamGetsThere) {
 // A read failing in its second chunk returns the first chunk's bytes (the file's); failing in the
 // first, the error. A write failing in its second chunk counts the first, which is in the file.
 TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
+  Executor().SetLargeChunks(false);  // the steps of small chunks (large ones: AsyncLargeChunksTest)
   void* fh = OpenFile("f", kFile);
   const std::vector<unsigned char> file = Pattern(kFile);
   for (const uint64_t nth : {uint64_t{2}, uint64_t{1}}) {
@@ -201,6 +202,7 @@ TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
 // is let through (whatever of the chain was queued), later operations on it work - on the
 // engine's streams, as its tokens no longer line up - and a fresh stream stages again.
 TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
+  Executor().SetLargeChunks(false);  // the chain of small chunks
   void* fh = OpenFile("f", kFile);
   ExpectCleanRead(fh, kFile);
   struct Fault {
@@ -822,6 +824,173 @@ TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedTest, ::testing::Values(Path::kAsync), PathName);
+// Operations of more than two small chunks reserve a large block where one is free or can be
+// pinned, and move in chunks of engine::kStreamLargeChunkBytes (docs/async.md, "At the disk's
+// rate"); four hardware queues, so that streams share them.
+constexpr size_t kLarge = engine::kStreamLargeChunkBytes;
+constexpr size_t kLargeFile = 2 * kLarge + 12345;  // three large chunks, the last one partial
+constexpr size_t kLargeBuffer = 3 * kLarge;
+
+class AsyncLargeChunksTest : public AsyncStagedTest {
+ protected:
+  static runtime::CpuRuntimeOptions FourQueues() {
+    runtime::CpuRuntimeOptions options;
+    options.hardware_queues = 4;
+    return options;
+  }
+  AsyncLargeChunksTest() : AsyncStagedTest(FourQueues(), kLargeBuffer) {}
+  size_t Large() { return Executor().LargeChunkOperations(); }
+};
+
+TEST_P(AsyncLargeChunksTest, ReadsAndWritesInLargeChunksMoveEveryByte) {
+  void* fh = OpenFile("f", kLargeFile);
+  const std::vector<unsigned char> file = Pattern(kLargeFile);
+  const size_t before = Large();
+  sys_.Reset();
+  FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
+  Slot read{kLargeFile, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &read, Stream()).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(read.bytes, static_cast<ssize_t>(kLargeFile));
+  std::vector<unsigned char> got = DeviceBytes(kLargeBuffer);
+  EXPECT_TRUE(std::equal(file.begin(), file.end(), got.begin()));
+  EXPECT_EQ(got[kLargeFile], 0xee) << "a byte past the transfer was written";
+  EXPECT_EQ(Large(), before + 1) << "not moved in large chunks";
+  // Odd offsets across a large chunk's end, short at end of file.
+  FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
+  Slot odd{2 * kLarge, static_cast<off_t>(kLarge - 7), 5};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &odd, Stream()).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  const size_t left = kLargeFile - (kLarge - 7);
+  EXPECT_EQ(odd.bytes, static_cast<ssize_t>(left));
+  got = DeviceBytes(kLargeBuffer);
+  EXPECT_EQ(got[4], 0xee);
+  EXPECT_TRUE(std::equal(file.begin() + (kLarge - 7), file.end(), got.begin() + 5));
+  EXPECT_EQ(got[5 + left], 0xee);
+  // New bytes over the whole file, then read back.
+  const std::vector<unsigned char> data = Pattern(kLargeFile, 3);
+  FillDevice(data);
+  Slot write{kLargeFile, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kWrite, fh, &write, Stream()).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(write.bytes, static_cast<ssize_t>(kLargeFile));
+  EXPECT_EQ(testing::ReadFileOrDie(path_), data);
+  EXPECT_EQ(Large(), before + 3);
+  // Two small chunks or fewer: small blocks.
+  Slot small{2 * kChunk, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &small, Stream()).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(small.bytes, static_cast<ssize_t>(2 * kChunk));
+  EXPECT_EQ(Large(), before + 3);
+  // Turned off, a large operation takes small chunks, and moves the same bytes.
+  Executor().SetLargeChunks(false);
+  FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
+  Slot off{kLargeFile, 0, 0};
+  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &off, Stream()).ok());
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(off.bytes, static_cast<ssize_t>(kLargeFile));
+  EXPECT_EQ(DeviceBytes(kLargeFile), data);
+  EXPECT_EQ(Large(), before + 3);
+}
+
+// A read failing in its second large chunk returns the first's bytes; a write the same.
+TEST_P(AsyncLargeChunksTest, AFailureInTheSecondLargeChunkGivesTheFirstsBytes) {
+  void* fh = OpenFile("f", kLargeFile);
+  const std::vector<unsigned char> file = Pattern(kLargeFile);
+  FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
+  // The first chunk's bytes in one move: count its reads, then fail the one after them.
+  sys_.Reset();
+  ExpectCleanRead(fh, kLarge);
+  const uint64_t per_chunk = sys_.Calls(SysOp::kPread);
+  ASSERT_GE(per_chunk, 1u);
+  sys_.Reset();
+  sys_.FailNth(SysOp::kPread, per_chunk + 1, EIO);
+  FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
+  const Outcome out = Run(IoDirection::kRead, fh, kLargeFile, 0);
+  ++g_faults;
+  ASSERT_TRUE(out.ok) << out.error.ToString();
+  EXPECT_EQ(out.bytes, kLarge);
+  const std::vector<unsigned char> got = DeviceBytes(kLarge + 1);
+  EXPECT_TRUE(std::equal(file.begin(), file.begin() + kLarge, got.begin()));
+  EXPECT_EQ(got[kLarge], 0xee) << "the failed chunk was copied";
+
+  const std::vector<unsigned char> data = Pattern(kLargeFile, 8);
+  FillDevice(data);
+  sys_.Reset();
+  sys_.FailNth(SysOp::kPwrite, 2, ENOSPC);
+  const Outcome wrote = Run(IoDirection::kWrite, fh, kLargeFile, 0);
+  ++g_faults;
+  ASSERT_TRUE(wrote.ok) << wrote.error.ToString();
+  EXPECT_EQ(wrote.bytes, kLarge);
+  const std::vector<unsigned char> now = testing::ReadFileOrDie(path_);
+  EXPECT_TRUE(std::equal(data.begin(), data.begin() + kLarge, now.begin()));
+  EXPECT_TRUE(std::equal(file.begin() + kLarge, file.end(), now.begin() + kLarge))
+      << "bytes past the failed chunk changed";
+}
+
+// Large blocks take at most half the pool's limit, and only what the small blocks leave; the
+// operations that find none move in small chunks. 12 streams on 4 queues, each a large read
+// and, behind it, small ones, with a limit of 12 small blocks' bytes: one large block (4 small
+// ones' worth) at most, the rest small, some chains queued alone. Every operation finishes with
+// its bytes.
+TEST_P(AsyncLargeChunksTest, LargeBlocksStayWithinTheirShareAndEveryStreamFinishes) {
+  constexpr int kStreams = 12;
+  constexpr size_t kRead = 3 * kChunk + 4096;  // more than two small chunks: large if it can
+  constexpr size_t kPiece = 4096;
+  void* fh = OpenFile("f", kLargeFile);
+  const std::vector<unsigned char> file = Pattern(kLargeFile);
+  AsyncExecutor& executor = Executor();
+  executor.SetStagingBlocks(12);
+  const size_t large_before = Large();
+  const size_t alone_before = executor.ExclusiveChains();
+  std::vector<runtime::Stream> streams(kStreams);
+  std::vector<void*> bufs(kStreams);
+  for (int i = 0; i < kStreams; ++i) {
+    ASSERT_EQ(gpu_.StreamCreate(&streams[i], hipStreamNonBlocking), hipSuccess);
+    ASSERT_EQ(gpu_.Malloc(&bufs[i], kRead + 2 * kPiece), hipSuccess);
+  }
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kStreams; ++i) {
+      threads.emplace_back([&, i] {
+        const off_t at = static_cast<off_t>((static_cast<size_t>(i) * 1237 * 4096 + round * 8192) %
+                                            (kLargeFile - kRead));
+        Slot big{kRead, at, 0};
+        Slot p1{kPiece, at + 5, static_cast<off_t>(kRead)};
+        Slot p2{kPiece, at + static_cast<off_t>(kRead) - 100, static_cast<off_t>(kRead + kPiece)};
+        ASSERT_TRUE(SubmitTo(IoDirection::kRead, fh, bufs[i], &big, streams[i]).ok());
+        ASSERT_TRUE(SubmitTo(IoDirection::kRead, fh, bufs[i], &p1, streams[i]).ok());
+        ASSERT_TRUE(SubmitTo(IoDirection::kRead, fh, bufs[i], &p2, streams[i]).ok());
+        ASSERT_EQ(gpu_.StreamSynchronize(streams[i]), hipSuccess);
+        EXPECT_EQ(big.bytes, static_cast<ssize_t>(kRead)) << "stream " << i;
+        EXPECT_EQ(p1.bytes, static_cast<ssize_t>(kPiece)) << "stream " << i;
+        EXPECT_EQ(p2.bytes, static_cast<ssize_t>(kPiece)) << "stream " << i;
+        std::vector<unsigned char> got(kRead + 2 * kPiece);
+        ASSERT_EQ(gpu_.Memcpy(got.data(), bufs[i], got.size(), hipMemcpyDeviceToHost), hipSuccess);
+        const auto from = file.begin() + at;
+        EXPECT_TRUE(std::equal(from, from + kRead, got.begin())) << "stream " << i;
+        EXPECT_TRUE(std::equal(from + 5, from + 5 + kPiece, got.begin() + kRead)) << "stream " << i;
+        EXPECT_TRUE(std::equal(from + kRead - 100, from + kRead - 100 + kPiece,
+                               got.begin() + kRead + kPiece))
+            << "stream " << i;
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  EXPECT_GT(Large(), large_before) << "no operation took a large block";
+  EXPECT_LT(Large() - large_before, size_t{3 * kStreams}) << "every one did: past their share";
+  EXPECT_GT(executor.ExclusiveChains(), alone_before) << "the small blocks never ran out";
+  EXPECT_LE(executor.StagingBlocks(), 12u) << "past the limit";
+  for (int i = 0; i < kStreams; ++i) {
+    EXPECT_EQ(gpu_.StreamDestroy(streams[i]), hipSuccess);
+    EXPECT_EQ(gpu_.Free(bufs[i]), hipSuccess);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncLargeChunksTest, ::testing::Values(Path::kAsync),
+                         PathName);
+
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedOneQueueTest, ::testing::Values(Path::kAsync),
                          PathName);
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedQueuesTest, ::testing::Values(Path::kAsync),

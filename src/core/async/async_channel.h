@@ -81,6 +81,12 @@ struct AsyncExecutor::Staged {
   // alone, and it waits for a block no reserved operation counts on. Set under mutex_ before its
   // first stream operation is queued.
   bool reserved = false;
+  // A large block (engine::kStreamLargeChunkBytes slots) was reserved for it at submission, and
+  // its chunks are counted in that size: the poller leases it that block when its stream reaches
+  // it, without waiting. Its chain is queued with the reserved ones (`reserved` stays false: it
+  // counts on no block of the pool of small ones). Set under mutex_ before its first stream
+  // operation is queued.
+  bool large = false;
   // Bound by the poller under mutex_ when it hands the operation out, while the submission has
   // not failed: the caller may let its variables go once the call has returned its error.
   bool bound = false;

@@ -104,6 +104,7 @@ AsyncExecutor::~AsyncExecutor() {
     entry.second->tables.Free(gpu_);
   }
   for (engine::StreamStagingBlock& block : free_blocks_) block.Free(gpu_);
+  for (engine::StreamStagingBlock& block : large_free_) block.Free(gpu_);
   for (Draining& draining : draining_) draining.block.Free(gpu_);
   if (slab_ != nullptr) (void)gpu_.HostFree(slab_);
 }
@@ -352,6 +353,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   if (Status status; quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;
   if (Status status; CopyAtSubmission(channel, stream, op, &status)) return status;
   bool staged = false;
+  bool large = false;  // a large block reserved (ReserveLargeLocked)
   uint32_t seq = 0;
   uint32_t first_token = 0;
   size_t chunks = 0;
@@ -359,17 +361,25 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   Staged* staged_op = nullptr;  // the poller's once it is queued; SubmitStaged's until then
   {
     MutexLock lock(mutex_);
-    // A channel without staging gets it here; pinning releases the lock meanwhile.
-    staged = CanStage(*channel, *op) && StagingLocked(channel);
+    // A channel without staging gets it here; pinning releases the lock meanwhile. An operation
+    // of many chunks reserves a large block where it can, and then needs no small one.
+    staged = CanStage(*channel, *op) && TablesLocked(channel);
+    large = staged && ReserveLargeLocked(op->submitted.size);
+    if (staged && !large) staged = StagingLocked(channel);
     // Everything the submission needs is allocated here, before a sequence number is taken:
     // once a stream operation is queued, nothing may fail for want of memory.
     std::unique_ptr<Staged> chain;
-    if (!staged && channel->host_fn) {
-      ready = std::make_unique<Ready>();
-    } else {
-      if (staged) chain = std::make_unique<Staged>();
-      channel->queued.emplace_back();  // filled in below; last: nothing throws after it
-      MarkBusyLocked(channel);         // room reserved at construction: does not throw
+    try {
+      if (!staged && channel->host_fn) {
+        ready = std::make_unique<Ready>();
+      } else {
+        if (staged) chain = std::make_unique<Staged>();
+        channel->queued.emplace_back();  // filled in below; last: nothing throws after it
+        MarkBusyLocked(channel);         // room reserved at construction: does not throw
+      }
+    } catch (...) {
+      if (large) --large_reserved_;  // the block is free again
+      throw;
     }
     seq = ++channel->last_seq;
     if (ready == nullptr) channel->queued.back().seq = seq;
@@ -380,9 +390,16 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
       // The whole chain's tokens are taken now (submit_mu held): operations submitted to one
       // stream from several threads keep their order.
       first_token = channel->last_token + 1;
-      chunks = engine::StagedChunks::ChunksFor(op->submitted.size);
+      const size_t chunk_bytes = large ? engine::kStreamLargeChunkBytes : engine::kStreamChunkBytes;
+      chunks = engine::StagedChunks::ChunksFor(op->submitted.size, chunk_bytes);
       chain->seq = seq;
+      chain->large = large;
+      chain->data.chunk_bytes = chunk_bytes;
       ++staged_in_flight_;
+      if (large) {
+        ++large_in_flight_;
+        ++large_ops_;
+      }
       chain->data.first_token = first_token;
       chain->chunks = chunks;
       chain->op = std::move(op);
@@ -590,7 +607,15 @@ void AsyncExecutor::PollLoop(platform::Sys& sys) {
           // or queues behind those waiting for one.
           engine::StreamStagingBlock block;
           bool leased = false;
-          if (channel->active->reserved) {
+          if (channel->active->large) {
+            --large_reserved_;
+            // large_free_.size() > large_reserved_ before: one of them is this operation's.
+            if (!large_free_.empty()) {
+              block = large_free_.back();
+              large_free_.pop_back();
+              leased = true;
+            }
+          } else if (channel->active->reserved) {
             --reserved_;
             // free_blocks_.size() > reserved_ before: one of them is this operation's.
             if (!free_blocks_.empty()) {

@@ -92,6 +92,17 @@
 // Streams without stream memory operations or copy tables, a channel where a chain could not be
 // enqueued, and a program whose limit leaves streams no block take the `run` way.
 //
+// Large blocks. An operation of more than two chunks whose submission finds a large block free
+// and counted on by no other operation (or pins one, under a cap of half the pool's limit, and
+// only while the small blocks leave room for it) reserves it and counts its chunks in
+// engine::kStreamLargeChunkBytes: the synchronous path's chunk size, which a cold read or a write
+// at the disk's rate needs (docs/async.md, "At the disk's rate"). Large blocks are only ever
+// reserved: nothing waits for one (an operation that gets none takes the small blocks' ways
+// above), so the argument above holds without them; a large-reserved chain is queued with
+// chain_mu_ shared, even while a chain queued alone is in flight, since it holds no small block
+// and its stream needs only its own copies and the workers. The small blocks' limit is the
+// pool's less what large blocks hold.
+//
 // A finished operation is destroyed only after its stream was released, and on a reaper thread:
 // what it holds may free memory, which waits for every stream, this one included. (The Driver
 // keeps the last reference to its engines, freed at a last close: core/driver.h.) Finished
@@ -177,6 +188,9 @@ class AsyncExecutor {
   // copies queued on the stream at submission (docs/async.md, "Reads copied from windows at
   // submission"); off by default, set by the Driver (HIPFILE_ASYNC_COPY_AT_SUBMISSION).
   void SetCopyAtSubmission(bool on) { copy_at_submission_.store(on, std::memory_order_relaxed); }
+  // Whether operations of many chunks may take large blocks (header comment; on by default):
+  // tests of the small chunks' steps turn it off.
+  void SetLargeChunks(bool on) { large_chunks_.store(on, std::memory_order_relaxed); }
   // Reads copied so far.
   size_t CopiedAtSubmission();
   // Whether small reads (at most SetRunIdleBytes) on a stream registered with every
@@ -218,8 +232,13 @@ class AsyncExecutor {
   size_t StagingWaits();
   // Staged operations whose chain was queued alone (no block reserved: header comment) so far.
   size_t ExclusiveChains();
-  // Staging blocks pinned so far, and the most there may be (SetStagingBlocks).
+  // Staging blocks pinned so far, and the most there may be (SetStagingBlocks), in small blocks'
+  // bytes (a large block counts as kLargeBlockUnits); staged operations that moved in large
+  // chunks so far.
   size_t StagingBlocks();
+  size_t LargeChunkOperations();
+  static constexpr size_t kLargeBlockUnits =
+      engine::kStreamLargeChunkBytes / engine::kStreamChunkBytes;
   size_t StagingBlockLimit() const { return max_staged_channels_.load(std::memory_order_relaxed); }
 
  private:
@@ -320,7 +339,16 @@ class AsyncExecutor {
   // operation cannot run staged (no tables, or the pool has no block and can get none). The
   // caller counts as the channel's submitter.
   bool StagingLocked(Channel* channel) REQUIRES(mutex_, SubmitMu(channel));
-  // Moves the blocks whose last copy their stream has made from draining_ to free_blocks_.
+  // The channel's copy tables (StagingLocked's first part): false when they cannot be pinned.
+  bool TablesLocked(Channel* channel) REQUIRES(mutex_, SubmitMu(channel));
+  // For a staged operation of `bytes` (the channel has its tables): reserves a free large block
+  // no other operation counts on, or pins one (mutex_ released meanwhile) where the cap and the
+  // small blocks leave room. False: the operation takes the small blocks.
+  bool ReserveLargeLocked(size_t bytes) REQUIRES(mutex_);
+  // The small blocks' limit: the pool's, less the large blocks' share of it.
+  size_t SmallBlockLimitLocked() const REQUIRES(mutex_);
+  // Moves the blocks whose last copy their stream has made from draining_ to free_blocks_ (or
+  // large_free_).
   void ReapDrainedLocked() REQUIRES(mutex_);
   // A free block no reserved operation counts on, for an operation queued alone; false if none.
   bool TakeUnreservedLocked(engine::StreamStagingBlock* block) REQUIRES(mutex_);
@@ -420,6 +448,7 @@ class AsyncExecutor {
   size_t deferred_leases_ GUARDED_BY(mutex_) = 0;       // DeferredLeases
   size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // entries of the channels' from_windows
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
+  std::atomic<bool> large_chunks_{true};                // SetLargeChunks
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
   std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)
@@ -442,6 +471,15 @@ class AsyncExecutor {
   // is, no operation is reserved a block.
   size_t exclusive_in_flight_ GUARDED_BY(mutex_) = 0;
   size_t pinning_ GUARDED_BY(mutex_) = 0;  // submissions pinning a block (in staged_channels_)
+  // Large blocks (header comment): pinned or being pinned, free, and reserved for operations
+  // their stream has not reached (large_free_.size() >= large_reserved_ at all times, the pinning
+  // ones counted in large_blocks_ only); operations holding one, from submission to finish.
+  size_t large_blocks_ GUARDED_BY(mutex_) = 0;
+  std::vector<engine::StreamStagingBlock> large_free_ GUARDED_BY(mutex_);
+  size_t large_reserved_ GUARDED_BY(mutex_) = 0;
+  size_t large_in_flight_ GUARDED_BY(mutex_) = 0;
+  size_t large_draining_ GUARDED_BY(mutex_) = 0;  // of draining_
+  size_t large_ops_ GUARDED_BY(mutex_) = 0;       // LargeChunkOperations
   // Held while a staged chain is queued on its stream: shared by chains of reserved operations,
   // exclusively by the others (see the header comment). Taken inside submit_mu; mutex_ may be
   // taken inside it, never the other way round.

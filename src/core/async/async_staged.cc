@@ -21,7 +21,7 @@ bool AsyncExecutor::CanStage(const Channel& channel, const AsyncOp& op) {
          !channel.staged_broken;
 }
 
-bool AsyncExecutor::StagingLocked(Channel* channel) {
+bool AsyncExecutor::TablesLocked(Channel* channel) {
   // Pinned with mutex_ released: on CUDA, pinning waits while another thread frees memory, and
   // that waits for every stream - some of which wait for the poller, which needs mutex_.
   // (Pinning itself returns while streams wait: bench/results/h200-2026-11-30-pins.) Freeing
@@ -44,14 +44,21 @@ bool AsyncExecutor::StagingLocked(Channel* channel) {
     }
     channel->tables = *tables;
   }
+  return true;
+}
+
+bool AsyncExecutor::StagingLocked(Channel* channel) {
+  if (!TablesLocked(channel)) return false;
   // A block for the pool when it has fewer than the staged operations in flight (this one
   // counted, and those pinning theirs) need, with the blocks still draining, and is under its
   // limit: this operation may not get that block, but below the limit the pool has one for each
   // operation in flight, so each submission finds one to reserve (SubmitStaged). Past the limit,
   // operations queue for the blocks there are.
   ReapDrainedLocked();
-  if (staged_in_flight_ + pinning_ + draining_.size() < staged_channels_ ||
-      staged_channels_ >= max_staged_channels_.load(std::memory_order_relaxed)) {
+  const size_t small_in_flight = staged_in_flight_ - large_in_flight_;
+  const size_t small_draining = draining_.size() - large_draining_;
+  if (small_in_flight + pinning_ + small_draining < staged_channels_ ||
+      staged_channels_ >= SmallBlockLimitLocked()) {
     if (staged_channels_ > 0) return true;
     WarnNoStagingLocked("the pinned staging limit leaves streams no block", hipSuccess);
     return false;
@@ -78,7 +85,7 @@ bool AsyncExecutor::StagingLocked(Channel* channel) {
   try {
     // Room for every block in either list, so that handing one back never allocates.
     free_blocks_.reserve(staged_channels_);
-    draining_.reserve(staged_channels_);
+    draining_.reserve(staged_channels_ + large_blocks_);
     free_blocks_.push_back(*block);
   } catch (...) {
     --staged_channels_;
@@ -89,13 +96,67 @@ bool AsyncExecutor::StagingLocked(Channel* channel) {
   return true;
 }
 
+size_t AsyncExecutor::SmallBlockLimitLocked() const {
+  const size_t limit = max_staged_channels_.load(std::memory_order_relaxed);
+  const size_t large = large_blocks_ * kLargeBlockUnits;
+  return limit > large ? limit - large : 0;
+}
+
+bool AsyncExecutor::ReserveLargeLocked(size_t bytes) {
+  // Operations of more than two small chunks; smaller ones gain nothing from larger chunks.
+  if (bytes <= 2 * engine::kStreamChunkBytes || !large_chunks_.load(std::memory_order_relaxed)) {
+    return false;
+  }
+  if (large_free_.size() <= large_reserved_) ReapDrainedLocked();
+  if (large_free_.size() > large_reserved_) {
+    ++large_reserved_;
+    return true;
+  }
+  // A new one: at most half the pool's limit, and only where the small blocks leave room.
+  const size_t limit = max_staged_channels_.load(std::memory_order_relaxed);
+  const size_t after = (large_blocks_ + 1) * kLargeBlockUnits;
+  if (after > limit / 2 || staged_channels_ + after > limit) return false;
+  ++large_blocks_;  // counted while it is pinned
+  Result<engine::StreamStagingBlock> block = Status::Gpu(hipErrorOutOfMemory);
+  {
+    // As StagingLocked: pinning waits while another thread frees memory.
+    MutexUnlock unlocked(mutex_);
+    block = CatchToStatus("pinning a large staging block", [&] {
+      return engine::StreamStagingBlock::Pin(gpu_, engine::kStreamLargeChunkBytes);
+    });
+  }
+  if (!block.ok()) {
+    --large_blocks_;  // the operation takes the small blocks
+    return false;
+  }
+  try {
+    // Room for every block in either list, so that handing one back never allocates.
+    large_free_.reserve(large_blocks_);
+    draining_.reserve(staged_channels_ + large_blocks_);
+    large_free_.push_back(*block);
+  } catch (...) {
+    --large_blocks_;
+    MutexUnlock unlocked(mutex_);
+    block->Free(gpu_);  // no operation has seen it: freeing waits for streams, not for this one
+    return false;
+  }
+  ++large_reserved_;
+  return true;
+}
+
 void AsyncExecutor::ReapDrainedLocked() {
   for (size_t i = 0; i < draining_.size();) {
     if (!Reached(LoadWord(draining_[i].copied), draining_[i].last)) {
       ++i;
       continue;
     }
-    free_blocks_.push_back(draining_[i].block);  // room made when it was pinned: no throw
+    // Room made when it was pinned: no throw.
+    if (draining_[i].block.large()) {
+      large_free_.push_back(draining_[i].block);
+      --large_draining_;
+    } else {
+      free_blocks_.push_back(draining_[i].block);
+    }
     draining_[i] = draining_.back();
     draining_.pop_back();
   }
@@ -125,8 +186,9 @@ bool AsyncExecutor::FeedStarvedLocked(const std::function<void(Channel*)>& start
 void AsyncExecutor::ReleaseBlockLocked(Channel* channel, engine::StreamStagingBlock block,
                                        uint32_t last) {
   if (!block) return;
-  // Room was made when it was pinned (StagingLocked), so this does not throw.
+  // Room was made when it was pinned (StagingLocked, ReserveLargeLocked): this does not throw.
   draining_.push_back(Draining{block, &channel->words[kCopied], last});
+  if (block.large()) ++large_draining_;
 }
 
 void AsyncExecutor::WarnNoStagingLocked(const char* why_not, hipError_t error) {
@@ -143,9 +205,12 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   // Reserved a block, or queued alone (header). The choice is made with chain_mu_ held shared:
   // one queued alone then takes it exclusively only once every chain reserved before its choice
   // is on its stream whole, and none is reserved from its choice until it finishes.
+  // A large block was reserved already (SubmitOrdered): queued side by side, whatever else is in
+  // flight (header comment).
+  const bool large = chain->large;  // nothing is on the stream: the poller has not taken it
   bool reserved = false;
   chain_mu_.LockShared();
-  {
+  if (!large) {
     MutexLock lock(mutex_);
     if (exclusive_in_flight_ == 0) {
       if (free_blocks_.size() <= reserved_) ReapDrainedLocked();
@@ -157,10 +222,10 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       ++exclusive_in_flight_;
       ++exclusive_chains_;
     }
-    chain->reserved = reserved;  // nothing is on the stream: the poller has not taken it
+    chain->reserved = reserved;
   }
   Queued queued;
-  if (reserved) {
+  if (reserved || large) {
     queued = QueueChain(channel, stream, seq, first, chunks);
     chain_mu_.UnlockShared();
   } else {
@@ -181,7 +246,10 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       --queued_;
       channel->last_token = first - 1;
       --staged_in_flight_;
-      if (reserved) {
+      if (large) {
+        --large_reserved_;
+        --large_in_flight_;
+      } else if (reserved) {
         --reserved_;
       } else {
         --exclusive_in_flight_;
@@ -409,7 +477,11 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
                        s.data.first_token + static_cast<uint32_t>(copies) - 1);
     finished = std::move(channel->active);
     --staged_in_flight_;
-    if (!s.reserved) --exclusive_in_flight_;  // operations may be reserved blocks again
+    if (s.large) {
+      --large_in_flight_;
+    } else if (!s.reserved) {
+      --exclusive_in_flight_;  // operations may be reserved blocks again
+    }
     feed = !starved_.empty();
   }
   if (feed) wake_poller_.NotifyOne();
@@ -427,7 +499,12 @@ void AsyncExecutor::SetStagingBlocks(size_t blocks) {
 
 size_t AsyncExecutor::StagingBlocks() {
   MutexLock lock(mutex_);
-  return staged_channels_;
+  return staged_channels_ + large_blocks_ * kLargeBlockUnits;
+}
+
+size_t AsyncExecutor::LargeChunkOperations() {
+  MutexLock lock(mutex_);
+  return large_ops_;
 }
 
 size_t AsyncExecutor::StagingWaits() {
