@@ -75,21 +75,37 @@ void ReadChoice(platform::Sys& sys, const char* name, const std::pair<const char
 }  // namespace
 
 const char* const kEnvVariables[] = {
-    kEnvAllowCompatMode,   kEnvForceCompatMode,
-    kEnvProfileNvtx,       kEnvUnsupportedFileSystems,
-    kEnvStatsLevel,        kEnvLogLevel,
-    kEnvLogfilePath,       kEnvConfig,
-    kEnvRuntime,           kEnvPageCache,
-    kEnvPageCachePinAfter, kEnvPageCacheMaxPinnedMb,
-    kEnvCopySpinUs,        kEnvCopyNapUs,
-    kEnvDirectWrites,      kEnvWriteThrough,
-    kEnvCopyKernel,        kEnvAsyncStaged,
-    kEnvIoUring,           kEnvIoThreads,
-    kEnvBatchWorkers,      kEnvPageCachePinAhead,
-    kEnvPageCachePinAside, kEnvCpuDevices,
-    kEnvAsyncRunIdleKb,    kEnvAsyncCopyAtSubmission,
-    kEnvCopyWait,          kEnvAsyncReadAtSubmission,
-    kEnvAsyncStageTimes,   kEnvAsyncQuietStreams,
+    kEnvAllowCompatMode,
+    kEnvForceCompatMode,
+    kEnvProfileNvtx,
+    kEnvUnsupportedFileSystems,
+    kEnvStatsLevel,
+    kEnvLogLevel,
+    kEnvLogfilePath,
+    kEnvConfig,
+    kEnvRuntime,
+    kEnvPageCache,
+    kEnvPageCachePinAfter,
+    kEnvPageCacheMaxPinnedMb,
+    kEnvCopySpinUs,
+    kEnvCopyNapUs,
+    kEnvDirectWrites,
+    kEnvWriteThrough,
+    kEnvCopyKernel,
+    kEnvAsyncStaged,
+    kEnvIoUring,
+    kEnvIoThreads,
+    kEnvBatchWorkers,
+    kEnvPageCachePinAhead,
+    kEnvPageCachePinAside,
+    kEnvCpuDevices,
+    kEnvAsyncRunIdleKb,
+    kEnvAsyncCopyAtSubmission,
+    kEnvCopyWait,
+    kEnvAsyncReadAtSubmission,
+    kEnvAsyncStageTimes,
+    kEnvAsyncQuietStreams,
+    kEnvAsyncLargeChunksMb,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -211,6 +227,8 @@ Config ParseConfig(platform::Sys& sys) {
              &config.async_run_idle_kb, &config);
   ReadBool(sys, kEnvAsyncCopyAtSubmission, &config.async_copy_at_submission, &config);
   ReadBool(sys, kEnvAsyncReadAtSubmission, &config.async_read_at_submission, &config);
+  ReadNumber(sys, kEnvAsyncLargeChunksMb, 0, 1u << 20, "a size in MiB from 0 to 1048576", nullptr,
+             &config.async_large_chunks_mb, &config);
   ReadNumber(sys, kEnvAsyncQuietStreams, 0, 4096, "a number from 0 to 4096", nullptr,
              &config.async_quiet_streams, &config);
   ReadBool(sys, kEnvAsyncStageTimes, &config.async_stage_times, &config);

@@ -80,6 +80,12 @@ inline constexpr char kEnvAsyncRunIdleKb[] = "HIPFILE_ASYNC_RUN_IDLE_KB";
 // copied from windows at submission").
 inline constexpr char kEnvAsyncCopyAtSubmission[] = "HIPFILE_ASYNC_COPY_AT_SUBMISSION";
 inline constexpr char kEnvAsyncReadAtSubmission[] = "HIPFILE_ASYNC_READ_AT_SUBMISSION";
+// MiB, 0..1048576: a staged stream-ordered operation on device memory of at least this size (and
+// more than 4 MiB) moves in 8 MiB chunks through a large staging block where one is free or can
+// be pinned (default 64; 0: never, every operation in 2 MiB chunks; docs/async.md "Large staging
+// blocks": pinning a large block while I/O runs costs every stream's copies, so only operations
+// large enough to gain from fewer chunks take one).
+inline constexpr char kEnvAsyncLargeChunksMb[] = "HIPFILE_ASYNC_LARGE_CHUNKS_MB";
 // 0..4096: while at most this many stream-ordered submissions are in progress, to at most this
 // many streams among the recent ones, a small read on an idle stream runs at once before it is
 // taken at submission (default 4; docs/async.md, "Small reads at submission").
@@ -149,6 +155,7 @@ struct Config {
   unsigned async_run_idle_kb = 64;       // HIPFILE_ASYNC_RUN_IDLE_KB
   bool async_copy_at_submission = true;  // HIPFILE_ASYNC_COPY_AT_SUBMISSION
   bool async_read_at_submission = true;  // HIPFILE_ASYNC_READ_AT_SUBMISSION
+  unsigned async_large_chunks_mb = 64;   // HIPFILE_ASYNC_LARGE_CHUNKS_MB
   unsigned async_quiet_streams = 4;      // HIPFILE_ASYNC_QUIET_STREAMS
   unsigned cpu_devices = 1;              // HIPFILE_CPU_DEVICES
   unsigned io_threads = 0;               // 0: automatic

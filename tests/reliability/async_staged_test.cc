@@ -49,6 +49,17 @@ class AsyncStagedTest : private WatchedTest, public IoPathTest {
     return SubmitSlotOn(stream, fh, buffer, slot, direction);
   }
 
+  // Writes `data` from device memory over the start of `fh` (at path_) on Stream(), waits, and
+  // checks that the whole write was reported and the file holds it.
+  void WriteAndCheck(void* fh, const std::vector<unsigned char>& data) {
+    FillDevice(data);
+    Slot write{data.size(), 0, 0};
+    ASSERT_TRUE(Submit(IoDirection::kWrite, fh, &write, Stream()).ok());
+    ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+    EXPECT_EQ(write.bytes, static_cast<ssize_t>(data.size()));
+    EXPECT_EQ(testing::ReadFileOrDie(path_), data);
+  }
+
   // Device memory for a test to free while streams wait: the free waits for every stream, and
   // holds every other runtime call meanwhile (runtime/cpu/driver_lock.h).
   void* Spare() {
@@ -118,12 +129,7 @@ TEST_P(AsyncStagedTest, MultiChunkReadsAndWritesMoveEveryByte) {
   EXPECT_EQ(got[3 + left], 0xee);
   // A write of new bytes over the whole file, then a read of them back.
   const std::vector<unsigned char> data = Pattern(kFile, 9);
-  FillDevice(data);
-  Slot write{kFile, 0, 0};
-  ASSERT_TRUE(Submit(IoDirection::kWrite, fh, &write, Stream()).ok());
-  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-  EXPECT_EQ(write.bytes, static_cast<ssize_t>(kFile));
-  EXPECT_EQ(testing::ReadFileOrDie(path_), data);
+  ASSERT_NO_FATAL_FAILURE(WriteAndCheck(fh, data));
   EXPECT_EQ(Staged() - before, 3u) << "the operations did not take the staged way";
 }
 
@@ -160,7 +166,7 @@ TEST_P(AsyncStagedTest, SizeIsBoundWhenTheStreamGetsThere) {
 // A read failing in its second chunk returns the first chunk's bytes (the file's); failing in the
 // first, the error. A write failing in its second chunk counts the first, which is in the file.
 TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
-  Executor().SetLargeChunks(false);  // the steps of small chunks (large ones: AsyncLargeChunksTest)
+  Executor().SetLargeChunksFrom(0);  // the steps of small chunks (large ones: AsyncLargeChunksTest)
   void* fh = OpenFile("f", kFile);
   const std::vector<unsigned char> file = Pattern(kFile);
   for (const uint64_t nth : {uint64_t{2}, uint64_t{1}}) {
@@ -202,7 +208,7 @@ TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
 // is let through (whatever of the chain was queued), later operations on it work - on the
 // engine's streams, as its tokens no longer line up - and a fresh stream stages again.
 TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
-  Executor().SetLargeChunks(false);  // the chain of small chunks
+  Executor().SetLargeChunksFrom(0);  // the chain of small chunks
   void* fh = OpenFile("f", kFile);
   ExpectCleanRead(fh, kFile);
   struct Fault {
@@ -838,7 +844,11 @@ class AsyncLargeChunksTest : public AsyncStagedTest {
     options.hardware_queues = 4;
     return options;
   }
-  AsyncLargeChunksTest() : AsyncStagedTest(FourQueues(), kLargeBuffer) {}
+  // Every operation of more than two small chunks may take a large block (the default takes
+  // operations of 64 MiB: HIPFILE_ASYNC_LARGE_CHUNKS_MB).
+  AsyncLargeChunksTest() : AsyncStagedTest(FourQueues(), kLargeBuffer) {
+    Executor().SetLargeChunksFrom(1);
+  }
   size_t Large() { return Executor().LargeChunkOperations(); }
 };
 
@@ -869,12 +879,7 @@ TEST_P(AsyncLargeChunksTest, ReadsAndWritesInLargeChunksMoveEveryByte) {
   EXPECT_EQ(got[5 + left], 0xee);
   // New bytes over the whole file, then read back.
   const std::vector<unsigned char> data = Pattern(kLargeFile, 3);
-  FillDevice(data);
-  Slot write{kLargeFile, 0, 0};
-  ASSERT_TRUE(Submit(IoDirection::kWrite, fh, &write, Stream()).ok());
-  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-  EXPECT_EQ(write.bytes, static_cast<ssize_t>(kLargeFile));
-  EXPECT_EQ(testing::ReadFileOrDie(path_), data);
+  ASSERT_NO_FATAL_FAILURE(WriteAndCheck(fh, data));
   EXPECT_EQ(Large(), before + 3);
   // Two small chunks or fewer: small blocks.
   Slot small{2 * kChunk, 0, 0};
@@ -883,7 +888,7 @@ TEST_P(AsyncLargeChunksTest, ReadsAndWritesInLargeChunksMoveEveryByte) {
   EXPECT_EQ(small.bytes, static_cast<ssize_t>(2 * kChunk));
   EXPECT_EQ(Large(), before + 3);
   // Turned off, a large operation takes small chunks, and moves the same bytes.
-  Executor().SetLargeChunks(false);
+  Executor().SetLargeChunksFrom(0);
   FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
   Slot off{kLargeFile, 0, 0};
   ASSERT_TRUE(Submit(IoDirection::kRead, fh, &off, Stream()).ok());
@@ -891,6 +896,44 @@ TEST_P(AsyncLargeChunksTest, ReadsAndWritesInLargeChunksMoveEveryByte) {
   EXPECT_EQ(off.bytes, static_cast<ssize_t>(kLargeFile));
   EXPECT_EQ(DeviceBytes(kLargeFile), data);
   EXPECT_EQ(Large(), before + 3);
+}
+
+// HIPFILE_ASYNC_LARGE_CHUNKS_MB reaches the executor: an operation of at least its size takes a
+// large block, a smaller one (as under the default, 64) or any with 0 the small chunks, and each
+// moves the same bytes.
+TEST_P(AsyncLargeChunksTest, TheSettingDecidesWhichOperationsTakeLargeChunks) {
+  // The variable as the process's environment would hold it, read by ParseConfig.
+  struct Env : testing::FaultSys {
+    const char* mb = nullptr;
+    const char* Getenv(const char* name) override {
+      return std::strcmp(name, "HIPFILE_ASYNC_LARGE_CHUNKS_MB") == 0 ? mb : FaultSys::Getenv(name);
+    }
+  } env;
+  static_assert(kLargeFile > (size_t{16} << 20) && kLargeFile < (size_t{17} << 20));
+  const struct {
+    const char* mb;
+    size_t large;  // operations (a read and a write) in large chunks
+  } cases[] = {{nullptr, 0}, {"0", 0}, {"16", 2}, {"17", 0}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.mb != nullptr ? c.mb : "unset");
+    env.mb = c.mb;
+    if (stream_ != nullptr) {
+      ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+    }
+    driver_.reset();
+    driver_ = std::make_unique<Driver>(sys_, gpu_, QueuedWayConfig(env));
+    ASSERT_TRUE(driver_->Open().ok());
+    void* fh = OpenFile("f", kLargeFile);
+    FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
+    Slot read{kLargeFile, 0, 0};
+    ASSERT_TRUE(Submit(IoDirection::kRead, fh, &read, Stream()).ok());
+    ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+    EXPECT_EQ(read.bytes, static_cast<ssize_t>(kLargeFile));
+    EXPECT_EQ(DeviceBytes(kLargeFile), Pattern(kLargeFile));
+    ASSERT_NO_FATAL_FAILURE(WriteAndCheck(fh, Pattern(kLargeFile, 5)));
+    EXPECT_EQ(Staged(), 2u) << "both staged";
+    EXPECT_EQ(Large(), c.large);
+  }
 }
 
 // A read failing in its second large chunk returns the first's bytes; a write the same.

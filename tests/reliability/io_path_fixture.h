@@ -121,14 +121,18 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
     // (PinAheadTest and PageCacheTest cover pin-ahead).
     // Stream-ordered operations are always queued on their stream: these tests are of the queued
     // way (AsyncRunAtOnceTest and AsyncCopyAtSubmissionTest cover what is done at submission).
-    Config config = ParseConfig(sys_);
+    driver_ = std::make_unique<Driver>(sys_, gpu_, QueuedWayConfig(sys_));
+    EXPECT_TRUE(driver_->Open().ok());
+    EXPECT_EQ(gpu_.Malloc(&dev_, buffer_bytes), hipSuccess);
+  }
+  // The configuration these tests run under (above), the rest from `sys`'s environment.
+  static Config QueuedWayConfig(platform::Sys& sys) {
+    Config config = ParseConfig(sys);
     config.page_cache_pin_ahead = 0;
     config.async_run_idle_kb = 0;
     config.async_copy_at_submission = false;
     config.async_read_at_submission = false;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    EXPECT_TRUE(driver_->Open().ok());
-    EXPECT_EQ(gpu_.Malloc(&dev_, buffer_bytes), hipSuccess);
+    return config;
   }
   ~IoPathTest() override {
     sys_.OpenGate();

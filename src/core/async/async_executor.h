@@ -92,11 +92,12 @@
 // Streams without stream memory operations or copy tables, a channel where a chain could not be
 // enqueued, and a program whose limit leaves streams no block take the `run` way.
 //
-// Large blocks. An operation of more than two chunks whose submission finds a large block free
-// and counted on by no other operation (or pins one, under a cap of half the pool's limit, and
-// only while the small blocks leave room for it) reserves it and counts its chunks in
-// engine::kStreamLargeChunkBytes: the synchronous path's chunk size, which a cold read or a write
-// at the disk's rate needs (docs/async.md, "At the disk's rate"). Large blocks are only ever
+// Large blocks. An operation of more than two chunks, and of at least SetLargeChunksFrom's
+// bytes, whose submission finds a large block free and counted on by no other operation (or pins
+// one, under a cap of half the pool's limit, and only while the small blocks leave room for it)
+// reserves it and counts its chunks in engine::kStreamLargeChunkBytes, the synchronous path's
+// chunk size: a quarter as many chunks, each one launch of the copy kernel where the stream
+// copies (docs/async.md, "Large staging blocks"). Large blocks are only ever
 // reserved: nothing waits for one (an operation that gets none takes the small blocks' ways
 // above), so the argument above holds without them; a large-reserved chain is queued with
 // chain_mu_ shared, even while a chain queued alone is in flight, since it holds no small block
@@ -188,9 +189,9 @@ class AsyncExecutor {
   // copies queued on the stream at submission (docs/async.md, "Reads copied from windows at
   // submission"); off by default, set by the Driver (HIPFILE_ASYNC_COPY_AT_SUBMISSION).
   void SetCopyAtSubmission(bool on) { copy_at_submission_.store(on, std::memory_order_relaxed); }
-  // Whether operations of many chunks may take large blocks (header comment; on by default):
-  // tests of the small chunks' steps turn it off.
-  void SetLargeChunks(bool on) { large_chunks_.store(on, std::memory_order_relaxed); }
+  // Operations of at least `bytes` (and more than two chunks) may take large blocks (header
+  // comment); 0, the default, never. Set by the Driver (HIPFILE_ASYNC_LARGE_CHUNKS_MB).
+  void SetLargeChunksFrom(size_t bytes) { large_from_.store(bytes, std::memory_order_relaxed); }
   // Reads copied so far.
   size_t CopiedAtSubmission();
   // Whether small reads (at most SetRunIdleBytes) on a stream registered with every
@@ -448,7 +449,7 @@ class AsyncExecutor {
   size_t deferred_leases_ GUARDED_BY(mutex_) = 0;       // DeferredLeases
   size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // entries of the channels' from_windows
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
-  std::atomic<bool> large_chunks_{true};                // SetLargeChunks
+  std::atomic<size_t> large_from_{0};                   // SetLargeChunksFrom
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
   std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)

@@ -103,10 +103,11 @@ size_t AsyncExecutor::SmallBlockLimitLocked() const {
 }
 
 bool AsyncExecutor::ReserveLargeLocked(size_t bytes) {
-  // Operations of more than two small chunks; smaller ones gain nothing from larger chunks.
-  if (bytes <= 2 * engine::kStreamChunkBytes || !large_chunks_.load(std::memory_order_relaxed)) {
-    return false;
-  }
+  // Operations of more than two small chunks (smaller ones gain nothing from larger chunks), and
+  // of at least the setting's size: a large block pinned while I/O runs costs every stream's
+  // copies (docs/async.md, "Large staging blocks").
+  const size_t from = large_from_.load(std::memory_order_relaxed);
+  if (from == 0 || bytes < from || bytes <= 2 * engine::kStreamChunkBytes) return false;
   if (large_free_.size() <= large_reserved_) ReapDrainedLocked();
   if (large_free_.size() > large_reserved_) {
     ++large_reserved_;

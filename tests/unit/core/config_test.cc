@@ -269,6 +269,22 @@ TEST(ConfigTest, AsyncWaysDecidedAtSubmission) {
       << config.problems[0];
 }
 
+TEST(ConfigTest, AsyncLargeChunksMb) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).async_large_chunks_mb, 64u);
+  sys.Set("HIPFILE_ASYNC_LARGE_CHUNKS_MB", "0");
+  EXPECT_EQ(ParseConfig(sys).async_large_chunks_mb, 0u);
+  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncLargeChunksMb), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_ASYNC_LARGE_CHUNKS_MB", "256");
+  EXPECT_EQ(ParseConfig(sys).async_large_chunks_mb, 256u);
+  sys.Set("HIPFILE_ASYNC_LARGE_CHUNKS_MB", "lots");
+  const Config config = ParseConfig(sys);
+  EXPECT_EQ(config.async_large_chunks_mb, 64u);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_LARGE_CHUNKS_MB=\"lots\""), std::string::npos)
+      << config.problems[0];
+}
+
 TEST(ConfigTest, AsyncQuietStreams) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).async_quiet_streams, 4u);
