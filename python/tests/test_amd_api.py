@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -211,6 +212,29 @@ def test_stream_ordered_pointer_form(data_file, device_buffer, tmp_path):
         assert out.read_bytes() == data.tobytes()
     finally:
         hipStreamDestroy(stream)
+
+
+def test_stream_ordered_on_per_thread_default_streams(data_file, device_buffer):
+    """hipStreamPerThread, (hipStream_t)2 as an int: each thread's own default stream."""
+    path, data = data_file
+    half = data.nbytes // 2
+    ptr = device_buffer(data.nbytes)
+    per_thread = 2
+    done = {}
+
+    def read(index: int) -> None:
+        with hipfile.FileHandle(path, os.O_RDONLY) as fh:
+            io = fh.read_async(ptr + index * half, half, index * half, 0, per_thread)
+            hipStreamSynchronize(per_thread)
+            done[index] = io.bytes_done
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert done == {0: half, 1: half}
+    assert np.array_equal(device_to_numpy(ptr, data.nbytes), data)
 
 
 def test_async_io_handle_fields():

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Streams and host functions. A null stream is the default (legacy) stream everywhere except
-// hipStreamDestroy, which cannot destroy it.
+// Streams and host functions. A null stream is the default (legacy) stream, and
+// hipStreamPerThread the calling thread's default stream, everywhere except hipStreamDestroy,
+// which destroys neither.
 #include <hip/hip_runtime_api.h>
 
 #include "core/process_runtime.h"
@@ -29,7 +30,7 @@ hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) {
 
 hipError_t hipStreamDestroy(hipStream_t stream) {
   return hipfile::hiprt::Guard("hipStreamDestroy", [&]() -> hipError_t {
-    if (stream == nullptr) return Record(hipErrorInvalidHandle);
+    if (stream == nullptr || stream == hipStreamPerThread) return Record(hipErrorInvalidHandle);
     return Record(ProcessRuntime().StreamDestroy(stream));
   });
 }

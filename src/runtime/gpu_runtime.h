@@ -8,6 +8,9 @@
 // Conventions: every method returns a hipError_t with HIP's numbering (hipSuccess on success) and
 // is thread-safe. Streams and events are opaque handles; on CUDA they are the CUstream/CUevent
 // themselves, so handles created by other CUDA code work. A null Stream is the default stream.
+// hipStreamPerThread (CUDA's CU_STREAM_PER_THREAD) names the calling thread's default stream of
+// the current device: every method taking a Stream takes it, and it is a different stream in
+// each thread (IsPerThreadStream).
 #pragma once
 
 #include <hip/hip_runtime_api.h>
@@ -23,6 +26,10 @@ namespace hipfile::runtime {
 inline constexpr int kHipVersion = 60000000;
 
 using Stream = hipStream_t;
+
+// Whether `stream` is hipStreamPerThread: one handle that each thread resolves to a stream of its
+// own, so whoever keys state by stream must tell the threads apart (core/async/stream_key.h).
+inline bool IsPerThreadStream(Stream stream) { return stream == hipStreamPerThread; }
 using Event = hipEvent_t;
 using HostFn = void (*)(void* user_data);
 

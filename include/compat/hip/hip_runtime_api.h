@@ -392,6 +392,9 @@ typedef struct hipDeviceProp_t {
 
 /* The legacy default stream (stream 0). */
 #define hipStreamLegacy ((hipStream_t)0)
+/* The calling thread's default stream of the current device (CUDA's CU_STREAM_PER_THREAD): a
+   blocking stream, one per thread, that orders with the legacy default stream. */
+#define hipStreamPerThread ((hipStream_t)2)
 
 /* In C++ the flags of hipMallocManaged default to hipMemAttachGlobal, as in HIP. */
 #ifdef __cplusplus

@@ -15,6 +15,7 @@
 
 #include "core/async/async_executor.h"
 #include "core/async/async_op.h"
+#include "core/async/stream_key.h"
 #include "runtime/gpu_runtime.h"
 #include "util/mutex.h"
 #include "util/status.h"
@@ -129,7 +130,7 @@ struct AsyncExecutor::Channel {
     // before its first stream operation (AsyncExecutor::SubmitOrdered says why).
     bool filled = false;
   };
-  runtime::Stream stream = nullptr;
+  StreamKey stream;  // the stream using it now (a key: runtime calls take the caller's handle)
   uint32_t* words = nullptr;  // pinned host memory, async_detail::Word; fixed for its life
   bool host_fn = false;       // the device has no stream memory operations
   int device = -1;            // the stream's device, as asked at its first submission

@@ -111,7 +111,7 @@ AsyncExecutor::~AsyncExecutor() {
 
 Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
   MutexLock lock(mutex_);
-  if (!registered_.emplace(stream, flags).second) {
+  if (!registered_.emplace(StreamKey::Of(stream), flags).second) {
     HF_LOG_LIMITED(kWarn, "hipFileStreamRegister: stream %p is already registered",
                    static_cast<void*>(stream));
     return Status::Op(hipFileInvalidValue);
@@ -121,7 +121,7 @@ Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
 
 Status AsyncExecutor::DeregisterStream(runtime::Stream stream) {
   MutexLock lock(mutex_);
-  if (registered_.erase(stream) == 1) return Status::Ok();
+  if (registered_.erase(StreamKey::Of(stream)) == 1) return Status::Ok();
   HF_LOG_LIMITED(kWarn, "hipFileStreamDeregister: stream %p is not registered",
                  static_cast<void*>(stream));
   return Status::Op(hipFileInvalidValue);
@@ -134,11 +134,11 @@ void AsyncExecutor::ForgetRegistrations() {
 
 unsigned AsyncExecutor::StreamFlags(runtime::Stream stream) {
   MutexLock lock(mutex_);
-  auto it = registered_.find(stream);
+  auto it = registered_.find(StreamKey::Of(stream));
   return it == registered_.end() ? 0 : it->second;
 }
 
-Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(runtime::Stream stream, int device) {
+Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(const StreamKey& stream, int device) {
   auto it = channels_.find(stream);
   if (it != channels_.end()) {
     Channel* channel = it->second.get();
@@ -273,15 +273,16 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
   int device = -1;
   bool device_known = false;
   unsigned recent_streams = 0;
+  const StreamKey key = StreamKey::Of(stream);
   for (;;) {
     {
       MutexLock lock(mutex_);
-      if (device_known || channels_.count(stream) != 0) {
-        Result<Channel*> found = ChannelFor(stream, device);
+      if (device_known || channels_.count(key) != 0) {
+        Result<Channel*> found = ChannelFor(key, device);
         if (!found.ok()) return found.status();
         channel = *found;
         // The stream's HIPFILE_STREAM_FIXED_* flags, as registered now.
-        if (auto flags = registered_.find(stream); flags != registered_.end()) {
+        if (auto flags = registered_.find(key); flags != registered_.end()) {
           op->fixed_flags |= flags->second;
         }
         // Until its operation is queued or refused, the submission keeps the channel with this

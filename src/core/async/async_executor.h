@@ -126,6 +126,7 @@
 #include "core/async/async_op.h"
 #include "core/async/async_stage_stats.h"
 #include "core/async/reap_queue.h"
+#include "core/async/stream_key.h"
 #include "engine/stream_staging.h"
 #include "engine/worker_pool.h"
 #include "platform/sys.h"
@@ -152,7 +153,8 @@ class AsyncExecutor {
   AsyncExecutor(const AsyncExecutor&) = delete;
   AsyncExecutor& operator=(const AsyncExecutor&) = delete;
 
-  // hipFileInvalidValue when the stream is already registered.
+  // Streams are named as the calling thread names them (StreamKey): hipStreamPerThread is its own
+  // default stream. hipFileInvalidValue when the stream is already registered.
   Status RegisterStream(runtime::Stream stream, unsigned flags);
   // hipFileInvalidValue when the stream is not registered.
   Status DeregisterStream(runtime::Stream stream);
@@ -319,7 +321,7 @@ class AsyncExecutor {
   // Create's second half: the threads.
   Status Start(platform::Sys& sys, engine::WorkerPool& workers);
   // The stream's channel; a stream without one gets one for `device`.
-  Result<Channel*> ChannelFor(runtime::Stream stream, int device) REQUIRES(mutex_);
+  Result<Channel*> ChannelFor(const StreamKey& stream, int device) REQUIRES(mutex_);
   // Asks the runtime, once per device, whether its streams take memory operations and copy
   // tables (caps_). Makes runtime calls: never with mutex_ held.
   void DeviceCaps(int device) EXCLUDES(mutex_);
@@ -408,9 +410,9 @@ class AsyncExecutor {
   CondVar wake_poller_;
   CondVar idle_;
   // By the stream using it.
-  std::map<runtime::Stream, std::unique_ptr<Channel>> channels_ GUARDED_BY(mutex_);
+  std::map<StreamKey, std::unique_ptr<Channel>> channels_ GUARDED_BY(mutex_);
   std::list<Channel*> lru_ GUARDED_BY(mutex_);  // every channel, least recently submitted to first
-  std::map<runtime::Stream, unsigned> registered_ GUARDED_BY(mutex_);
+  std::map<StreamKey, unsigned> registered_ GUARDED_BY(mutex_);
   const size_t max_channels_;
   uint32_t* slab_ = nullptr;  // max_channels_ channels of kWordsPerChannel words, pinned
   size_t slab_used_ GUARDED_BY(mutex_) = 0;  // channels handed out

@@ -12,6 +12,7 @@
 
 #include "runtime/cpu/cpu_runtime_impl.h"
 #include "runtime/cpu/driver_lock.h"
+#include "runtime/cpu/per_thread_streams.h"
 
 namespace hipfile::runtime {
 
@@ -63,9 +64,12 @@ CpuRuntime::CpuRuntime(const CpuRuntimeOptions& options)
       hardware_queues_(options.hardware_queues),
       host_memory_(options.device_memory_is_host_memory),
       queue_last_(static_cast<size_t>(options.hardware_queues) * static_cast<size_t>(devices_)),
-      next_queue_(static_cast<size_t>(devices_), 0) {}
+      next_queue_(static_cast<size_t>(devices_), 0) {
+  per_thread::Enlist(id_, this);
+}
 
 CpuRuntime::~CpuRuntime() {
+  per_thread::Withdraw(id_);  // threads exiting from now on leave their streams to the clear below
   shutting_down_.store(true, std::memory_order_relaxed);
   // Each worker drains its queue before joining. A task only ever waits for work submitted
   // before it, so draining in any order terminates (unless a host function never returns).

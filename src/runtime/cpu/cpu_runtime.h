@@ -34,15 +34,18 @@
 // cudaHostUnregister do.
 //
 // Each stream is an in-order worker thread running a queue of tasks; the default (null) stream
-// is one more, started on first use. Host functions run on their stream's worker, so one that
-// blocks stalls only its own stream. Events record a point in a stream and the time it completed.
+// is one more, started on first use. hipStreamPerThread names the calling thread's default stream
+// of the current device: a blocking stream made on the thread's first use of it and destroyed
+// when the thread exits (queued work still runs; per_thread_streams.h). Host functions run on
+// their stream's worker, so one that blocks stalls only its own stream. Events record a point in
+// a stream and the time it completed.
 //
 // Where it differs from a GPU, on purpose:
 // - Ordering with the default stream follows HIP's legacy default stream: work on the null
 //   stream waits for earlier work on every blocking stream (flags 0), and work on a blocking
 //   stream waits for earlier null-stream work; hipStreamNonBlocking streams order with nothing.
 //   Memcpy and Memset are null-stream work done on the calling thread: they wait as above, then
-//   copy. There is no per-thread default stream.
+//   copy.
 // - StreamDestroy returns at once, as in CUDA; queued work still runs and the worker thread is
 //   joined later (next StreamCreate/StreamDestroy, or the destructor).
 // - Copies accept any hipMemcpyKind for any pointers (unified addressing); only a kind outside

@@ -112,11 +112,15 @@ class CpuRuntime final : public GpuRuntime {
   // Streams (cpu_streams.cc).
   // Each device has a null stream of its own, made on first use.
   void EnsureNullStream(int device) EXCLUDES(streams_mu_);
+  // hipStreamPerThread (per_thread_streams.h): replaces *stream by the calling thread's own
+  // stream of the current device, made on its first use (a blocking stream, as CUDA's), where it
+  // is that handle. hipErrorOutOfMemory when it cannot be made or remembered.
+  hipError_t Resolve(Stream* stream) EXCLUDES(streams_mu_);
   // The worker behind a handle (the current device's null stream for a null handle); null when
   // unknown.
   StreamWorker* FindLocked(Stream stream) const REQUIRES_SHARED(streams_mu_);
   // The device a stream belongs to (a null stream: the current device's).
-  hipError_t DeviceOf(Stream stream, int* device) const EXCLUDES(streams_mu_);
+  hipError_t DeviceOf(Stream stream, int* device) EXCLUDES(streams_mu_);
   // Waits for the queued work of every stream of every device (what freeing memory waits for).
   void SynchronizeAll() EXCLUDES(streams_mu_);
   // Adds the legacy default stream's ordering to waits for work about to go on worker.

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "runtime/cpu/cpu_runtime_impl.h"
+#include "runtime/cpu/per_thread_streams.h"
 
 namespace hipfile::runtime::cpu {
 namespace {
@@ -42,13 +43,31 @@ void CpuRuntime::EnsureNullStream(int device) {
   if (!slot) slot = std::move(worker);
 }
 
+hipError_t CpuRuntime::Resolve(Stream* stream) {
+  if (!IsPerThreadStream(*stream)) return hipSuccess;
+  const int device = CurrentDevice();
+  if (Stream own = per_thread::Find(id_, device)) {
+    *stream = own;
+    return hipSuccess;
+  }
+  Stream made = nullptr;
+  if (const hipError_t e = StreamCreate(&made, hipStreamDefault); e != hipSuccess) return e;
+  if (!per_thread::Remember(id_, device, made)) {
+    (void)StreamDestroy(made);
+    return hipErrorOutOfMemory;
+  }
+  *stream = made;
+  return hipSuccess;
+}
+
 StreamWorker* CpuRuntime::FindLocked(Stream stream) const {
   if (!stream) return null_streams_[static_cast<size_t>(CurrentDevice())].get();
   auto it = streams_.find(stream);
   return it == streams_.end() ? nullptr : it->second.get();
 }
 
-hipError_t CpuRuntime::DeviceOf(Stream stream, int* device) const {
+hipError_t CpuRuntime::DeviceOf(Stream stream, int* device) {
+  if (const hipError_t e = Resolve(&stream); e != hipSuccess) return e;
   if (!stream) {
     *device = CurrentDevice();
     return hipSuccess;
@@ -113,6 +132,7 @@ std::vector<SyncPoint> CpuRuntime::LegacyBarrier(int device) {
 hipError_t CpuRuntime::Enqueue(Stream stream, std::vector<SyncPoint> waits,
                                std::function<void()> task, SyncPoint* point) {
   if (!stream) EnsureNullStream(CurrentDevice());
+  if (const hipError_t e = Resolve(&stream); e != hipSuccess) return e;
   ReaderLock lock(streams_mu_);
   StreamWorker* worker = FindLocked(stream);
   if (!worker) return hipErrorInvalidHandle;
@@ -202,7 +222,8 @@ hipError_t CpuRuntime::StreamCreate(Stream* stream, unsigned flags) {
 }
 
 hipError_t CpuRuntime::StreamDestroy(Stream stream) {
-  if (!stream) return hipErrorInvalidHandle;
+  // Neither default stream is the caller's to destroy.
+  if (!stream || IsPerThreadStream(stream)) return hipErrorInvalidHandle;
   std::unique_ptr<StreamWorker> idle;
   {
     WriterLock lock(streams_mu_);
@@ -225,6 +246,7 @@ hipError_t CpuRuntime::StreamDestroy(Stream stream) {
 }
 
 hipError_t CpuRuntime::StreamSynchronize(Stream stream) {
+  if (const hipError_t e = Resolve(&stream); e != hipSuccess) return e;
   if (!stream) {
     for (const SyncPoint& point : LegacyBarrier(CurrentDevice())) point.Wait();
     return hipSuccess;
@@ -241,6 +263,7 @@ hipError_t CpuRuntime::StreamSynchronize(Stream stream) {
 }
 
 hipError_t CpuRuntime::StreamQuery(Stream stream) {
+  if (const hipError_t e = Resolve(&stream); e != hipSuccess) return e;
   if (!stream) {
     for (const SyncPoint& point : LegacyBarrier(CurrentDevice())) {
       if (!point.Reached()) return hipErrorNotReady;
@@ -279,6 +302,7 @@ hipError_t CpuRuntime::StreamGetDevice(Stream stream, int* device) {
 
 hipError_t CpuRuntime::StreamGetFlags(Stream stream, unsigned* flags) {
   if (!flags) return hipErrorInvalidValue;
+  if (const hipError_t e = Resolve(&stream); e != hipSuccess) return e;
   if (!stream) {
     *flags = 0;
     return hipSuccess;

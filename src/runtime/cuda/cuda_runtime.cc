@@ -305,7 +305,8 @@ class CudaRuntime final : public GpuRuntime {
   }
 
   hipError_t StreamDestroy(Stream stream) override {
-    if (stream == nullptr) return hipErrorInvalidHandle;  // the default stream is not destroyed
+    // Neither default stream (legacy, per-thread) is destroyed.
+    if (stream == nullptr || IsPerThreadStream(stream)) return hipErrorInvalidHandle;
     if (const hipError_t err = Enter(); err != hipSuccess) return err;
     return Map(d_.cuStreamDestroy(Cu(stream)));
   }
@@ -618,7 +619,8 @@ hipError_t CudaRuntime::DeviceReset() {
 
 hipError_t CudaRuntime::StreamGetDevice(Stream stream, int* device) {
   if (device == nullptr) return hipErrorInvalidValue;
-  if (stream == nullptr) {
+  // Either default stream names the one of the calling thread's current device.
+  if (stream == nullptr || IsPerThreadStream(stream)) {
     *device = CurrentDevice();
     return hipSuccess;
   }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The copy kernels' source. Not compiled by the build: the library carries the PTX that
-// scripts/gen-gather-ptx.sh makes from this file (gather_kernel.cc), and the driver compiles it
+// scripts/gen-ptx.sh makes from this file (gather_kernel.cc), and the driver compiles it
 // for the GPU at first use, so neither nvcc nor a GPU architecture list is needed to build.
 //
 // One launch copies up to 128 pieces, one block per piece; each piece's source and destination

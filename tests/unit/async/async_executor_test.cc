@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // AsyncExecutor on the CPU runtime: stream order, binding time of arguments, progress across
-// streams while one is blocked, parallelism, teardown with work in flight, and channels recycled
-// between streams.
+// streams while one is blocked, each thread's per-thread default stream, parallelism, teardown
+// with work in flight, and channels recycled between streams.
 #include "core/async/async_executor.h"
 
 #include <gtest/gtest.h>
@@ -251,6 +251,46 @@ TEST_F(AsyncExecutorTest, DefaultStreamCarriesOperations) {
           .ok());
   ASSERT_EQ(gpu_->StreamSynchronize(nullptr), hipSuccess);
   EXPECT_EQ(slot.bytes, 4096);
+}
+
+// hipStreamPerThread is each thread's own default stream: an operation on it waits for its
+// thread's stream only, and another thread's operation on it runs meanwhile. (With one channel for
+// the handle, the second thread's stream reaching its number released the first thread's
+// operation before its stream got there.)
+TEST_F(AsyncExecutorTest, PerThreadStreamsOfTwoThreadsAreTwoStreams) {
+  const runtime::Stream own = hipStreamPerThread;
+  auto whole = [](const AsyncParams& p) { return ssize_t(p.size); };
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_->LaunchHostFunc(own, testing::StreamGate::Wait, &gate), hipSuccess);
+  Slot held_slot, other_slot;
+  ASSERT_TRUE(executor_->Submit(own, MakeOp(&held_slot, 0, whole)).ok());
+  std::thread other([&] {
+    EXPECT_TRUE(executor_->Submit(own, MakeOp(&other_slot, 0, whole)).ok());
+    EXPECT_EQ(gpu_->StreamSynchronize(own), hipSuccess);
+  });
+  other.join();
+  EXPECT_EQ(other_slot.bytes, 4096);
+  std::this_thread::sleep_for(20ms);  // an operation released too early would run meanwhile
+  EXPECT_EQ(held_slot.bytes, -999);   // not run: this thread's stream has not got there
+  gate.Open();
+  ASSERT_EQ(gpu_->StreamSynchronize(own), hipSuccess);
+  EXPECT_EQ(held_slot.bytes, 4096);
+}
+
+// Registering hipStreamPerThread registers the calling thread's stream, as for any other stream.
+TEST_F(AsyncExecutorTest, RegisteringThePerThreadStreamRegistersTheCallingThreadsOnly) {
+  const auto fixed = unsigned{HIPFILE_STREAM_FIXED_BUF_OFFSET};
+  ASSERT_TRUE(executor_->RegisterStream(hipStreamPerThread, fixed).ok());
+  EXPECT_EQ(executor_->StreamFlags(hipStreamPerThread), fixed);
+  std::thread other([&] {
+    EXPECT_EQ(executor_->StreamFlags(hipStreamPerThread), 0u);
+    EXPECT_TRUE(executor_->DeregisterStream(hipStreamPerThread).IsOp(hipFileInvalidValue));
+    EXPECT_TRUE(executor_->RegisterStream(hipStreamPerThread, 0).ok());
+    EXPECT_TRUE(executor_->DeregisterStream(hipStreamPerThread).ok());
+  });
+  other.join();
+  EXPECT_EQ(executor_->StreamFlags(hipStreamPerThread), fixed);
+  EXPECT_TRUE(executor_->DeregisterStream(hipStreamPerThread).ok());
 }
 
 TEST_F(AsyncExecutorTest, RegistrationRules) {

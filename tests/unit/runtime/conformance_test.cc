@@ -27,6 +27,7 @@
 namespace hipfile::runtime {
 namespace {
 
+using hipfile::testing::Gate;
 using hipfile::testing::Gates;
 using hipfile::testing::PatternBytes;
 using hipfile::testing::StreamDrains;
@@ -606,6 +607,74 @@ TEST_P(RuntimeConformance, NullPointersAreInvalidValues) {
   EXPECT_EQ(rt_->LaunchHostFunc(nullptr, nullptr, nullptr), hipErrorInvalidValue);
   EXPECT_EQ(rt_->Free(nullptr), hipSuccess);
   EXPECT_EQ(rt_->HostFree(nullptr), hipSuccess);
+}
+
+// hipStreamPerThread names the calling thread's default stream: one thread's, held in a host
+// function, holds up no other thread's, and each runs its own work in order.
+TEST_P(RuntimeConformance, ThePerThreadStreamIsEachThreadsOwn) {
+  const Stream own = hipStreamPerThread;
+  constexpr size_t kHalf = 2048;
+  auto* dev = static_cast<unsigned char*>(DeviceAlloc(2 * kHalf));
+  auto* pinned = static_cast<unsigned char*>(PinnedAlloc(2 * kHalf));
+  std::memset(pinned, 0, 2 * kHalf);
+  Gate* gate = gates_.New();
+  ASSERT_EQ(rt_->LaunchHostFunc(own, Gate::Wait, gate), hipSuccess);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 7, kHalf, own), hipSuccess);
+  ASSERT_EQ(rt_->MemcpyAsync(pinned, dev, kHalf, hipMemcpyDeviceToHost, own), hipSuccess);
+  std::thread other([&] {
+    EXPECT_EQ(rt_->SetDevice(0), hipSuccess);
+    EXPECT_EQ(rt_->MemsetAsync(dev + kHalf, 9, kHalf, own), hipSuccess);
+    EXPECT_EQ(rt_->MemcpyAsync(pinned + kHalf, dev + kHalf, kHalf, hipMemcpyDeviceToHost, own),
+              hipSuccess);
+    EXPECT_EQ(rt_->StreamSynchronize(own), hipSuccess);
+    EXPECT_EQ(rt_->StreamQuery(own), hipSuccess);
+  });
+  other.join();
+  EXPECT_EQ(pinned[kHalf], 9);
+  EXPECT_EQ(pinned[2 * kHalf - 1], 9);
+  EXPECT_EQ(rt_->StreamQuery(own), hipErrorNotReady);
+  EXPECT_EQ(pinned[0], 0);
+  gate->Open();
+  ASSERT_EQ(rt_->StreamSynchronize(own), hipSuccess);
+  EXPECT_EQ(pinned[0], 7);
+  EXPECT_EQ(pinned[kHalf - 1], 7);
+}
+
+// It is a blocking stream of the current device, not the caller's to destroy, and it orders with
+// the legacy default stream both ways.
+TEST_P(RuntimeConformance, ThePerThreadStreamOrdersWithTheLegacyStream) {
+  const Stream own = hipStreamPerThread;
+  unsigned flags = 99;
+  EXPECT_EQ(rt_->StreamGetFlags(own, &flags), hipSuccess);
+  EXPECT_EQ(flags, 0u);
+  int device = -1;
+  EXPECT_EQ(rt_->StreamGetDevice(own, &device), hipSuccess);
+  EXPECT_EQ(device, 0);
+  EXPECT_EQ(rt_->StreamDestroy(own), hipErrorInvalidHandle);
+  void* dev = DeviceAlloc(64);
+  auto* pinned = static_cast<unsigned char*>(PinnedAlloc(64));
+  pinned[0] = 0;
+  // Held, it holds up the legacy stream's later work...
+  Gate* gate = gates_.New();
+  ASSERT_EQ(rt_->LaunchHostFunc(own, Gate::Wait, gate), hipSuccess);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 1, 64, nullptr), hipSuccess);
+  ASSERT_EQ(rt_->MemcpyAsync(pinned, dev, 64, hipMemcpyDeviceToHost, nullptr), hipSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(__atomic_load_n(&pinned[0], __ATOMIC_ACQUIRE), 0);
+  gate->Open();
+  ASSERT_EQ(rt_->StreamSynchronize(nullptr), hipSuccess);
+  EXPECT_EQ(pinned[0], 1);
+  // ...and the legacy stream held holds up its later work.
+  gate = gates_.New();
+  ASSERT_EQ(rt_->LaunchHostFunc(nullptr, Gate::Wait, gate), hipSuccess);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 2, 64, own), hipSuccess);
+  ASSERT_EQ(rt_->MemcpyAsync(pinned, dev, 64, hipMemcpyDeviceToHost, own), hipSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(rt_->StreamQuery(own), hipErrorNotReady);
+  EXPECT_EQ(__atomic_load_n(&pinned[0], __ATOMIC_ACQUIRE), 1);
+  gate->Open();
+  ASSERT_EQ(rt_->StreamSynchronize(own), hipSuccess);
+  EXPECT_EQ(pinned[0], 2);
 }
 
 // Several devices (issue 23): what a program using two GPUs from one process relies on.

@@ -3,12 +3,14 @@
 // "device" memory, exact ranges, the legacy default stream, error codes, shutdown).
 #include "runtime/cpu/cpu_runtime.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -927,6 +929,97 @@ TEST_F(CpuRuntimeTest, CopyTableNeedsPinnedMemoryAndSkipsRefusedCopies) {
   EXPECT_EQ(rt_->Free(small), hipSuccess);
   EXPECT_EQ(rt_->Free(dev), hipSuccess);
   EXPECT_EQ(rt_->HostFree(table), hipSuccess);
+}
+
+// Threads of this process (/proc/self/task).
+size_t ProcessThreads() {
+  size_t n = 0;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (const dirent* e = readdir(dir)) n += e->d_name[0] != '.';
+    closedir(dir);
+  }
+  return n;
+}
+
+// A thread's per-thread stream is a stream (a thread here) of its own, and goes when the thread
+// does: a program whose short-lived threads each use hipStreamPerThread does not gather threads.
+TEST_F(CpuRuntimeTest, APerThreadStreamGoesWithItsThread) {
+  // Counted after a first round, which starts what else a process keeps (a sanitizer's thread).
+  size_t before = 0;
+  for (int round = 0; round < 4; ++round) {
+    std::vector<std::thread> threads;
+    std::atomic<int> done{0};
+    for (int i = 0; i < 8; ++i) {
+      threads.emplace_back([&] {
+        EXPECT_EQ(rt_->LaunchHostFunc(hipStreamPerThread, Increment, &done), hipSuccess);
+        EXPECT_EQ(rt_->StreamSynchronize(hipStreamPerThread), hipSuccess);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(done.load(), 8);
+    if (round == 0) before = ProcessThreads();
+    EXPECT_EQ(ProcessThreads(), before) << "round " << round;
+  }
+}
+
+// Work a thread left queued on its per-thread stream still runs after it exits (as a stream
+// destroyed with work queued), and the thread's stream of each device is its own.
+TEST_F(CpuRuntimeTest, WorkLeftOnAPerThreadStreamRunsAfterItsThreadExits) {
+  CpuRuntimeOptions options;
+  options.devices = 2;
+  rt_ = CreateCpuRuntime(options);
+  std::atomic<int> done{0};
+  Gate* gate = gates_.New();
+  std::thread([&] {
+    int device = -1;
+    EXPECT_EQ(rt_->SetDevice(1), hipSuccess);
+    EXPECT_EQ(rt_->StreamGetDevice(hipStreamPerThread, &device), hipSuccess);
+    EXPECT_EQ(device, 1);
+    EXPECT_EQ(rt_->LaunchHostFunc(hipStreamPerThread, Gate::Wait, gate), hipSuccess);
+    EXPECT_EQ(rt_->LaunchHostFunc(hipStreamPerThread, Increment, &done), hipSuccess);
+    // Device 0's per-thread stream is another stream: not held up by device 1's.
+    EXPECT_EQ(rt_->SetDevice(0), hipSuccess);
+    EXPECT_EQ(rt_->StreamGetDevice(hipStreamPerThread, &device), hipSuccess);
+    EXPECT_EQ(device, 0);
+    EXPECT_EQ(rt_->LaunchHostFunc(hipStreamPerThread, Increment, &done), hipSuccess);
+    EXPECT_TRUE(StreamDrains(*rt_, hipStreamPerThread));
+    EXPECT_EQ(done.load(), 1);
+  }).join();
+  std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(done.load(), 1);
+  gate->Open();
+  ASSERT_EQ(rt_->SetDevice(1), hipSuccess);
+  EXPECT_TRUE(WaitUntil([&] { return done.load() == 2; }));
+  EXPECT_EQ(rt_->DeviceSynchronize(), hipSuccess);
+}
+
+// A thread that outlives the runtime it used leaves its stream to the runtime's destructor, and
+// one runtime's per-thread stream is not another's.
+TEST(CpuRuntimePerThread, AThreadOutlivingTheRuntimeExitsCleanly) {
+  std::promise<void> used, gone;
+  std::shared_future<void> runtime_gone = gone.get_future().share();
+  std::atomic<int> done{0};
+  auto first = CreateCpuRuntime();
+  auto second = CreateCpuRuntime();
+  std::thread thread([&] {
+    EXPECT_EQ(first->LaunchHostFunc(hipStreamPerThread, Increment, &done), hipSuccess);
+    EXPECT_EQ(second->LaunchHostFunc(hipStreamPerThread, Increment, &done), hipSuccess);
+    EXPECT_EQ(first->StreamSynchronize(hipStreamPerThread), hipSuccess);
+    EXPECT_EQ(second->StreamSynchronize(hipStreamPerThread), hipSuccess);
+    used.set_value();
+    runtime_gone.wait();
+    // The second runtime is still here: its stream still works.
+    EXPECT_EQ(second->LaunchHostFunc(hipStreamPerThread, Increment, &done), hipSuccess);
+    EXPECT_EQ(second->StreamSynchronize(hipStreamPerThread), hipSuccess);
+  });
+  used.get_future().wait();
+  first.reset();
+  gone.set_value();
+  thread.join();  // exits with a stream of the second runtime and a forgotten one of the first
+  EXPECT_EQ(done.load(), 3);
+  Stream s = nullptr;
+  EXPECT_EQ(second->StreamCreate(&s, hipStreamDefault), hipSuccess);
+  EXPECT_EQ(second->StreamDestroy(s), hipSuccess);
 }
 
 TEST(CpuRuntimeShutdown, DestructorDoesNotHangOnAnUnreleasedValueWait) {
