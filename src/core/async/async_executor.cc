@@ -109,9 +109,16 @@ AsyncExecutor::~AsyncExecutor() {
   if (slab_ != nullptr) (void)gpu_.HostFree(slab_);
 }
 
+StreamKey AsyncExecutor::KeyOf(runtime::Stream stream) {
+  int device = -1;
+  if (StreamKey::PerDevice(stream)) (void)NoThrow([&] { return gpu_.GetDevice(&device); });
+  return StreamKey::Of(stream, device);
+}
+
 Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
+  const StreamKey key = KeyOf(stream);
   MutexLock lock(mutex_);
-  if (!registered_.emplace(StreamKey::Of(stream), flags).second) {
+  if (!registered_.emplace(key, flags).second) {
     HF_LOG_LIMITED(kWarn, "hipFileStreamRegister: stream %p is already registered",
                    static_cast<void*>(stream));
     return Status::Op(hipFileInvalidValue);
@@ -120,8 +127,9 @@ Status AsyncExecutor::RegisterStream(runtime::Stream stream, unsigned flags) {
 }
 
 Status AsyncExecutor::DeregisterStream(runtime::Stream stream) {
+  const StreamKey key = KeyOf(stream);
   MutexLock lock(mutex_);
-  if (registered_.erase(StreamKey::Of(stream)) == 1) return Status::Ok();
+  if (registered_.erase(key) == 1) return Status::Ok();
   HF_LOG_LIMITED(kWarn, "hipFileStreamDeregister: stream %p is not registered",
                  static_cast<void*>(stream));
   return Status::Op(hipFileInvalidValue);
@@ -133,8 +141,9 @@ void AsyncExecutor::ForgetRegistrations() {
 }
 
 unsigned AsyncExecutor::StreamFlags(runtime::Stream stream) {
+  const StreamKey key = KeyOf(stream);
   MutexLock lock(mutex_);
-  auto it = registered_.find(StreamKey::Of(stream));
+  auto it = registered_.find(key);
   return it == registered_.end() ? 0 : it->second;
 }
 
@@ -273,7 +282,7 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
   int device = -1;
   bool device_known = false;
   unsigned recent_streams = 0;
-  const StreamKey key = StreamKey::Of(stream);
+  const StreamKey key = KeyOf(stream);
   for (;;) {
     {
       MutexLock lock(mutex_);

@@ -153,8 +153,9 @@ class AsyncExecutor {
   AsyncExecutor(const AsyncExecutor&) = delete;
   AsyncExecutor& operator=(const AsyncExecutor&) = delete;
 
-  // Streams are named as the calling thread names them (StreamKey): hipStreamPerThread is its own
-  // default stream. hipFileInvalidValue when the stream is already registered.
+  // Streams are named as the calling thread names them (StreamKey): the null stream and
+  // hipStreamPerThread are the default streams of its current device, the second its own.
+  // hipFileInvalidValue when the stream is already registered.
   Status RegisterStream(runtime::Stream stream, unsigned flags);
   // hipFileInvalidValue when the stream is not registered.
   Status DeregisterStream(runtime::Stream stream);
@@ -320,6 +321,9 @@ class AsyncExecutor {
                     bool watch) EXCLUDES(mutex_);
   // Create's second half: the threads.
   Status Start(platform::Sys& sys, engine::WorkerPool& workers);
+  // `stream` as the calling thread names it (StreamKey); asks the runtime for the current device
+  // where the handle is a default stream's. Never with mutex_ held.
+  StreamKey KeyOf(runtime::Stream stream) EXCLUDES(mutex_);
   // The stream's channel; a stream without one gets one for `device`.
   Result<Channel*> ChannelFor(const StreamKey& stream, int device) REQUIRES(mutex_);
   // Asks the runtime, once per device, whether its streams take memory operations and copy

@@ -14,8 +14,9 @@ uint64_t ThisThreadNumber() {
 
 }  // namespace
 
-StreamKey StreamKey::Of(runtime::Stream stream) {
-  return StreamKey{stream, runtime::IsPerThreadStream(stream) ? ThisThreadNumber() : 0};
+StreamKey StreamKey::Of(runtime::Stream stream, int current_device) {
+  return StreamKey{stream, runtime::IsPerThreadStream(stream) ? ThisThreadNumber() : 0,
+                   PerDevice(stream) ? current_device : -1};
 }
 
 }  // namespace hipfile::core

@@ -277,6 +277,37 @@ TEST_F(AsyncExecutorTest, PerThreadStreamsOfTwoThreadsAreTwoStreams) {
   EXPECT_EQ(held_slot.bytes, 4096);
 }
 
+// The null stream and hipStreamPerThread name a stream per device: the current device's. A
+// thread's on device 1 is not its stream on device 0, and holding one back holds up no operation
+// of the other. (With one channel for both, device 1's stream reaching its number released
+// device 0's operation before its stream got there.)
+TEST_F(AsyncExecutorTest, DefaultStreamsAreOnePerDevice) {
+  runtime::CpuRuntimeOptions two_devices;
+  two_devices.devices = 2;
+  executor_.reset();
+  gpu_ = runtime::CreateCpuRuntime(two_devices);
+  executor_ = Create(4, AsyncExecutor::kMaxChannels);
+  auto whole = [](const AsyncParams& p) { return ssize_t(p.size); };
+  for (const runtime::Stream own : {runtime::Stream{nullptr}, hipStreamPerThread}) {
+    SCOPED_TRACE(own == nullptr ? "the null stream" : "hipStreamPerThread");
+    ASSERT_EQ(gpu_->SetDevice(0), hipSuccess);
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_->LaunchHostFunc(own, testing::StreamGate::Wait, &gate), hipSuccess);
+    Slot held_slot, other_slot;
+    ASSERT_TRUE(executor_->Submit(own, MakeOp(&held_slot, 0, whole)).ok());
+    ASSERT_EQ(gpu_->SetDevice(1), hipSuccess);
+    ASSERT_TRUE(executor_->Submit(own, MakeOp(&other_slot, 0, whole)).ok());
+    ASSERT_EQ(gpu_->StreamSynchronize(own), hipSuccess);
+    EXPECT_EQ(other_slot.bytes, 4096);
+    std::this_thread::sleep_for(20ms);  // an operation released too early would run meanwhile
+    EXPECT_EQ(held_slot.bytes, -999);   // not run: device 0's stream has not got there
+    ASSERT_EQ(gpu_->SetDevice(0), hipSuccess);
+    gate.Open();
+    ASSERT_EQ(gpu_->StreamSynchronize(own), hipSuccess);
+    EXPECT_EQ(held_slot.bytes, 4096);
+  }
+}
+
 // Registering hipStreamPerThread registers the calling thread's stream, as for any other stream.
 TEST_F(AsyncExecutorTest, RegisteringThePerThreadStreamRegistersTheCallingThreadsOnly) {
   const auto fixed = unsigned{HIPFILE_STREAM_FIXED_BUF_OFFSET};
