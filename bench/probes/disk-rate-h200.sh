@@ -5,7 +5,7 @@
 # 10-20% between rows, so the rows come in pairs, async and sync back to back, their order
 # swapped every round, ROUNDS rounds (default 6); compare the pairs' ratios and the medians.
 # Each row is one pass (no -T) of hipfile-bench over a SIZE (default 4G) data set, 16 threads of
-# 16 MiB operations (-x 5: 16 streams x 2 in flight, --stages):
+# IOSIZE (default 16M) operations (-x 5: 16 streams x 2 in flight, --stages):
 #   cold   reads, the page cache dropped before each row (needs root)
 #   write  writes (-I 1 --fsync: the clock stops after fsync)
 # ROWS=curve instead (or as well: ROWS="pairs curve") measures the disk alone: one cold pass of
@@ -18,6 +18,7 @@ BUILD=${1:?usage: disk-rate-h200.sh BUILD_DIR OUT_DIR [FILE]}
 OUT=${2:?}
 FILE=${3:-/var/tmp/hipfile-disk-rate.dat}
 SIZE=${SIZE:-4G}
+IOSIZE=${IOSIZE:-16M}  # each operation's size
 B=$BUILD/tools/hipfile-bench/hipfile-bench
 mkdir -p "$OUT"
 "$B" -f "$FILE" -s "$SIZE" -i 64M -x 10 -w 4 > /dev/null || exit 1
@@ -25,7 +26,7 @@ row() {  # row NAME FLAGS...
   local name=$1 line
   shift
   [[ $name == cold* ]] && { sync; echo 3 > /proc/sys/vm/drop_caches || return; }
-  line=$(timeout 120 "$B" -f "$FILE" -s "$SIZE" -w 16 -i 16M "$@" --json 2>> "$OUT/disk-rate.err") ||
+  line=$(timeout 120 "$B" -f "$FILE" -s "$SIZE" -w 16 -i "$IOSIZE" "$@" --json 2>> "$OUT/disk-rate.err") ||
     { echo "$name: failed" | tee -a "$OUT/disk-rate.txt"; return; }
   python3 "$(dirname "$0")/json-row.py" "$name" "$line" | tee -a "$OUT/disk-rate.txt"
 }

@@ -48,6 +48,15 @@ Result<StagedPlan> StreamTransfer::Begin(const AsyncParams& params) {
   return StagedPlan{request_.memory.ptr, request_.size, request_.offset};
 }
 
+size_t StreamTransfer::DiskBytes(const AsyncParams& params) {
+  if (Write()) return 0;
+  Result<engine::IoRequest> request =
+      service_.Check(io_, params.size, params.file_offset, params.buffer_offset);
+  if (!request.ok()) return 0;  // refused when it runs, if still so
+  return io_.engine->DiskBytes(*request->file, request->memory, request->size, request->offset,
+                               request->allow_compat);
+}
+
 engine::ResidentPiece StreamTransfer::Resident(off_t offset, size_t max) {
   if (!begun_ || request_.write) return {};
   if (!windows_planned_) {

@@ -46,6 +46,8 @@ class StreamTransfer final : public AsyncWork {
   // page-cache windows (engine::SyncEngine::PlanStreamWindows, planned at the first call after
   // Begin: a read taken at submission never asks); their bytes count as page_cache.
   engine::ResidentPiece Resident(off_t offset, size_t max) override;
+  // Reads: the engine's residency lookup for the submitted range (engine::SyncEngine::DiskBytes).
+  size_t DiskBytes(const AsyncParams& params) override;
   // From the page cache alone (engine::SyncEngine::ReadCached), after Begin; EAGAIN while any
   // stream-ordered write is in flight (it may change the bytes before this read's stream gets
   // there). Its bytes count as buffered.

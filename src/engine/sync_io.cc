@@ -228,6 +228,18 @@ bool SyncEngine::LookUpResidency(const IoFile& file, PlanRequest* request,
   return true;
 }
 
+size_t SyncEngine::DiskBytes(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
+                             bool allow_compat) {
+  if (size == 0 || offset < 0 || !impl_->page_cache || !allow_compat) return 0;
+  PlanRequest request = MakeReadRequest(RequestInputs(file, memory, allow_compat),
+                                        static_cast<uint64_t>(offset), size);
+  std::shared_ptr<MappedFile> mapped;
+  if (!LookUpResidency(file, &request, &mapped) || !request.residency_known) return 0;
+  size_t resident = 0;
+  for (const ByteRange& r : request.resident) resident += static_cast<size_t>(r.end - r.begin);
+  return request.size > resident ? request.size - resident : 0;
+}
+
 std::unique_ptr<StreamWindows> SyncEngine::PlanStreamWindows(const IoFile& file,
                                                              const IoMemory& memory, size_t size,
                                                              off_t offset, bool allow_compat) {

@@ -156,6 +156,12 @@ class SyncEngine {
   // where Read would copy none from windows: memory that is not staged, the page-cache path off,
   // a direct-only or small read, nothing resident. Looks up residency (fstat, mmap, mincore); no
   // GPU call.
+  // Of `size` bytes at `offset` (clamped to the file), how many a read now would find out of the
+  // page cache: the disk's share, by the same residency lookup as Read (fstat, mmap, mincore; no
+  // GPU call). 0 where Read would look nothing up (the page-cache path off, a small read, a
+  // direct-only read) or the lookup fails: no sign of the disk.
+  size_t DiskBytes(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
+                   bool allow_compat);
   std::unique_ptr<StreamWindows> PlanStreamWindows(const IoFile& file, const IoMemory& memory,
                                                    size_t size, off_t offset, bool allow_compat);
   // Reads up to `size` bytes at `offset` into ordinary host memory from the page cache alone, never

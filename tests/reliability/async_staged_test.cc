@@ -850,6 +850,25 @@ class AsyncLargeChunksTest : public AsyncStagedTest {
     Executor().SetLargeChunksFrom(1);
   }
   size_t Large() { return Executor().LargeChunkOperations(); }
+  // A new driver on `sys`, configured from `env`'s environment (ParseConfig): a read of the whole
+  // file and a write of it, both staged, every byte checked.
+  void ReadAndWriteOnANewDriver(platform::Sys& sys, platform::Sys& env) {
+    if (stream_ != nullptr) {
+      ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+    }
+    driver_.reset();
+    driver_ = std::make_unique<Driver>(sys, gpu_, QueuedWayConfig(env));
+    ASSERT_TRUE(driver_->Open().ok());
+    void* fh = OpenFile("f", kLargeFile);
+    FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
+    Slot read{kLargeFile, 0, 0};
+    ASSERT_TRUE(Submit(IoDirection::kRead, fh, &read, Stream()).ok());
+    ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+    EXPECT_EQ(read.bytes, static_cast<ssize_t>(kLargeFile));
+    EXPECT_EQ(DeviceBytes(kLargeFile), Pattern(kLargeFile));
+    ASSERT_NO_FATAL_FAILURE(WriteAndCheck(fh, Pattern(kLargeFile, 5)));
+    EXPECT_EQ(Staged(), 2u) << "both staged";
+  }
 };
 
 TEST_P(AsyncLargeChunksTest, ReadsAndWritesInLargeChunksMoveEveryByte) {
@@ -917,21 +936,39 @@ TEST_P(AsyncLargeChunksTest, TheSettingDecidesWhichOperationsTakeLargeChunks) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.mb != nullptr ? c.mb : "unset");
     env.mb = c.mb;
-    if (stream_ != nullptr) {
-      ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+    ASSERT_NO_FATAL_FAILURE(ReadAndWriteOnANewDriver(sys_, env));
+    EXPECT_EQ(Large(), c.large);
+  }
+}
+
+// A read that would come from the disk (no page of it in the page cache, as mincore says here)
+// takes large chunks below the setting's size: the disk's rate wants reads the synchronous
+// path's size. A write of the same size does not, nor does the read with the setting at 0 (no
+// large chunks at all) or with its pages resident (the warm file, in the test above).
+TEST_P(AsyncLargeChunksTest, AReadFromTheDiskTakesLargeChunksBelowTheSetting) {
+  // The process's environment and a page cache that holds none of the file. It outlives the
+  // drivers made on it (never freed): the fixture tears the last one down after this body.
+  struct ColdSys : testing::FaultSys {
+    const char* mb = nullptr;
+    const char* Getenv(const char* name) override {
+      return std::strcmp(name, "HIPFILE_ASYNC_LARGE_CHUNKS_MB") == 0 ? mb : FaultSys::Getenv(name);
     }
-    driver_.reset();
-    driver_ = std::make_unique<Driver>(sys_, gpu_, QueuedWayConfig(env));
-    ASSERT_TRUE(driver_->Open().ok());
-    void* fh = OpenFile("f", kLargeFile);
-    FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
-    Slot read{kLargeFile, 0, 0};
-    ASSERT_TRUE(Submit(IoDirection::kRead, fh, &read, Stream()).ok());
-    ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-    EXPECT_EQ(read.bytes, static_cast<ssize_t>(kLargeFile));
-    EXPECT_EQ(DeviceBytes(kLargeFile), Pattern(kLargeFile));
-    ASSERT_NO_FATAL_FAILURE(WriteAndCheck(fh, Pattern(kLargeFile, 5)));
-    EXPECT_EQ(Staged(), 2u) << "both staged";
+    Status Mincore(void* addr, size_t length, unsigned char* vec) override {
+      const Status status = FaultSys::Mincore(addr, length, vec);
+      const size_t page = static_cast<size_t>(PageSize());
+      if (status.ok()) std::memset(vec, 0, (length + page - 1) / page);
+      return status;
+    }
+  };
+  static auto* const cold = new ColdSys;
+  const struct {
+    const char* mb;
+    size_t large;  // operations in large chunks: the read only
+  } cases[] = {{nullptr, 1}, {"0", 0}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.mb != nullptr ? c.mb : "unset (64 MiB)");
+    cold->mb = c.mb;
+    ASSERT_NO_FATAL_FAILURE(ReadAndWriteOnANewDriver(*cold, *cold));
     EXPECT_EQ(Large(), c.large);
   }
 }

@@ -362,6 +362,9 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   if (RunsAtOnce(channel, stream, *op)) return RunAtOnce(channel, std::move(op));
   if (Status status; quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;
   if (Status status; CopyAtSubmission(channel, stream, op, &status)) return status;
+  // A read of several small chunks that would come mostly from the disk: large chunks whatever
+  // its size (FromDisk). Asked before mutex_: it looks up residency.
+  const bool from_disk = FromDisk(*op);
   bool staged = false;
   bool large = false;  // a large block reserved (ReserveLargeLocked)
   uint32_t seq = 0;
@@ -374,7 +377,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     // A channel without staging gets it here; pinning releases the lock meanwhile. An operation
     // of many chunks reserves a large block where it can, and then needs no small one.
     staged = CanStage(*channel, *op) && TablesLocked(channel);
-    large = staged && ReserveLargeLocked(op->submitted.size);
+    large = staged && ReserveLargeLocked(op->submitted.size, from_disk);
     if (staged && !large) staged = StagingLocked(channel);
     // Everything the submission needs is allocated here, before a sequence number is taken:
     // once a stream operation is queued, nothing may fail for want of memory.

@@ -83,6 +83,13 @@ class AsyncWork {
     (void)offset;
     return Status::Errno(EAGAIN);
   }
+  // Staged reads, at submission: of the bytes `params` names, how many a read now would take
+  // from the disk (engine::SyncEngine::DiskBytes): a hint for the chunk size, 0 where nothing
+  // is known. Looks up residency (a few system calls); no GPU call.
+  virtual size_t DiskBytes(const AsyncParams& params) {
+    (void)params;
+    return 0;
+  }
   // Staged: undoes Begin (and what Resident counted), so that Begin may be called again: the
   // operation goes the stream's way after all.
   virtual void Unbegin() {}

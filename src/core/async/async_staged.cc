@@ -102,12 +102,29 @@ size_t AsyncExecutor::SmallBlockLimitLocked() const {
   return limit > large ? limit - large : 0;
 }
 
-bool AsyncExecutor::ReserveLargeLocked(size_t bytes) {
-  // Operations of more than two small chunks (smaller ones gain nothing from larger chunks), and
-  // of at least the setting's size: a large block pinned while I/O runs costs every stream's
-  // copies (docs/async.md, "Large staging blocks").
+bool AsyncExecutor::FromDisk(AsyncOp& op) {
   const size_t from = large_from_.load(std::memory_order_relaxed);
-  if (from == 0 || bytes < from || bytes <= 2 * engine::kStreamChunkBytes) return false;
+  const size_t size = op.submitted.size;
+  if (from == 0 || size >= from || size <= 2 * engine::kStreamChunkBytes || !op.work->Staged() ||
+      op.work->Write()) {
+    return false;  // no large chunks, large anyway, too small to gain, not staged, a write
+  }
+  try {
+    return op.work->DiskBytes(op.submitted) > size / 2;
+  } catch (...) {
+    return false;  // out of memory looking: the small chunks
+  }
+}
+
+bool AsyncExecutor::ReserveLargeLocked(size_t bytes, bool from_disk) {
+  // Operations of more than two small chunks (smaller ones gain nothing from larger chunks), and
+  // of at least the setting's size or mostly from the disk: a large block pinned while I/O runs
+  // costs every stream's copies, which a read from the disk, waiting for the disk, does not
+  // feel (docs/async.md, "Large staging blocks").
+  const size_t from = large_from_.load(std::memory_order_relaxed);
+  if (from == 0 || bytes <= 2 * engine::kStreamChunkBytes || (bytes < from && !from_disk)) {
+    return false;
+  }
   if (large_free_.size() <= large_reserved_) ReapDrainedLocked();
   if (large_free_.size() > large_reserved_) {
     ++large_reserved_;
