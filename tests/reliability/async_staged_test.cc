@@ -520,6 +520,78 @@ TEST_P(AsyncStagedTest, ChainsAreQueuedOneAtATimeWhenNoBlockIsFree) {
   for (auto& s : streams) EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
 }
 
+// Streams the program holds back (each here behind a host function that waits until the test lets
+// it go, as a program's stream waits for an event recorded later) keep the blocks reserved for
+// their operations until they get there. Reservations never take the pool's last block that none
+// counts on (AsyncExecutor::kSpareBlocks): another stream's reads, queued alone, get it and finish
+// while every held stream still waits. Until 2026-12-04 the held streams' reservations could take
+// every block, and the other stream's reads waited for the program to let one go: a program whose
+// held streams wait for those reads never finished.
+TEST_P(AsyncStagedTest, AStreamHeldBackWithABlockReservedHoldsUpNoOtherStream) {
+  constexpr size_t kBytes = 4096;
+  constexpr size_t kOthers = 3;  // reads on the stream that is not held, one after another
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  AsyncExecutor& executor = Executor();
+  ASSERT_EQ(executor.StagingBlocks(), 0u);
+  size_t at = 0;  // the next 4 KiB of the buffer, and of the file (a different 4 KiB each)
+  for (size_t limit : {size_t{1}, size_t{2}, size_t{4}}) {
+    SCOPED_TRACE("limit " + std::to_string(limit) + " blocks");
+    executor.SetStagingBlocks(limit);
+    struct Held {
+      std::atomic<bool> go{false};
+      std::chrono::steady_clock::time_point until;
+    } held;
+    held.until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    const runtime::HostFn wait = [](void* p) {
+      auto* h = static_cast<Held*>(p);
+      while (!h->go.load() && std::chrono::steady_clock::now() < h->until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    };
+    // As many held streams as the limit has blocks, each with a read behind its hold.
+    std::vector<runtime::Stream> streams(limit + 1);  // the last one is not held
+    std::vector<Slot> slots;
+    slots.reserve(limit + kOthers);
+    for (size_t i = 0; i < streams.size(); ++i) {
+      ASSERT_EQ(gpu_.StreamCreate(&streams[i], hipStreamNonBlocking), hipSuccess);
+    }
+    const auto submit = [&](runtime::Stream s) {
+      const off_t where = static_cast<off_t>((at++ * 7 % (kFile / kBytes)) * kBytes);
+      slots.push_back(
+          Slot{kBytes, where, static_cast<off_t>((slots.size() + 16 * limit) * kBytes)});
+      return Submit(IoDirection::kRead, fh, &slots.back(), s);
+    };
+    for (size_t i = 0; i < limit; ++i) {
+      ASSERT_EQ(gpu_.LaunchHostFunc(streams[i], wait, &held), hipSuccess);
+      ASSERT_TRUE(submit(streams[i]).ok()) << "held stream " << i;
+    }
+    runtime::Stream other = streams.back();
+    for (size_t k = 0; k < kOthers; ++k) ASSERT_TRUE(submit(other).ok()) << "read " << k;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (gpu_.StreamQuery(other) == hipErrorNotReady &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const hipError_t other_done = gpu_.StreamQuery(other);
+    const bool still_held = std::chrono::steady_clock::now() < held.until && !held.go.load();
+    held.go = true;
+    EXPECT_EQ(other_done, hipSuccess) << "the stream waited for the held streams' reservations";
+    EXPECT_TRUE(still_held) << "the held streams timed out first";
+    for (runtime::Stream s : streams) ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+    const std::vector<unsigned char> got = DeviceBytes(kBuffer);
+    for (size_t k = 0; k < slots.size(); ++k) {
+      EXPECT_EQ(slots[k].bytes, static_cast<ssize_t>(kBytes)) << "read " << k;
+      EXPECT_TRUE(std::equal(file.begin() + slots[k].file_offset,
+                             file.begin() + slots[k].file_offset + kBytes,
+                             got.begin() + slots[k].buffer_offset))
+          << "read " << k;
+    }
+    EXPECT_LE(executor.StagingBlocks(), limit) << "the pool went past its limit";
+    for (runtime::Stream s : streams) EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+  }
+}
+
 // On CUDA a thread freeing memory holds every other thread's runtime calls until the streams have
 // drained (runtime/cpu/driver_lock.h; the CPU runtime does the same). A submission held there
 // part-way, its stream already waiting for the first chunk, must not be what the stream waits
@@ -750,11 +822,14 @@ TEST_P(AsyncStagedQueuesTest, ReservedAndLoneChainsMixedOnSharedQueuesAllFinish)
   }
 }
 
-// All streams on one hardware queue, one block. An operation can finish before its submission
+// All streams on one hardware queue, two blocks. An operation can finish before its submission
 // has queued its copy (its worker does not wait for the rest of its chain): its block is then
 // still draining, the copy not yet on the stream. Such a block is not reserved for another
 // operation: that one's chain would be queued now, its `wait ready` ahead of the copy on the
-// queue, and it would wait for the block for good. It goes alone, after the first chain.
+// queue, and it would wait for the block for good. It goes alone, after the first chain. The
+// other block is held meanwhile by a read on a third stream, held in its file I/O, so that the
+// draining block is the only one a reservation could take (the pool keeps one that no
+// reservation counts on: AsyncExecutor::kSpareBlocks, which with one block reserves nothing).
 class AsyncStagedOneQueueTest : public AsyncStagedTest {
  protected:
   static runtime::CpuRuntimeOptions OneQueue() {
@@ -771,23 +846,27 @@ TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
   const std::vector<unsigned char> file = Pattern(kFile);
   FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
   AsyncExecutor& executor = Executor();
-  executor.SetStagingBlocks(1);
+  executor.SetStagingBlocks(2);
   runtime::Stream other = nullptr;
+  runtime::Stream third = nullptr;
   ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
-  // Both streams' tables and the block, pinned first.
-  Slot warm{kBytes, 0, 0};
-  Slot warm_other{kBytes, 0, 0};
-  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &warm, Stream()).ok());
-  ASSERT_TRUE(Submit(IoDirection::kRead, fh, &warm_other, other).ok());
-  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
-  ASSERT_EQ(executor.StagingBlocks(), 1u);
+  ASSERT_EQ(gpu_.StreamCreate(&third, hipStreamNonBlocking), hipSuccess);
+  // The streams' tables and both blocks, pinned first (a read at a time: the pool keeps one to
+  // spare).
+  for (runtime::Stream s : {stream_, other, third}) {
+    Slot warm{kBytes, 0, 0};
+    ASSERT_TRUE(Submit(IoDirection::kRead, fh, &warm, s).ok());
+    ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+  }
+  ASSERT_EQ(executor.StagingBlocks(), 2u);
   const size_t alone = executor.ExclusiveChains();
 
   Slot first{kBytes, static_cast<off_t>(2 * kBytes), 0};
+  Slot holder{kBytes, static_cast<off_t>(7 * kBytes), static_cast<off_t>(2 * kBytes)};
   Slot second{kBytes, static_cast<off_t>(5 * kBytes), static_cast<off_t>(kBytes)};
   std::atomic<bool> armed{true};
   std::atomic<bool> finished_first{false};
+  std::atomic<bool> held_other_block{false};
   std::atomic<bool> second_returned{false};
   bool second_early = false;
   std::thread submitter;
@@ -798,6 +877,10 @@ TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     finished_first = executor.Outstanding() == 0;
+    // The other block: leased by a read its stream has reached, held in its file I/O.
+    sys_.CloseGate();
+    std::thread([&] { EXPECT_TRUE(Submit(IoDirection::kRead, fh, &holder, third).ok()); }).join();
+    held_other_block = sys_.WaitHeld(1);
     submitter = std::thread([&] {
       EXPECT_TRUE(Submit(IoDirection::kRead, fh, &second, other).ok());
       second_returned = true;
@@ -810,9 +893,11 @@ TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
   if (submitter.joinable()) submitter.join();
   ASSERT_TRUE(submitted.ok()) << submitted.ToString();
   gpu_.Reset();
+  sys_.OpenGate();
   EXPECT_TRUE(finished_first) << "the first operation did not finish before its copy was queued";
+  EXPECT_TRUE(held_other_block) << "the third stream's read did not start";
   EXPECT_FALSE(second_early) << "the second chain was queued in the middle of the first";
-  for (runtime::Stream s : {stream_, other}) {
+  for (runtime::Stream s : {stream_, other, third}) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (gpu_.StreamQuery(s) == hipErrorNotReady && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -822,11 +907,15 @@ TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
   EXPECT_EQ(executor.ExclusiveChains() - alone, 1u) << "the second chain was not queued alone";
   EXPECT_EQ(first.bytes, static_cast<ssize_t>(kBytes));
   EXPECT_EQ(second.bytes, static_cast<ssize_t>(kBytes));
-  const std::vector<unsigned char> got = DeviceBytes(2 * kBytes);
+  EXPECT_EQ(holder.bytes, static_cast<ssize_t>(kBytes));
+  const std::vector<unsigned char> got = DeviceBytes(3 * kBytes);
   EXPECT_TRUE(std::equal(file.begin() + 2 * kBytes, file.begin() + 3 * kBytes, got.begin()));
   EXPECT_TRUE(
       std::equal(file.begin() + 5 * kBytes, file.begin() + 6 * kBytes, got.begin() + kBytes));
+  EXPECT_TRUE(
+      std::equal(file.begin() + 7 * kBytes, file.begin() + 8 * kBytes, got.begin() + 2 * kBytes));
   EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
+  EXPECT_EQ(gpu_.StreamDestroy(third), hipSuccess);
 }
 
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncStagedTest, ::testing::Values(Path::kAsync), PathName);

@@ -65,32 +65,40 @@
 //
 // Blocks are pinned by submissions (never by the poller or a worker), up to SetStagingBlocks, and a
 // block is free again once its stream has made its last copy out of (or into) it. A submission
-// *reserves* a block when one of the free blocks is counted on by no other reserved operation and
-// no operation queued alone (below) is in flight; below the limit the pool grows so that there is
-// one. A reserved operation is leased its block when its stream reaches it, without waiting: it
-// needs only the workers, which never wait for the GPU, and its own copies, each ahead, on its
-// stream, of the `wait ready` whose release waits for it. So the chains of reserved operations are
-// queued side by side (chain_mu_ shared) and may interleave in a hardware queue: the head of a
-// queue is then always passed (a copy, a write, or a wait for a worker that waits only for copies
-// ahead of it). Only free blocks are reserved: one still draining may have its last copy behind a
-// reserved operation's `wait ready` (its owner may finish before its own chain is all queued).
-// Every other operation's chain is queued alone (chain_mu_ exclusive), and, reached, waits in a
-// queue (starved_, first come first served) for a free block no reserved operation counts on. That
-// wait never deadlocks. A block held by another operation (leased, or draining) comes back without
-// the waiting one: the holder's chain was queued wholly before or wholly after it (it was queued
-// alone), and in a hardware queue they share the holder either comes first (its copies run) or
-// cannot have been reached before the waiting stream's chain was passed; so no holder's copy is
-// ever behind a waiting operation's `wait ready`. And a block reserved for an operation its stream
-// has not reached is used and comes back too: it was reserved before the waiting operation chose to
-// be queued alone (none is reserved while one queued alone is in flight), with chain_mu_ shared, so
-// its chain was on its stream whole before the waiting one's, behind nothing queued alone that is
-// still in flight. Until 2026-12-02 every chain was queued alone: on the H200, 16 threads
-// submitting 4 KiB reads spent 400 us per submission, most of it waiting for the others' chains (5
-// driver calls each), and reached 38.8k IOPS. Before that, blocks belonged to streams, and a stream
-// that found all of them busy took the `run` way: on the H200 `hipfile-bench -x 5 -w 256 -Q 1` hung
-// there (workers waiting for engine copies queued behind streams that waited for the workers).
-// Streams without stream memory operations or copy tables, a channel where a chain could not be
-// enqueued, and a program whose limit leaves streams no block take the `run` way.
+// *reserves* a block when one of the free blocks is counted on by no other reserved operation, no
+// operation queued alone (below) is in flight, and the pool keeps a block no reservation counts on
+// (kSpareBlocks); below the limit the pool grows so that there is one. A reserved operation is
+// leased its block when its stream reaches it, without waiting: it needs only the workers, which
+// never wait for the GPU, and its own copies, each ahead, on its stream, of the `wait ready` whose
+// release waits for it. So the chains of reserved operations are queued side by side (chain_mu_
+// shared) and may interleave in a hardware queue: the head of a queue is then always passed (a
+// copy, a write, or a wait for a worker that waits only for copies ahead of it). Only free blocks
+// are reserved: one still draining may have its last copy behind a reserved operation's `wait
+// ready` (its owner may finish before its own chain is all queued). Every other operation's chain
+// is queued alone (chain_mu_ exclusive), and, reached, waits in a queue (starved_, first come first
+// served) for a free block no reserved operation counts on. That wait never deadlocks. A block held
+// by another operation (leased, or draining) comes back without the waiting one: the holder's chain
+// was queued wholly before or wholly after it (it was queued alone), and in a hardware queue they
+// share the holder either comes first (its copies run) or cannot have been reached before the
+// waiting stream's chain was passed; so no holder's copy is ever behind a waiting operation's `wait
+// ready`. And a block reserved for an operation its stream has not reached is used and comes back
+// too: it was reserved before the waiting operation chose to be queued alone (none is reserved
+// while one queued alone is in flight), with chain_mu_ shared, so its chain was on its stream whole
+// before the waiting one's, behind nothing queued alone that is still in flight - once its stream
+// gets there, which the program may hold back (a host function that blocks, a wait for an event
+// recorded later) for as long as it likes, or until the waiting operation is done. So reservations
+// never take the pool's last block that none counts on (kSpareBlocks): at least one block is always
+// leased, draining or free and unreserved, and comes back without the program. (Until 2026-12-04
+// they could take every block: with the limit at one block, a stream held back with a read reserved
+// kept every other stream's reads waiting for it;
+// AsyncStagedTest.AStreamHeldBackWithABlockReservedHoldsUpNoOtherStream.) Until 2026-12-02 every
+// chain was queued alone: on the H200, 16 threads submitting 4 KiB reads spent 400 us per
+// submission, most of it waiting for the others' chains (5 driver calls each), and reached 38.8k
+// IOPS. Before that, blocks belonged to streams, and a stream that found all of them busy took the
+// `run` way: on the H200 `hipfile-bench -x 5 -w 256 -Q 1` hung there (workers waiting for engine
+// copies queued behind streams that waited for the workers). Streams without stream memory
+// operations or copy tables, a channel where a chain could not be enqueued, and a program whose
+// limit leaves streams no block take the `run` way.
 //
 // Large blocks. An operation of more than two chunks, and of at least SetLargeChunksFrom's
 // bytes, whose submission finds a large block free and counted on by no other operation (or pins
@@ -244,6 +252,9 @@ class AsyncExecutor {
   static constexpr size_t kLargeBlockUnits =
       engine::kStreamLargeChunkBytes / engine::kStreamChunkBytes;
   size_t StagingBlockLimit() const { return max_staged_channels_.load(std::memory_order_relaxed); }
+  // Small blocks of the pool that no reservation may take (header comment): one, so that an
+  // operation queued alone always waits for a block that comes back without the program.
+  static constexpr size_t kSpareBlocks = 1;
 
  private:
   struct Channel;

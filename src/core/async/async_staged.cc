@@ -50,14 +50,15 @@ bool AsyncExecutor::TablesLocked(Channel* channel) {
 bool AsyncExecutor::StagingLocked(Channel* channel) {
   if (!TablesLocked(channel)) return false;
   // A block for the pool when it has fewer than the staged operations in flight (this one
-  // counted, and those pinning theirs) need, with the blocks still draining, and is under its
-  // limit: this operation may not get that block, but below the limit the pool has one for each
-  // operation in flight, so each submission finds one to reserve (SubmitStaged). Past the limit,
-  // operations queue for the blocks there are.
+  // counted, and those pinning theirs) need, with the blocks still draining, and one to spare,
+  // and is under its limit: this operation may not get that block, but below the limit the pool
+  // has one for each operation in flight and one that no reservation may take, so each
+  // submission finds one to reserve (SubmitStaged). Past the limit, operations queue for the
+  // blocks there are.
   ReapDrainedLocked();
   const size_t small_in_flight = staged_in_flight_ - large_in_flight_;
   const size_t small_draining = draining_.size() - large_draining_;
-  if (small_in_flight + pinning_ + small_draining < staged_channels_ ||
+  if (small_in_flight + pinning_ + small_draining + kSpareBlocks < staged_channels_ ||
       staged_channels_ >= SmallBlockLimitLocked()) {
     if (staged_channels_ > 0) return true;
     WarnNoStagingLocked("the pinned staging limit leaves streams no block", hipSuccess);
@@ -232,7 +233,11 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
     MutexLock lock(mutex_);
     if (exclusive_in_flight_ == 0) {
       if (free_blocks_.size() <= reserved_) ReapDrainedLocked();
-      reserved = free_blocks_.size() > reserved_;
+      // Never the pool's last block that no reservation counts on (kSpareBlocks): a stream the
+      // program holds back keeps its reservation, and an operation queued alone must find a
+      // block that comes back without the program.
+      const size_t pinned = staged_channels_ - pinning_;
+      reserved = free_blocks_.size() > reserved_ && reserved_ + kSpareBlocks < pinned;
     }
     if (reserved) {
       ++reserved_;
