@@ -3,6 +3,7 @@
 
 #include <strings.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "core/config.h"
@@ -16,8 +17,23 @@ namespace hipfile {
 namespace {
 
 // HIPFILE_RUNTIME=cpu-staged: fewer hardware queues than CUDA's default 8, so that programs with a
-// handful of streams already share them.
+// handful of streams already share them; CUDA_DEVICE_MAX_CONNECTIONS sets their number, as on
+// CUDA (1 to 32).
 constexpr unsigned kCpuStagedHardwareQueues = 4;
+constexpr unsigned kMaxHardwareQueues = 32;
+
+unsigned CpuStagedHardwareQueues() {
+  const char* value = platform::RealSys().Getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  if (value == nullptr || *value == '\0') return kCpuStagedHardwareQueues;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(value, &end, 10);
+  if (*end != '\0' || n < 1 || n > kMaxHardwareQueues || value[0] == '-') {
+    HF_LOG(kWarn, "CUDA_DEVICE_MAX_CONNECTIONS=\"%s\" is not 1 to %u; cpu-staged uses %u queues",
+           value, kMaxHardwareQueues, kCpuStagedHardwareQueues);
+    return kCpuStagedHardwareQueues;
+  }
+  return static_cast<unsigned>(n);
+}
 static_assert(core::kMaxCpuDevices == runtime::kMaxCpuDevices,
               "HIPFILE_CPU_DEVICES takes what the CPU runtime presents");
 
@@ -56,7 +72,7 @@ Chosen Choose() {
     // A GPU's data paths on the CPU, with streams sharing hardware queues as on a GPU.
     runtime::CpuRuntimeOptions options = CpuOptions();
     options.device_memory_is_host_memory = false;
-    options.hardware_queues = kCpuStagedHardwareQueues;
+    options.hardware_queues = CpuStagedHardwareQueues();
     chosen.runtime = runtime::CreateCpuRuntime(options).release();
     chosen.reason = "cpu-staged: forced by HIPFILE_RUNTIME";
     return chosen;

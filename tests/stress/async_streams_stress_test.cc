@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
+#include <hipfile_ext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -85,6 +86,7 @@ std::vector<unsigned char> Plus(const std::vector<unsigned char>& bytes, unsigne
 
 struct Run {
   int streams = 0;
+  int held = 0;  // streams 0 .. held - 1: held back by the program while the others run
   std::unique_ptr<testing::UserKernel> kernel;
   size_t region = 0;
   hipFileHandle_t fh = nullptr;
@@ -111,62 +113,100 @@ struct Run {
     return true;
   }
 
-  // Round r of the streams t, t + threads, ...: all their operations queued first, then each
-  // stream synchronized and checked.
+  // Queues stream i's round r: the user's copies and kernels on the same stream as the library's
+  // operations: the pattern into the write buffer before the write (less kUp, which a kernel adds
+  // back), the read buffer out after the read (plus kDown, which a kernel adds).
+  bool Queue(int i, int r) { return QueueUp(i, r) && QueueIo(i) && QueueDown(i); }
+
+  // The pattern up into the write buffer.
+  bool QueueUp(int i, int r) {
+    StreamState& st = s[static_cast<size_t>(i)];
+    st.want = Pattern(i, r, region);
+    st.up = Plus(st.want, 256 - kUp);
+    st.got.assign(region, 0);
+    if (!Check(hipMemcpyAsync(st.wbuf, st.up.data(), region, hipMemcpyHostToDevice, st.stream) ==
+                   hipSuccess,
+               "hipMemcpyAsync to the write buffer") ||
+        !Check(kernel->AddBytes(st.wbuf, region, kUp, st.stream) == hipSuccess,
+               "the kernel on the write buffer")) {
+      return false;
+    }
+    return true;
+  }
+
+  // The library's write and read, the user's fills either side, and the kernel after the read.
+  bool QueueIo(int i) {
+    StreamState& st = s[static_cast<size_t>(i)];
+    const off_t at = static_cast<off_t>(static_cast<size_t>(i) * region);
+    st.write = Op{region, at, 0, -1};
+    st.read = Op{region, at, 0, -1};
+    // And the user's fills, either side of the library's operations: the write buffer
+    // overwritten after the write (a write that ran late would put the fill in the file), the
+    // read buffer before the read (a read that ran early would be overwritten by it).
+    if (!Check(Ok(hipFileWriteAsync(fh, st.wbuf, &st.write.size, &st.write.file_offset,
+                                    &st.write.buffer_offset, &st.write.bytes, st.stream)),
+               "hipFileWriteAsync stream " + std::to_string(i)) ||
+        !Check(hipMemsetAsync(st.wbuf, 0xa5, region, st.stream) == hipSuccess,
+               "hipMemsetAsync of the write buffer") ||
+        !Check(hipMemsetAsync(st.rbuf, 0x5a, region, st.stream) == hipSuccess,
+               "hipMemsetAsync of the read buffer") ||
+        !Check(Ok(hipFileReadAsync(fh, st.rbuf, &st.read.size, &st.read.file_offset,
+                                   &st.read.buffer_offset, &st.read.bytes, st.stream)),
+               "hipFileReadAsync stream " + std::to_string(i))) {
+      return false;
+    }
+    ops.fetch_add(2);
+    return Check(kernel->AddBytes(st.rbuf, region, kDown, st.stream) == hipSuccess,
+                 "the kernel on the read buffer");
+  }
+
+  // The read buffer down into ordinary memory: on CUDA such a copy returns only once it is made
+  // (and a large one up waits for the stream too), so a held stream gets it only once let go.
+  bool QueueDown(int i) {
+    StreamState& st = s[static_cast<size_t>(i)];
+    return Check(hipMemcpyAsync(st.got.data(), st.rbuf, region, hipMemcpyDeviceToHost, st.stream) ==
+                     hipSuccess,
+                 "hipMemcpyAsync from the read buffer");
+  }
+
+  // Waits for stream i and checks its round r.
+  bool Verify(int i, int r) {
+    StreamState& st = s[static_cast<size_t>(i)];
+    if (!Check(hipStreamSynchronize(st.stream) == hipSuccess, "hipStreamSynchronize")) return false;
+    const std::string name = "stream " + std::to_string(i) + " round " + std::to_string(r);
+    return Check(st.write.bytes == static_cast<ssize_t>(region),
+                 name + " write returned " + std::to_string(st.write.bytes)) &&
+           Check(st.read.bytes == static_cast<ssize_t>(region),
+                 name + " read returned " + std::to_string(st.read.bytes)) &&
+           Same(st.got, Plus(st.want, kDown), name + " read back");
+  }
+
+  // Round r of the streams t, t + threads, ... (past the held ones): all their operations queued
+  // first, then each stream synchronized and checked.
   void Round(int t, int threads, int r) {
     for (int i = t; i < streams && !failed; i += threads) {
-      StreamState& st = s[static_cast<size_t>(i)];
-      // The user's copies and kernels on the same stream as the library's operations: the
-      // pattern into the write buffer before the write (less kUp, which a kernel adds back), the
-      // read buffer out after the read (plus kDown, which a kernel adds).
-      st.want = Pattern(i, r, region);
-      st.up = Plus(st.want, 256 - kUp);
-      st.got.assign(region, 0);
-      if (!Check(hipMemcpyAsync(st.wbuf, st.up.data(), region, hipMemcpyHostToDevice, st.stream) ==
-                     hipSuccess,
-                 "hipMemcpyAsync to the write buffer") ||
-          !Check(kernel->AddBytes(st.wbuf, region, kUp, st.stream) == hipSuccess,
-                 "the kernel on the write buffer")) {
-        return;
-      }
-      const off_t at = static_cast<off_t>(static_cast<size_t>(i) * region);
-      st.write = Op{region, at, 0, -1};
-      st.read = Op{region, at, 0, -1};
-      // And the user's fills, either side of the library's operations: the write buffer
-      // overwritten after the write (a write that ran late would put the fill in the file), the
-      // read buffer before the read (a read that ran early would be overwritten by it).
-      if (!Check(Ok(hipFileWriteAsync(fh, st.wbuf, &st.write.size, &st.write.file_offset,
-                                      &st.write.buffer_offset, &st.write.bytes, st.stream)),
-                 "hipFileWriteAsync stream " + std::to_string(i)) ||
-          !Check(hipMemsetAsync(st.wbuf, 0xa5, region, st.stream) == hipSuccess,
-                 "hipMemsetAsync of the write buffer") ||
-          !Check(hipMemsetAsync(st.rbuf, 0x5a, region, st.stream) == hipSuccess,
-                 "hipMemsetAsync of the read buffer") ||
-          !Check(Ok(hipFileReadAsync(fh, st.rbuf, &st.read.size, &st.read.file_offset,
-                                     &st.read.buffer_offset, &st.read.bytes, st.stream)),
-                 "hipFileReadAsync stream " + std::to_string(i))) {
-        return;
-      }
-      if (!Check(kernel->AddBytes(st.rbuf, region, kDown, st.stream) == hipSuccess,
-                 "the kernel on the read buffer") ||
-          !Check(hipMemcpyAsync(st.got.data(), st.rbuf, region, hipMemcpyDeviceToHost, st.stream) ==
-                     hipSuccess,
-                 "hipMemcpyAsync from the read buffer")) {
-        return;
-      }
-      ops.fetch_add(2);
+      if (i >= held && !Queue(i, r)) return;
     }
     for (int i = t; i < streams && !failed; i += threads) {
-      StreamState& st = s[static_cast<size_t>(i)];
-      if (!Check(hipStreamSynchronize(st.stream) == hipSuccess, "hipStreamSynchronize")) return;
-      const std::string name = "stream " + std::to_string(i) + " round " + std::to_string(r);
-      if (!Check(st.write.bytes == static_cast<ssize_t>(region),
-                 name + " write returned " + std::to_string(st.write.bytes)) ||
-          !Check(st.read.bytes == static_cast<ssize_t>(region),
-                 name + " read returned " + std::to_string(st.read.bytes)) ||
-          !Same(st.got, Plus(st.want, kDown), name + " read back")) {
+      if (i >= held && !Verify(i, r)) return;
+    }
+  }
+};
+
+// What holds a stream back: a host function on it that waits until the test lets it go (or a
+// minute has passed, which fails the case).
+struct Hold {
+  std::atomic<bool> go{false};
+  std::atomic<int> timed_out{0};
+  std::chrono::steady_clock::time_point until;
+  static void Wait(void* p) {
+    auto* hold = static_cast<Hold*>(p);
+    while (!hold->go.load()) {
+      if (std::chrono::steady_clock::now() > hold->until) {
+        ++hold->timed_out;
         return;
       }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
 };
@@ -176,7 +216,9 @@ enum class Kind {
   kNonBlocking,      // streams made non-blocking
   kWithNullStream,   // stream 0 the null stream, the others blocking streams (which order with it)
   kPerThreadStream,  // hipStreamPerThread, stream i on thread i (a thread per stream, per round)
+  kHeld,             // non-blocking streams, the first kHeldStreams held back (RunStreams)
 };
+constexpr int kHeldStreams = 3;
 
 void RunStreams(int streams, Kind kind = Kind::kNonBlocking) {
   const bool with_null_stream = kind == Kind::kWithNullStream;
@@ -185,6 +227,7 @@ void RunStreams(int streams, Kind kind = Kind::kNonBlocking) {
   const std::string path = dir.File("streams");
   Run run;
   run.streams = streams;
+  run.held = kind == Kind::kHeld ? kHeldStreams : 0;
   run.region = RegionBytes(streams);
   testing::WriteFileOrDie(path, std::vector<unsigned char>(run.region * streams, 0));
   ASSERT_TRUE(Ok(hipFileDriverSetMaxPinnedMemSize(kPinnedKiB)));
@@ -216,6 +259,19 @@ void RunStreams(int streams, Kind kind = Kind::kNonBlocking) {
   }
 
   const auto start = std::chrono::steady_clock::now();
+  // Held streams: their write and read (of the last round's bytes) queued behind the hold, which
+  // lasts until every other stream has finished its rounds. Those must finish meanwhile. (The
+  // user's copies of ordinary memory stay outside the hold: on CUDA the call of one queued behind
+  // it would wait for it - the test's thread held, not the library's streams.)
+  Hold hold;
+  hold.until = start + std::chrono::minutes(1);
+  const int last = Rounds(streams) - 1;
+  for (int i = 0; i < run.held; ++i) {
+    ASSERT_TRUE(run.QueueUp(i, last));
+    ASSERT_EQ(hipLaunchHostFunc(run.s[static_cast<size_t>(i)].stream, &Hold::Wait, &hold),
+              hipSuccess);
+    ASSERT_TRUE(run.QueueIo(i));
+  }
   // Per-thread streams: each stream's operations from its own thread.
   const int threads = per_thread ? streams : std::min(streams, 4);
   for (int r = 0; r < Rounds(streams) && !run.failed; ++r) {
@@ -223,6 +279,16 @@ void RunStreams(int streams, Kind kind = Kind::kNonBlocking) {
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&run, t, threads, r] { run.Round(t, threads, r); });
     for (std::thread& th : pool) th.join();
+  }
+  if (run.held > 0) {
+    EXPECT_EQ(hold.timed_out.load(), 0) << "the other streams waited for the held ones";
+    for (int i = 0; i < run.held && hold.timed_out.load() == 0; ++i) {
+      EXPECT_EQ(run.s[static_cast<size_t>(i)].read.bytes, 0) << "a held stream's read ran early";
+    }
+    hold.go = true;
+    for (int i = 0; i < run.held && !run.failed; ++i) {
+      if (run.QueueDown(i)) run.Verify(i, last);
+    }
   }
   // Every region holds its stream's last round, read by another stream (per-thread streams: by
   // this thread's).
@@ -266,6 +332,7 @@ void RunStreams(int streams, Kind kind = Kind::kNonBlocking) {
               streams,
               with_null_stream ? " (with the null stream)"
               : per_thread     ? " (per-thread default streams)"
+              : run.held > 0   ? " (3 held back meanwhile)"
                                : "",
               static_cast<unsigned long long>(run.ops.load()),
               static_cast<unsigned long long>(run.verified.load()), seconds);
@@ -289,6 +356,33 @@ TEST(AsyncStreamsStress, FourThousandNinetySixStreams) {
 TEST(AsyncStreamsStress, NullStreamAmongBlockingStreams) { RunStreams(16, Kind::kWithNullStream); }
 // 16 threads, each on its per-thread default stream.
 TEST(AsyncStreamsStress, PerThreadDefaultStreams) { RunStreams(16, Kind::kPerThreadStream); }
+
+// The hardware queues streams share in order (CUDA_DEVICE_MAX_CONNECTIONS; CUDA's default 8,
+// cpu-staged's 4), or 0 where each stream is its own (the CPU runtime's `cpu`).
+int HardwareQueues() {
+  const char* env = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  const std::string runtime = hipFileExtRuntimeName();
+  if (runtime == "cpu") return 0;
+  if (env != nullptr && *env != '\0') return std::atoi(env);
+  return runtime == "cuda" ? 8 : 4;
+}
+
+// 3 of 8 streams held back by the program (a host function that waits) with their write and read
+// queued behind the hold, while the other 5 run their rounds, which must all finish first: the
+// held streams' operations keep the staging blocks reserved for them (4 blocks here; the pool
+// leaves one no reservation counts on: docs/async.md, "Queueing the chains"). Where streams share
+// a hardware queue, a held stream holds up the streams behind it there, which is the GPU's
+// doing: the case needs a queue per stream (CUDA_DEVICE_MAX_CONNECTIONS=32, which cpu-staged
+// takes too: CTest stress.async-streams-held.cpu-staged).
+TEST(AsyncStreamsStress, StreamsHeldBackHoldUpNoOtherStream) {
+  const int queues = HardwareQueues();
+  if (queues != 0 && queues < 32) {
+    GTEST_SKIP() << "streams share " << queues
+                 << " hardware queues, where a held stream holds up the others (the GPU's "
+                    "doing): run with CUDA_DEVICE_MAX_CONNECTIONS=32";
+  }
+  RunStreams(8, Kind::kHeld);
+}
 
 }  // namespace
 }  // namespace hipfile
