@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // async-bench: the stream-ordered path against the synchronous one, on one file in one run.
 //
-//   async-bench FILE [STREAMS=16] [SLICE_MIB=256] [LATENCY_OPS=2000]
+//   async-bench [--cold] FILE [STREAMS=16] [SLICE_MIB=256] [LATENCY_OPS=2000]
 //   async-bench -h | --help
 //
 // 1. Round trip: STREAMS slices of SLICE_MIB each. Sync: STREAMS threads each hipFileRead their
 //    slice into their own GPU buffer, then hipFileWrite it to FILE.out. Async: the same slices on
 //    STREAMS non-blocking streams with hipFileReadAsync, all synchronized, then hipFileWriteAsync.
-//    FILE is read once first, so reads are warm. Prints GiB/s for each and the ratios.
+//    FILE is read once first, so reads are warm; with --cold, each read pass starts with FILE out
+//    of the page cache instead (its handle deregistered, which lets the library's pinned windows
+//    go, then posix_fadvise DONTNEED; the largest share still resident is printed). Prints GiB/s
+//    for each and the ratios.
 // 2. Latency: 4 KiB hipFileReadAsync on a registered stream, time from submission to the stream
 //    being idle again (hipStreamQuery polled), against a 4 KiB hipFileRead; p50/p99 in us.
 // Output: a table and one JSON line (prefix "json: "). FILE is created (STREAMS x SLICE_MIB MiB of
@@ -18,6 +21,7 @@
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
 #include <hipfile_ext.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,7 +80,7 @@ double Percentile(std::vector<double> v, double p) {
 void Usage(std::FILE* out) {
   std::fprintf(
       out,
-      "usage: async-bench FILE [STREAMS] [SLICE_MIB] [LATENCY_OPS]\n"
+      "usage: async-bench [--cold] FILE [STREAMS] [SLICE_MIB] [LATENCY_OPS]\n"
       "Stream-ordered against synchronous hipFile I/O on one file: a read-then-write round trip\n"
       "of STREAMS slices, then the latency of 4 KiB reads; a table and one JSON line.\n"
       "\n"
@@ -86,6 +90,9 @@ void Usage(std::FILE* out) {
       "  STREAMS      streams (and threads for the synchronous side), 1 to 1024 (default 16)\n"
       "  SLICE_MIB    MiB each stream moves, 1 to 65536 (default 256)\n"
       "  LATENCY_OPS  4 KiB reads timed for the latency table, 1 to 10000000 (default 2000)\n"
+      "  --cold       each read pass starts with FILE out of the page cache (posix_fadvise\n"
+      "               DONTNEED after its handle is deregistered; the largest share still\n"
+      "               resident is printed): cold reads. Without it FILE is read once first\n"
       "  -h, --help   this text\n"
       "The writes go to FILE.out, as large as the input and removed at the end; it must not\n"
       "exist or must be empty.\n"
@@ -121,6 +128,19 @@ std::string Size(size_t bytes) {
 }
 
 // The size of `path`, -1 where it does not exist; exits 1 when it cannot be told.
+// The share of fd's first `bytes` in the page cache (mincore over a mapping of them).
+double ResidentShare(int fd, size_t bytes) {
+  void* map = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) Die("mmap for mincore");
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in((bytes + page - 1) / page);
+  if (mincore(map, bytes, in.data()) != 0) Die("mincore");
+  munmap(map, bytes);
+  size_t resident = 0;
+  for (unsigned char c : in) resident += c & 1;
+  return in.empty() ? 0.0 : static_cast<double>(resident) / static_cast<double>(in.size());
+}
+
 long long FileSize(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0) return st.st_size;
@@ -133,11 +153,16 @@ long long FileSize(const std::string& path) {
 
 int main(int argc, char** argv) {
   std::vector<const char*> positional;
+  bool cold = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-h" || a == "--help") {
       Usage(stdout);
       return 0;
+    }
+    if (a == "--cold") {
+      cold = true;
+      continue;
     }
     // A negative number is a bad count, said as such below; anything else after '-' is a flag.
     if (a.size() > 1 && a[0] == '-' && !std::isdigit(static_cast<unsigned char>(a[1]))) {
@@ -201,16 +226,28 @@ int main(int argc, char** argv) {
         if (pwrite(fd, chunk.data(), std::min(chunk.size(), total - off), off) < 0) Die("seed");
       }
     }
-    for (size_t off = 0; off < total; off += chunk.size()) {
+    for (size_t off = 0; off < total && !cold; off += chunk.size()) {
       if (pread(fd, chunk.data(), chunk.size(), off) < 0) Die("warm");
     }
     close(fd);
   }
-  const int in_fd = open(path.c_str(), O_RDONLY);
+  int in_fd = open(path.c_str(), O_RDONLY);
   const int out_fd = open(out_path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (in_fd < 0 || out_fd < 0) Die("open files");
   Check(hipFileDriverOpen(), "hipFileDriverOpen");
   hipFileHandle_t in = Register(in_fd);
+  // --cold: FILE out of the page cache before a read pass. The handle goes first: the library's
+  // pinned windows of the file (docs/engine.md) keep their pages in memory while it is registered.
+  double most_resident = 0;
+  auto evict = [&] {
+    if (!cold) return;
+    hipFileHandleDeregister(in);
+    // Dirty pages (a FILE just made) are not dropped: written out first.
+    if (fdatasync(in_fd) != 0) Die("fdatasync");
+    if (posix_fadvise(in_fd, 0, 0, POSIX_FADV_DONTNEED) != 0) Die("posix_fadvise");
+    most_resident = std::max(most_resident, ResidentShare(in_fd, total));
+    in = Register(in_fd);
+  };
   hipFileHandle_t out = Register(out_fd);
 
   std::vector<void*> bufs(streams);
@@ -269,16 +306,20 @@ int main(int argc, char** argv) {
     return total / Seconds(t0, t1) / (1 << 30);
   };
 
-  std::printf("async-bench: runtime %s, %d streams x %zu MiB, warm file %s\n",
-              hipFileExtRuntimeName(), streams, slice >> 20, path.c_str());
+  std::printf("async-bench: runtime %s, %d streams x %zu MiB, %s file %s\n",
+              hipFileExtRuntimeName(), streams, slice >> 20, cold ? "cold" : "warm", path.c_str());
   // Warm-up of both paths (pinned pools, streams, page cache of the output).
+  evict();
   sync_pass(false);
+  evict();
   async_pass(false);
   sync_pass(true);
   async_pass(true);
   std::vector<double> sr, ar, sw, aw;
   for (int rep = 0; rep < 3; ++rep) {
+    evict();
     sr.push_back(sync_pass(false));
+    evict();
     ar.push_back(async_pass(false));
     sw.push_back(sync_pass(true));
     aw.push_back(async_pass(true));
@@ -289,6 +330,10 @@ int main(int argc, char** argv) {
   std::printf("| sync, %d threads | %.2f | %.2f |\n", streams, msr, msw);
   std::printf("| async, %d streams | %.2f | %.2f |\n", streams, mar, maw);
   std::printf("| ratio async/sync | %.2f | %.2f |\n", mar / msr, maw / msw);
+  if (cold) {
+    std::printf("cold reads: at most %.1f%% of FILE was in the page cache when a read pass began\n",
+                most_resident * 100);
+  }
 
   // Latency of one 4 KiB operation.
   std::vector<double> alat, slat;
@@ -315,12 +360,14 @@ int main(int argc, char** argv) {
   std::printf("| sync hipFileRead | %.1f | %.1f |\n", Percentile(slat, 0.5),
               Percentile(slat, 0.99));
   std::printf(
-      "json: {\"runtime\": \"%s\", \"streams\": %d, \"slice_mib\": %zu, "
+      "json: {\"runtime\": \"%s\", \"streams\": %d, \"slice_mib\": %zu, \"cold\": %s, "
+      "\"resident_at_start\": %.3f, "
       "\"sync_read_gib_s\": %.3f, \"async_read_gib_s\": %.3f, \"sync_write_gib_s\": %.3f, "
       "\"async_write_gib_s\": %.3f, \"async_4k_p50_us\": %.1f, \"async_4k_p99_us\": %.1f, "
       "\"sync_4k_p50_us\": %.1f, \"sync_4k_p99_us\": %.1f}\n",
-      hipFileExtRuntimeName(), streams, slice >> 20, msr, mar, msw, maw, Percentile(alat, 0.5),
-      Percentile(alat, 0.99), Percentile(slat, 0.5), Percentile(slat, 0.99));
+      hipFileExtRuntimeName(), streams, slice >> 20, cold ? "true" : "false", most_resident, msr,
+      mar, msw, maw, Percentile(alat, 0.5), Percentile(alat, 0.99), Percentile(slat, 0.5),
+      Percentile(slat, 0.99));
 
   for (int i = 0; i < streams; ++i) {
     Check(hipFileStreamDeregister(ss[i]), "deregister stream");
