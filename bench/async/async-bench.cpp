@@ -127,7 +127,6 @@ std::string Size(size_t bytes) {
   return text;
 }
 
-// The size of `path`, -1 where it does not exist; exits 1 when it cannot be told.
 // The share of fd's first `bytes` in the page cache (mincore over a mapping of them).
 double ResidentShare(int fd, size_t bytes) {
   void* map = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
@@ -141,6 +140,7 @@ double ResidentShare(int fd, size_t bytes) {
   return in.empty() ? 0.0 : static_cast<double>(resident) / static_cast<double>(in.size());
 }
 
+// The size of `path`, -1 where it does not exist; exits 1 when it cannot be told.
 long long FileSize(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0) return st.st_size;

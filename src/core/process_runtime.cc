@@ -3,10 +3,11 @@
 
 #include <strings.h>
 
-#include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "core/config.h"
+#include "platform/env.h"
 #include "platform/sys.h"
 #include "runtime/cpu/cpu_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
@@ -25,14 +26,13 @@ constexpr unsigned kMaxHardwareQueues = 32;
 unsigned CpuStagedHardwareQueues() {
   const char* value = platform::RealSys().Getenv("CUDA_DEVICE_MAX_CONNECTIONS");
   if (value == nullptr || *value == '\0') return kCpuStagedHardwareQueues;
-  char* end = nullptr;
-  const unsigned long n = std::strtoul(value, &end, 10);
-  if (*end != '\0' || n < 1 || n > kMaxHardwareQueues || value[0] == '-') {
+  const std::optional<uint64_t> n = platform::ParseUnsigned(value);
+  if (!n || *n < 1 || *n > kMaxHardwareQueues) {
     HF_LOG(kWarn, "CUDA_DEVICE_MAX_CONNECTIONS=\"%s\" is not 1 to %u; cpu-staged uses %u queues",
            value, kMaxHardwareQueues, kCpuStagedHardwareQueues);
     return kCpuStagedHardwareQueues;
   }
-  return static_cast<unsigned>(n);
+  return static_cast<unsigned>(*n);
 }
 static_assert(core::kMaxCpuDevices == runtime::kMaxCpuDevices,
               "HIPFILE_CPU_DEVICES takes what the CPU runtime presents");

@@ -150,18 +150,18 @@ class SyncEngine {
   // counts by the path each took (engine/io_path.h).
   Result<size_t> Read(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
                       bool allow_compat = true, PathBytes* paths = nullptr);
-  // A staged stream-ordered read of `size` bytes at `offset` into device `memory` (docs/async.md,
-  // "Staged reads of resident data"): the plan Read would make for it, for the operation's
-  // stream to copy its resident chunks from pinned page-cache windows as it gets to them. Null
-  // where Read would copy none from windows: memory that is not staged, the page-cache path off,
-  // a direct-only or small read, nothing resident. Looks up residency (fstat, mmap, mincore); no
-  // GPU call.
   // Of `size` bytes at `offset` (clamped to the file), how many a read now would find out of the
   // page cache: the disk's share, by the same residency lookup as Read (fstat, mmap, mincore; no
   // GPU call). 0 where Read would look nothing up (the page-cache path off, a small read, a
   // direct-only read) or the lookup fails: no sign of the disk.
   size_t DiskBytes(const IoFile& file, const IoMemory& memory, size_t size, off_t offset,
                    bool allow_compat);
+  // A staged stream-ordered read of `size` bytes at `offset` into device `memory` (docs/async.md,
+  // "Staged reads of resident data"): the plan Read would make for it, for the operation's
+  // stream to copy its resident chunks from pinned page-cache windows as it gets to them. Null
+  // where Read would copy none from windows: memory that is not staged, the page-cache path off,
+  // a direct-only or small read, nothing resident. Looks up residency (fstat, mmap, mincore); no
+  // GPU call.
   std::unique_ptr<StreamWindows> PlanStreamWindows(const IoFile& file, const IoMemory& memory,
                                                    size_t size, off_t offset, bool allow_compat);
   // Reads up to `size` bytes at `offset` into ordinary host memory from the page cache alone, never

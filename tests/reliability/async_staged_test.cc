@@ -60,6 +60,16 @@ class AsyncStagedTest : private WatchedTest, public IoPathTest {
     EXPECT_EQ(testing::ReadFileOrDie(path_), data);
   }
 
+  // What StreamQuery says of `s` once it is idle or `within` has passed: hipSuccess unless the
+  // stream is stuck (a deadlock fails the test instead of hanging it).
+  hipError_t QueryWithin(runtime::Stream s, std::chrono::seconds within) {
+    const auto until = std::chrono::steady_clock::now() + within;
+    while (gpu_.StreamQuery(s) == hipErrorNotReady && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return gpu_.StreamQuery(s);
+  }
+
   // Device memory for a test to free while streams wait: the free waits for every stream, and
   // holds every other runtime call meanwhile (runtime/cpu/driver_lock.h).
   void* Spare() {
@@ -568,12 +578,7 @@ TEST_P(AsyncStagedTest, AStreamHeldBackWithABlockReservedHoldsUpNoOtherStream) {
     }
     runtime::Stream other = streams.back();
     for (size_t k = 0; k < kOthers; ++k) ASSERT_TRUE(submit(other).ok()) << "read " << k;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (gpu_.StreamQuery(other) == hipErrorNotReady &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    const hipError_t other_done = gpu_.StreamQuery(other);
+    const hipError_t other_done = QueryWithin(other, std::chrono::seconds(10));
     const bool still_held = std::chrono::steady_clock::now() < held.until && !held.go.load();
     held.go = true;
     EXPECT_EQ(other_done, hipSuccess) << "the stream waited for the held streams' reservations";
@@ -898,11 +903,8 @@ TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
   EXPECT_TRUE(held_other_block) << "the third stream's read did not start";
   EXPECT_FALSE(second_early) << "the second chain was queued in the middle of the first";
   for (runtime::Stream s : {stream_, other, third}) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (gpu_.StreamQuery(s) == hipErrorNotReady && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ASSERT_EQ(gpu_.StreamQuery(s), hipSuccess) << "deadlock: a stream waits for a block for good";
+    ASSERT_EQ(QueryWithin(s, std::chrono::seconds(20)), hipSuccess)
+        << "deadlock: a stream waits for a block for good";
   }
   EXPECT_EQ(executor.ExclusiveChains() - alone, 1u) << "the second chain was not queued alone";
   EXPECT_EQ(first.bytes, static_cast<ssize_t>(kBytes));
