@@ -16,6 +16,8 @@
 #          fixed streams (HIPFILE_ASYNC_READ_AT_SUBMISSION=1, the default) or not (=0: run at
 #          once as before), 1 x 1, 16 x 1, 4 x 8 and 16 x 8, against -x 0 with 1, 4 and 16
 #          threads
+#   ahead  the stream's way with reads copied ahead into device memory, budgets 0, 128 MiB
+#          (the default) and 512 MiB; the tutorial's program at 0, 128 MiB and 8 GiB
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
 #   rate   4 KiB random reads at equal IOPS (--rate 150000 and 250000): taken at submission
@@ -130,6 +132,28 @@ for round in 1 2; do
       row large-16x2-copy-at-submission-verify "$C=1" -w 16 -i 16M -I 0 -x 5 -Q 2 -V
       tutorial tutorial-copy-at-submission "$C=1"
       tutorial tutorial-queued "$C=0"
+      ;;
+    ahead)
+      # Reads copied ahead into device memory (docs/async.md, "Reads copied ahead into device
+      # memory"): the stream's way (copies at submission off, so hipfile-bench's fixed streams
+      # take it, as busy streams without the flags do) with the device memory budget off (0),
+      # at hipFile's default (128 MiB) and at 512 MiB, against -x 0 with 16 threads; the
+      # tutorial's program (16 x 256 MiB) off, at the default and at 8 GiB.
+      cfg() { # cfg KIB: a HIPFILE_CONFIG setting max_device_cache_size_kb
+        local f=$OUT/cache-$1.json
+        echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "$f"
+        echo "HIPFILE_CONFIG=$f"
+      }
+      for size in 4M 16M; do
+        row "ahead-off-16x2-$size" "$C=0 $I=0 $(cfg 0)" -w 16 -i "$size" -I 0 -x 5 -Q 2 --stages
+        row "ahead-128M-16x2-$size" "$C=0 $I=0" -w 16 -i "$size" -I 0 -x 5 -Q 2 --stages
+        row "ahead-512M-16x2-$size" "$C=0 $I=0 $(cfg 524288)" -w 16 -i "$size" -I 0 -x 5 -Q 2 --stages
+        row "ahead-sync-16-$size" "$C=0 $I=0" -w 16 -i "$size" -I 0 -x 0
+      done
+      row ahead-512M-16x2-16M-verify "$C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 -V
+      tutorial tutorial-ahead-off "$C=0 $(cfg 0)"
+      tutorial tutorial-ahead-128M "$C=0"
+      tutorial tutorial-ahead-8G "$C=0 $(cfg 8388608)"
       ;;
     queued)
       # Both ways decided at submission off: what the stream's way itself does, resident reads

@@ -273,6 +273,9 @@ class Driver {
   std::atomic<bool> device_ready_[HIPFILE_MAX_GPUS] = {};
   // The streams' share of the pinned staging limit, in blocks: set at each open.
   std::atomic<size_t> stream_staging_blocks_{0};
+  // Each device's memory for stream-ordered reads copied ahead: PropertiesMaxDeviceCacheSizeKB,
+  // taken at each open (AsyncExecutor::SetDeviceScratchBytes).
+  std::atomic<uint64_t> device_scratch_bytes_{0};
   Mutex async_mu_;  // taken after mu_ where both are held (InitializeLocked)
   // Made on first use, under async_mu_. Last member: destroyed first, waiting for operations that
   // use the members above.

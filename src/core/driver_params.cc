@@ -157,9 +157,17 @@ engine::EngineOptions Driver::EngineOptionsForOpenLocked() {
                                  options.chunk_bytes, options.io_threads);
   options.max_staging_bytes = budget.transfer_bytes;
   stream_staging_blocks_.store(budget.stream_blocks, std::memory_order_relaxed);
+  // hipFile's "max device cache size": cuFile's GPU bounce buffers; here the device memory of
+  // stream-ordered reads copied ahead (docs/async.md).
+  const uint64_t scratch =
+      uint64_t{in_use_.size_t_value(hipFileParamPropertiesMaxDeviceCacheSizeKB)} * 1024;
+  device_scratch_bytes_.store(scratch, std::memory_order_relaxed);
   {
     MutexLock lock(async_mu_);  // after mu_, never before it
-    if (async_ != nullptr) async_->SetStagingBlocks(budget.stream_blocks);
+    if (async_ != nullptr) {
+      async_->SetStagingBlocks(budget.stream_blocks);
+      async_->SetDeviceScratchBytes(scratch);
+    }
   }
   HF_LOG(kInfo,
          "pinned staging: %llu bytes, %llu for transfers (sync and batch), %zu stream blocks of "

@@ -25,6 +25,7 @@ Result<AsyncExecutor*> Driver::Async() {
                         AsyncExecutor::Create(sys_, gpu_, async_pool_, AsyncExecutor::kMaxChannels,
                                               &async_stage_stats_));
     async_->SetStagingBlocks(stream_staging_blocks_.load(std::memory_order_relaxed));
+    async_->SetDeviceScratchBytes(device_scratch_bytes_.load(std::memory_order_relaxed));
     async_->SetRunIdleBytes(async_run_idle_bytes_);
     async_->SetCopyAtSubmission(async_copy_at_submission_);
     async_->SetReadAtSubmission(async_read_at_submission_);

@@ -48,6 +48,15 @@ Result<StagedPlan> StreamTransfer::Begin(const AsyncParams& params) {
   return StagedPlan{request_.memory.ptr, request_.size, request_.offset};
 }
 
+Result<StagedPlan> StreamTransfer::Look(const AsyncParams& params) {
+  Result<engine::IoRequest> request =
+      service_.Check(io_, params.size, params.file_offset, params.buffer_offset);
+  if (!request.ok()) return request.status();  // not recorded: the stream may bind other values
+  request_ = *request;
+  begun_ = true;
+  return StagedPlan{request_.memory.ptr, request_.size, request_.offset};
+}
+
 size_t StreamTransfer::DiskBytes(const AsyncParams& params) {
   if (Write()) return 0;
   Result<engine::IoRequest> request =

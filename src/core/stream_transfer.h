@@ -38,6 +38,7 @@ class StreamTransfer final : public AsyncWork {
   ssize_t Run(const AsyncParams& params) override;
   // IoService::Check; the statistics of a refusal are recorded here.
   Result<StagedPlan> Begin(const AsyncParams& params) override;
+  Result<StagedPlan> Look(const AsyncParams& params) override;
   // The engine moves each chunk between the file and the pinned staging as it would for pinned
   // host memory: its policy (O_DIRECT for cold data, direct writes), its threads, its retry rules,
   // and no GPU call.
@@ -46,6 +47,7 @@ class StreamTransfer final : public AsyncWork {
   // page-cache windows (engine::SyncEngine::PlanStreamWindows, planned at the first call after
   // Begin: a read taken at submission never asks); their bytes count as page_cache.
   engine::ResidentPiece Resident(off_t offset, size_t max) override;
+  void CopiedAhead(size_t bytes) override { paths_.Add(engine::IoPath::kPageCache, bytes); }
   // Reads: the engine's residency lookup for the submitted range (engine::SyncEngine::DiskBytes).
   size_t DiskBytes(const AsyncParams& params) override;
   // From the page cache alone (engine::SyncEngine::ReadCached), after Begin; EAGAIN while any

@@ -177,6 +177,9 @@ TEST_P(AsyncStagedTest, SizeIsBoundWhenTheStreamGetsThere) {
 // first, the error. A write failing in its second chunk counts the first, which is in the file.
 TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
   Executor().SetLargeChunksFrom(0);  // the steps of small chunks (large ones: AsyncLargeChunksTest)
+  // Bytes pinned by the rounds before would be copied ahead, with no system call to fail
+  // (AsyncCopiedAheadTest): this is about the chunks' failures.
+  Executor().SetDeviceScratchBytes(0);
   void* fh = OpenFile("f", kFile);
   const std::vector<unsigned char> file = Pattern(kFile);
   for (const uint64_t nth : {uint64_t{2}, uint64_t{1}}) {
@@ -1066,6 +1069,7 @@ TEST_P(AsyncLargeChunksTest, AReadFromTheDiskTakesLargeChunksBelowTheSetting) {
 
 // A read failing in its second large chunk returns the first's bytes; a write the same.
 TEST_P(AsyncLargeChunksTest, AFailureInTheSecondLargeChunkGivesTheFirstsBytes) {
+  Executor().SetDeviceScratchBytes(0);  // the chunks' failures, not copies ahead (as above)
   void* fh = OpenFile("f", kLargeFile);
   const std::vector<unsigned char> file = Pattern(kLargeFile);
   FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));

@@ -375,6 +375,91 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   return true;
 }
 
+bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
+  AsyncWork& work = *op.work;
+  if (scratch_.Budget() == 0 || op.submitted.size < kAheadMinBytes || !work.Staged() ||
+      work.Write() || channel->host_fn || !channel->copy_tables) {
+    return false;
+  }
+  {
+    MutexLock lock(mutex_);
+    if (channel->staged_broken) return false;
+  }
+  // The copies are queued from this thread, into memory of the stream's device.
+  int current = -1;
+  if (NoThrow([&] { return gpu_.GetDevice(&current); }) != hipSuccess ||
+      current != channel->device) {
+    return false;
+  }
+  // The values seen at submission: the stream binds its own when it gets there.
+  Result<StagedPlan> planned = Status::Op(hipFileInternalError);
+  try {
+    planned = work.Look(op.submitted);
+  } catch (...) {
+    work.Unbegin();
+    return false;
+  }
+  if (!planned.ok() || planned->size == 0) {
+    work.Unbegin();
+    return false;
+  }
+  const off_t first = planned->file_offset;
+  const size_t bytes = planned->size;
+  const auto skip = static_cast<size_t>(first & 4095);  // the file offset's place in its page
+  // Every byte from a pinned window, or none copied ahead.
+  try {
+    size_t done = 0;
+    while (done < bytes) {
+      engine::ResidentPiece piece = work.Resident(first + static_cast<off_t>(done), bytes - done);
+      if (piece.src == nullptr || piece.bytes == 0) break;
+      ahead->copies.push_back(Ahead::Copy{reinterpret_cast<void*>(skip + done), piece.src,
+                                          piece.bytes});  // offsets into the region, for now
+      ahead->windows.push_back(std::move(piece.lease));
+      done += piece.bytes;
+    }
+    work.Unbegin();
+    if (done < bytes) {
+      *ahead = Ahead();
+      return false;
+    }
+    // The stream copies into the region only after the reads before it on the stream copied out
+    // of it: the stream's last region serves while a read holds it and it is large enough.
+    std::shared_ptr<void> region = channel->ahead_region.lock();
+    if (region != nullptr && channel->ahead_region_bytes < skip + bytes) region = nullptr;
+    if (region == nullptr) {
+      region = scratch_.Lease(channel->device, skip + bytes, &channel->ahead_region_bytes);
+    }
+    if (region == nullptr) {
+      *ahead = Ahead();
+      return false;
+    }
+    channel->ahead_region = region;
+    auto* base = static_cast<unsigned char*>(region.get());
+    for (Ahead::Copy& copy : ahead->copies) {
+      copy.dst = base + reinterpret_cast<uintptr_t>(copy.dst);
+    }
+    ahead->region = std::move(region);
+    ahead->at = base + skip;
+    ahead->file_offset = first;
+    ahead->bytes = bytes;
+  } catch (...) {
+    work.Unbegin();  // (harmless when done already)
+    *ahead = Ahead();
+    return false;
+  }
+  return true;
+}
+
+size_t AsyncExecutor::CopiedAhead() {
+  MutexLock lock(mutex_);
+  return copied_ahead_;
+}
+
+size_t AsyncExecutor::UsedAhead() {
+  MutexLock lock(mutex_);
+  return used_ahead_;
+}
+
 size_t AsyncExecutor::CopiedAtSubmission() {
   MutexLock lock(mutex_);
   return copied_at_submission_;

@@ -58,6 +58,36 @@ struct AsyncExecutor::ChainLimits {
   hipError_t error = hipSuccess;
 };
 
+// A read copied ahead (AsyncExecutor::PlanAhead): before its stream reaches it, the stream copies
+// the file's bytes [file_offset, file_offset + bytes), as seen at submission, from pinned
+// page-cache windows into device memory of the library's own (`region`), where file_offset is at
+// `at` (the same offset within a page, so the copy kernel's alignment is the window's).
+struct AsyncExecutor::Ahead {
+  struct Copy {
+    void* dst;
+    const void* src;
+    size_t bytes;
+  };
+  std::vector<Copy> copies;  // queued before `write reached`; read by the submission only
+  // The windows the copies read: the stream is past them once it wrote `reached`.
+  std::vector<std::shared_ptr<const void>> windows;
+  std::shared_ptr<void> region;  // null: nothing copied ahead
+  unsigned char* at = nullptr;
+  off_t file_offset = 0;
+  size_t bytes = 0;
+
+  // The piece at file `offset` (at most `max` bytes) that the stream copied ahead, leased with the
+  // region; none where the copy does not have it.
+  engine::ResidentPiece At(off_t offset, size_t max) const {
+    if (region == nullptr || offset < file_offset ||
+        offset >= file_offset + static_cast<off_t>(bytes)) {
+      return {};
+    }
+    const auto skip = static_cast<size_t>(offset - file_offset);
+    return engine::ResidentPiece{at + skip, std::min(max, bytes - skip), region};
+  }
+};
+
 // A staged operation, handed to the poller by its submission (async_executor.h).
 struct AsyncExecutor::Staged {
   uint32_t seq = 0;
@@ -100,6 +130,10 @@ struct AsyncExecutor::Staged {
   // Its slots, leased from the executor's pool by the poller (under mutex_) once the stream has
   // reached it, and handed back when it finishes (AsyncExecutor::ReleaseBlockLocked).
   engine::StreamStagingBlock block;
+  // Copied ahead by its stream, if at all (set before it is handed to the poller; the worker lets
+  // the windows go once it starts, and copies on from the region where the bound values allow).
+  Ahead ahead;
+  bool used_ahead = false;  // a table copies from ahead.region (the worker's)
 };
 
 // A runtime call with what it throws (a CPU runtime's queue or table that cannot grow) turned
@@ -156,7 +190,12 @@ struct AsyncExecutor::Channel {
   // (Staged::block). Set under mutex_ with submit_mu held; read without mutex_ by the submission
   // and the workers of the channel's operations.
   engine::StreamCopyTables tables;
-  uint32_t last_token = 0;     // the last token a chain on the stream copies for
+  uint32_t last_token = 0;  // the last token a chain on the stream copies for
+  // The region the stream's last read copied ahead used (submit_mu): the next read of the stream
+  // may copy into it as long as any read holds it, since the stream copies into it only after
+  // the earlier reads' copies out of it.
+  std::weak_ptr<void> ahead_region;
+  size_t ahead_region_bytes = 0;
   bool staged_broken = false;  // a chain could not be enqueued: no more staged operations
   // The staged operation the stream has reached, if any: set and cleared under mutex_, used
   // without it by the worker moving it on. It starts moving once it holds a block; until then

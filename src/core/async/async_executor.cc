@@ -39,7 +39,7 @@ Result<std::unique_ptr<AsyncExecutor>> AsyncExecutor::Create(platform::Sys& sys,
 
 AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels,
                              AsyncStageStats* stage_stats)
-    : gpu_(gpu), stage_stats_(stage_stats), max_channels_(max_channels) {
+    : gpu_(gpu), stage_stats_(stage_stats), scratch_(gpu), max_channels_(max_channels) {
   void* slab = nullptr;
   const hipError_t e = gpu_.HostMalloc(&slab, max_channels_ * kWordsPerChannel * sizeof(uint32_t),
                                        hipHostMallocPortable | hipHostMallocMapped);
@@ -198,6 +198,9 @@ Result<AsyncExecutor::Channel*> AsyncExecutor::ChannelFor(const StreamKey& strea
     channel->cached_marked.clear();
     channel->cached_marked_bytes = 0;
     channel->cached_unmarked = 0;
+    // The old stream's region copied ahead (possibly of another device) is not this stream's.
+    channel->ahead_region.reset();
+    channel->ahead_region_bytes = 0;
     lru_.splice(lru_.end(), lru_, channel->lru);
   }
   channel->stream = stream;
@@ -365,6 +368,10 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   // A read of several small chunks that would come mostly from the disk: large chunks whatever
   // its size (FromDisk). Asked before mutex_: it looks up residency.
   const bool from_disk = FromDisk(*op);
+  // Where its parameters may still change, a resident read's bytes copied ahead into device
+  // memory by its stream (DMA), which the worker's tables copy on from (PlanAhead).
+  Ahead ahead;
+  if (!from_disk) (void)PlanAhead(channel, *op, &ahead);
   bool staged = false;
   bool large = false;  // a large block reserved (ReserveLargeLocked)
   uint32_t seq = 0;
@@ -416,6 +423,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
       chain->data.first_token = first_token;
       chain->chunks = chunks;
       chain->op = std::move(op);
+      chain->ahead = std::move(ahead);
       staged_op = chain.get();
       channel->last_token += static_cast<uint32_t>(chain->chunks);
       Channel::Pending& pending = channel->queued.back();

@@ -135,6 +135,7 @@
 #include "core/async/async_stage_stats.h"
 #include "core/async/reap_queue.h"
 #include "core/async/stream_key.h"
+#include "engine/device_scratch.h"
 #include "engine/stream_staging.h"
 #include "engine/worker_pool.h"
 #include "platform/sys.h"
@@ -232,6 +233,21 @@ class AsyncExecutor {
   // channel held the windows until then) so far.
   size_t DeferredLeases();
 
+  // Reads copied ahead (docs/async.md, "Reads copied ahead into device memory"): a staged read of
+  // at least kAheadMinBytes on a stream whose parameters are not fixed, whose bytes at the values
+  // seen at submission are all in pinned page-cache windows, gets those bytes copied by its
+  // stream, before it reaches the read, into device memory of the library's own (DMA, where the
+  // copy kernel reading host memory is slower); the worker copies on from there when the values
+  // bound are the same bytes. `bytes` is each device's budget for that memory (hipFile's "max
+  // device cache size", set by the Driver at each open); 0, the default, copies none ahead.
+  void SetDeviceScratchBytes(uint64_t bytes) { scratch_.SetBudget(bytes); }
+  static constexpr size_t kAheadMinBytes = size_t{1} << 20;
+  // Reads copied ahead so far, and of them those whose stream copied on from the copy.
+  size_t CopiedAhead();
+  size_t UsedAhead();
+  // Device memory allocated for reads copied ahead on `device` so far.
+  uint64_t DeviceScratchBytes(int device) { return scratch_.Allocated(device); }
+
   // Staged operations: the most staging blocks (engine::StreamStagingBlock, pinned by
   // submissions as needed) in the pool: the streams' share of the pinned staging limit
   // (engine::SplitStagingBudget), set by the Driver at each open. Blocks pinned already are kept
@@ -261,6 +277,7 @@ class AsyncExecutor {
   struct Ready;
   struct Staged;
   struct ChainLimits;
+  struct Ahead;
 
   AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels, AsyncStageStats* stage_stats);
   Status SubmitUntimed(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
@@ -294,6 +311,12 @@ class AsyncExecutor {
   enum class Planned { kNotNow, kEnded, kPlanned };
   Planned PlanAtSubmission(Channel* channel, std::unique_ptr<AsyncOp>& op, StagedPlan* plan,
                            Status* status) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // A staged read whose bytes, at the values seen at submission, are all in pinned windows, with
+  // device memory for them within the budget (SetDeviceScratchBytes): fills *ahead with the
+  // copies its stream makes before it reaches the read, and the windows and memory they use.
+  // False, with nothing done, where it cannot. submit_mu held.
+  bool PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) REQUIRES(SubmitMu(channel))
+      EXCLUDES(mutex_);
   // A small read on a stream with fixed parameters (SetReadAtSubmission): its bytes read from the
   // page cache now into this thread's ordinary memory, and one copy of them queued on the stream,
   // which the runtime takes before it returns; the submission ends here, *status its result:
@@ -378,6 +401,9 @@ class AsyncExecutor {
   bool TakeUnreservedLocked(engine::StreamStagingBlock* block) REQUIRES(mutex_);
   // The poller: leases blocks to starved channels, first come first served; true when one moved.
   bool FeedStarvedLocked(const std::function<void(Channel*)>& start) REQUIRES(mutex_);
+  // A refused chain's copies ahead were queued without `write reached` after them: their windows
+  // and region are kept until the executor goes (stranded_leases_).
+  void StrandAheadLocked(Ahead& ahead) REQUIRES(mutex_);
   // A finished operation's block goes back to the pool, free once `copied` reaches `last`.
   void ReleaseBlockLocked(Channel* channel, engine::StreamStagingBlock block, uint32_t last)
       REQUIRES(mutex_);
@@ -398,13 +424,14 @@ class AsyncExecutor {
   // What of a chain QueueChain put on the stream.
   struct Queued {
     hipError_t error = hipSuccess;  // the first call that failed; hipSuccess: all of it
+    size_t ahead = 0;               // copies ahead (before `write reached`) on the stream
     bool reached = false;           // `write reached` is on the stream
     size_t waits = 0;               // chunks whose `wait ready` is on the stream
     size_t copies = 0;              // chunks whose `write copied` is on the stream
     uint32_t written = 0;           // the last token the stream stores in `copied`
   };
   Queued QueueChain(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
-                    size_t chunks) REQUIRES_SHARED(chain_mu_) EXCLUDES(mutex_);
+                    size_t chunks, const Ahead& ahead) REQUIRES_SHARED(chain_mu_) EXCLUDES(mutex_);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
   // (the sequence number it took is given back, and it no longer counts as outstanding).
   void EndSubmissionLocked(Channel* channel, bool refused) REQUIRES(mutex_, SubmitMu(channel));
@@ -417,7 +444,9 @@ class AsyncExecutor {
   void BindLocked(Staged& s) REQUIRES(mutex_);
 
   runtime::GpuRuntime& gpu_;
-  AsyncStageStats* const stage_stats_;          // null: no timing
+  AsyncStageStats* const stage_stats_;  // null: no timing
+  // Device memory of reads copied ahead; its regions are freed after everything below is gone.
+  engine::DeviceScratch scratch_;
   std::unique_ptr<engine::TaskGroup> workers_;  // drained before the members its tasks use
   // One thread of its own, outside the I/O budget: destroying an operation may free memory, which
   // waits for every stream, and the I/O threads must go on moving those streams meanwhile.
@@ -470,6 +499,8 @@ class AsyncExecutor {
   size_t ran_at_once_ GUARDED_BY(mutex_) = 0;           // operations run at submission
   size_t copied_at_submission_ GUARDED_BY(mutex_) = 0;  // reads copied at submission
   size_t deferred_leases_ GUARDED_BY(mutex_) = 0;       // DeferredLeases
+  size_t copied_ahead_ GUARDED_BY(mutex_) = 0;          // CopiedAhead
+  size_t used_ahead_ GUARDED_BY(mutex_) = 0;            // UsedAhead
   size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // entries of the channels' from_windows
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
   std::atomic<size_t> large_from_{0};                   // SetLargeChunksFrom

@@ -55,6 +55,14 @@ class AsyncWork {
     (void)params;
     return Status::Op(hipFileInternalError);
   }
+  // Staged reads, at submission: Begin with the values seen then, which the stream may still
+  // change, so a refusal is not recorded (the operation is not refused: the stream binds its
+  // values when it gets there). Undone by Unbegin. Begin by default.
+  virtual Result<StagedPlan> Look(const AsyncParams& params) { return Begin(params); }
+  // Staged reads: `bytes` the stream copies on from device memory it filled from pinned page-cache
+  // windows before it reached the read (AsyncExecutor's reads copied ahead): counted as Resident
+  // counts its pieces. Nothing by default.
+  virtual void CopiedAhead(size_t bytes) { (void)bytes; }
   // Staged: moves `bytes` between pinned `staging` and the file at `offset` (a read fills the
   // staging, a write empties it): the bytes that moved (short at end of file or when an error
   // stopped them), or the error when none did. Makes no GPU call, so it never waits for a stream.

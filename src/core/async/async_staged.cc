@@ -248,13 +248,14 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
     chain->reserved = reserved;
   }
   Queued queued;
+  // (chain->ahead is read before `write reached` only: the poller takes the chain after it.)
   if (reserved || large) {
-    queued = QueueChain(channel, stream, seq, first, chunks);
+    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead);
     chain_mu_.UnlockShared();
   } else {
     chain_mu_.UnlockShared();
     chain_mu_.Lock();
-    queued = QueueChain(channel, stream, seq, first, chunks);
+    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead);
     chain_mu_.Unlock();
   }
   const hipError_t e = queued.error;
@@ -266,6 +267,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       MutexLock lock(mutex_);
       refused = std::move(channel->queued.back());
       channel->queued.pop_back();
+      if (queued.ahead > 0) StrandAheadLocked(refused.staged->ahead);
       --queued_;
       channel->last_token = first - 1;
       --staged_in_flight_;
@@ -310,6 +312,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
              GpuErrorName(e));
     } else {
       ++staged_ops_;
+      if (queued.ahead > 0) ++copied_ahead_;
     }
     EndSubmissionLocked(channel, false);
   }
@@ -318,9 +321,19 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
 }
 
 AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Stream stream,
-                                                uint32_t seq, uint32_t first, size_t chunks) {
+                                                uint32_t seq, uint32_t first, size_t chunks,
+                                                const Ahead& ahead) {
   Queued q;
   q.written = first - 1;
+  // Copies ahead first: once the stream has written `reached` it is past them, and the worker
+  // (which starts then) may copy on from them or let their windows go.
+  for (const Ahead::Copy& copy : ahead.copies) {
+    q.error = NoThrow([&] {
+      return gpu_.MemcpyAsync(copy.dst, copy.src, copy.bytes, hipMemcpyHostToDevice, stream);
+    });
+    if (q.error != hipSuccess) return q;
+    ++q.ahead;
+  }
   q.error =
       NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
   if (q.error != hipSuccess) return q;
@@ -343,6 +356,23 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
   return q;
 }
 
+void AsyncExecutor::StrandAheadLocked(Ahead& ahead) {
+  // Copies ahead on the stream that no `reached` follows: nothing says when they are done, so
+  // their windows and memory stay leased until the executor goes.
+  try {
+    stranded_leases_.reserve(stranded_leases_.size() + ahead.windows.size() + 1);
+  } catch (...) {
+    // No memory to keep them: the windows may be unpinned and the region leased again while the
+    // copies are pending (a driver call had just failed for want of memory too).
+    HF_LOG(kError,
+           "stream-ordered I/O: no memory to keep a refused read's copies ahead leased; its "
+           "windows and device memory may be reused before the stream is past them");
+    return;
+  }
+  for (auto& lease : ahead.windows) stranded_leases_.push_back(std::move(lease));
+  stranded_leases_.push_back(std::move(ahead.region));
+}
+
 void AsyncExecutor::BindLocked(Staged& s) {
   if (s.Limits().error != hipSuccess) return;
   s.refused = BindParams(*s.op, &s.params);
@@ -357,6 +387,8 @@ void AsyncExecutor::Step(Channel* channel) {
   const ChainLimits limits = s.Limits();
   if (!s.started) {
     s.started = true;
+    // The stream wrote `reached` after its copies ahead: their windows may go.
+    s.ahead.windows.clear();
     if (s.op->stamps != nullptr) s.op->stamps->t[AsyncStamps::kStarted] = StampNow();
     if (!s.bound) {
       data.stopped = true;  // failed before it began: nothing moves
@@ -388,7 +420,18 @@ void AsyncExecutor::Step(Channel* channel) {
   if (!io.Write()) {
     // Resident bytes the stream copies from pinned page-cache windows; nothing (and no staging)
     // is held up by what this throws.
-    const engine::WindowFinder windows = [&io](off_t at, size_t max) {
+    // Bytes the stream copied ahead come from there (device memory: the fastest copy).
+    const engine::WindowFinder windows = [&io, &s](off_t at, size_t max) {
+      engine::ResidentPiece ahead = s.ahead.At(at, max);
+      if (ahead.src != nullptr) {
+        s.used_ahead = true;
+        io.CopiedAhead(ahead.bytes);
+        return ahead;
+      }
+      // A window's piece stops where the copy ahead starts, so that the copy serves from there.
+      if (s.ahead.region != nullptr && at < s.ahead.file_offset) {
+        max = std::min(max, static_cast<size_t>(s.ahead.file_offset - at));
+      }
       try {
         return io.Resident(at, max);
       } catch (...) {
@@ -477,6 +520,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
   // channel holds them: DeferLeases): let them go before the operation stops counting as in
   // flight, so that nothing counts them held after that.
   s.data.leases.clear();
+  s.ahead.region.reset();  // where a table copies from it, data.leases held it until then
   ssize_t result = 0;
   try {
     result = s.op->work->Finish(outcome);
@@ -498,6 +542,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
     last_copy = s.data.first_token + static_cast<uint32_t>(copies) - 1;
     ReleaseBlockLocked(channel, std::exchange(s.block, engine::StreamStagingBlock()),
                        s.data.first_token + static_cast<uint32_t>(copies) - 1);
+    if (s.used_ahead) ++used_ahead_;
     finished = std::move(channel->active);
     --staged_in_flight_;
     if (s.large) {

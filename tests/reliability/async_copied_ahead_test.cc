@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+// Stream-ordered reads copied ahead into device memory (docs/async.md, "Reads copied ahead into
+// device memory"): a read on a busy stream without the FIXED flags, whose bytes at the values seen
+// at submission are all in pinned page-cache windows, gets them copied by its stream into device
+// memory of the library's own before the stream reaches it; the worker's table copies on from
+// there where the values bound when the stream gets there name the same bytes, and from the
+// windows otherwise. Through a core::Driver on FaultRuntime over the CPU runtime (staged, as on a
+// GPU). Windows are 64 MiB (the Driver's).
+#include <gtest/gtest.h>
+#include <hipfile.h>
+#include <hipfile_ext.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "core/async/async_executor.h"
+#include "core/config.h"
+#include "reliability/io_path_fixture.h"
+
+namespace hipfile::core {
+namespace {
+
+using testing::GpuOp;
+using testing::SysOp;
+
+constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kFile = 8 * kMiB + 12345;
+constexpr size_t kBuffer = 9 * kMiB;
+
+class AsyncCopiedAheadTest : public IoPathTest {
+ protected:
+  AsyncCopiedAheadTest() : IoPathTest(kBuffer) {
+    driver_.reset();
+    Config config = ParseConfig(sys_);
+    config.page_cache_pin_ahead = 0;
+    config.async_run_idle_kb = 0;
+    config.async_copy_at_submission = true;
+    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
+    EXPECT_TRUE(driver_->Open().ok());
+    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
+  }
+
+  // Synchronous reads of the whole file, twice: its window is pinned (pin-after 2).
+  void PinBySyncReads(void* fh) {
+    for (int i = 0; i < 2; ++i) {
+      const Result<size_t> n = driver_->Read(fh, dev_, kFile, 0, 0);
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+    }
+    ASSERT_GT(gpu_.Calls(GpuOp::kHostRegister), 0u) << "the second read pins its window";
+  }
+  // `buffer` holds the file's bytes [offset, offset + size) at `at`.
+  bool HoldsFile(void* buffer, size_t at, off_t offset, size_t size) {
+    const std::vector<unsigned char> file = testing::PatternBytes(kFile);
+    std::vector<unsigned char> got(size);
+    EXPECT_EQ(gpu_.Memcpy(got.data(), static_cast<char*>(buffer) + at, size, hipMemcpyDeviceToHost),
+              hipSuccess);
+    return std::equal(got.begin(), got.end(), file.begin() + offset);
+  }
+  void Sync() { ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess); }
+
+  Watchdog watchdog_{std::chrono::seconds(60)};
+};
+
+// The default budget (hipFile's max device cache size, 128 MiB) copies a busy stream's resident
+// read ahead: every byte arrives, from the copy ahead, counted once as page_cache, none staged.
+TEST_P(AsyncCopiedAheadTest, ABusyStreamsResidentReadIsCopiedAhead) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  const uint64_t page_cache = ReadBytes(hipFileExtPathPageCache);
+  const uint64_t preads = sys_.Calls(SysOp::kPread);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot slot{kFile - 20, 20, 3};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+  EXPECT_EQ(Executor().CopiedAhead(), 1u) << "counted once its copies are on the stream";
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
+  EXPECT_GE(Executor().DeviceScratchBytes(0), kFile);
+  gate.Open();
+  Sync();
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kFile - 20));
+  EXPECT_TRUE(HoldsFile(dev_, 3, 20, kFile - 20));
+  EXPECT_EQ(DeviceBytes(3)[2], 0xee);
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().UsedAhead(), 1u);
+  EXPECT_EQ(ReadBytes(hipFileExtPathPageCache) - page_cache, kFile - 20);
+  EXPECT_EQ(sys_.Calls(SysOp::kPread), preads) << "a resident byte was staged";
+}
+
+// Values changed after submission are the ones read: overlapping the copy ahead, its bytes are
+// used for the overlap and the windows for the rest; elsewhere in the file, the windows only.
+TEST_P(AsyncCopiedAheadTest, ValuesChangedAfterSubmissionAreTheOnesRead) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  struct Case {
+    off_t file_offset;
+    size_t size;
+    off_t buffer_offset;
+    size_t used;  // UsedAhead() after it
+  };
+  // Submitted as 2 MiB at 1 MiB into buffer offset 0.
+  for (const Case c : {Case{static_cast<off_t>(2 * kMiB) + 100, 2 * kMiB, 5, 1},
+                       Case{static_cast<off_t>(5 * kMiB), kMiB, 0, 1},
+                       Case{512, 2 * kMiB, static_cast<off_t>(kMiB) + 1, 2}}) {
+    SCOPED_TRACE(c.file_offset);
+    const size_t copied = Executor().CopiedAhead();
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    AsyncSlot slot{2 * kMiB, static_cast<off_t>(kMiB), 0};
+    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+    EXPECT_EQ(Executor().CopiedAhead(), copied + 1);
+    slot.file_offset = c.file_offset;
+    slot.size = c.size;
+    slot.buffer_offset = c.buffer_offset;
+    gate.Open();
+    Sync();
+    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(c.size));
+    EXPECT_TRUE(HoldsFile(dev_, static_cast<size_t>(c.buffer_offset), c.file_offset, c.size));
+    Executor().WaitIdle();
+    EXPECT_EQ(Executor().UsedAhead(), c.used);
+  }
+}
+
+// A budget of 0 (hipFileDriverSetMaxCacheSize(0)) copies nothing ahead; the read is queued and
+// right as before.
+TEST_P(AsyncCopiedAheadTest, NoBudgetNoCopyAhead) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  Executor().SetDeviceScratchBytes(0);
+  const uint64_t mallocs = gpu_.Calls(GpuOp::kMalloc);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot slot{kFile, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+  gate.Open();
+  Sync();
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kFile));
+  EXPECT_TRUE(HoldsFile(dev_, 0, 0, kFile));
+  EXPECT_EQ(Executor().CopiedAhead(), 0u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), mallocs);
+  Executor().WaitIdle();
+}
+
+// Reads of one stream share its region (the stream copies into it only after the reads before
+// copied out of it), so a budget of one region serves them all; another stream finds none left
+// and is queued without, every byte right on both.
+TEST_P(AsyncCopiedAheadTest, AStreamsReadsShareItsRegionWithinTheBudget) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  Executor().SetDeviceScratchBytes(4 * kMiB);
+  void* other_dev = nullptr;
+  ASSERT_EQ(gpu_.Malloc(&other_dev, kBuffer), hipSuccess);
+  runtime::Stream other = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &gate), hipSuccess);
+  std::vector<AsyncSlot> slots;
+  for (size_t i = 0; i < 3; ++i) {
+    // (16-byte aligned offsets: the copy kernel copies unaligned bytes from staging instead.)
+    slots.push_back(AsyncSlot{2 * kMiB + i, static_cast<off_t>(i * kMiB + 64), 0});
+  }
+  slots[1].buffer_offset = static_cast<off_t>(3 * kMiB);
+  slots[2].buffer_offset = static_cast<off_t>(6 * kMiB);
+  for (AsyncSlot& slot : slots) ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+  EXPECT_EQ(Executor().CopiedAhead(), 3u);
+  AsyncSlot on_other{2 * kMiB, 0, 0};
+  ASSERT_TRUE(SubmitSlotOn(other, fh, other_dev, &on_other).ok());
+  EXPECT_EQ(Executor().CopiedAhead(), 3u) << "past the budget";
+  EXPECT_EQ(Executor().DeviceScratchBytes(0), 4 * kMiB) << "one region, the budget";
+  gate.Open();
+  Sync();
+  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
+  for (const AsyncSlot& slot : slots) {
+    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
+    EXPECT_TRUE(
+        HoldsFile(dev_, static_cast<size_t>(slot.buffer_offset), slot.file_offset, slot.size));
+  }
+  EXPECT_EQ(on_other.bytes, static_cast<ssize_t>(2 * kMiB));
+  EXPECT_TRUE(HoldsFile(other_dev, 0, 0, 2 * kMiB));
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().UsedAhead(), 3u);
+  // The region came back: the other stream gets it now.
+  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot again{2 * kMiB, static_cast<off_t>(kMiB), 0};
+  ASSERT_TRUE(SubmitSlotOn(other, fh, other_dev, &again).ok());
+  EXPECT_EQ(Executor().CopiedAhead(), 4u);
+  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
+  EXPECT_TRUE(HoldsFile(other_dev, 0, static_cast<off_t>(kMiB), 2 * kMiB));
+  Executor().WaitIdle();
+  EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
+  EXPECT_EQ(gpu_.Free(other_dev), hipSuccess);
+}
+
+// The runtime refusing the copy ahead refuses the submission whole (nothing else is on the
+// stream); the next read works and is copied ahead into the same region.
+TEST_P(AsyncCopiedAheadTest, ARefusedCopyAheadRefusesTheSubmission) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  gpu_.FailNth(GpuOp::kMemcpyAsync, 1, hipErrorLaunchFailure);
+  AsyncSlot slot{kMiB, 0, 0};
+  const Status submitted = SubmitSlot(fh, &slot);
+  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+  EXPECT_EQ(slot.bytes, 0) << "set to 0 at submission, and left so";
+  EXPECT_EQ(Executor().CopiedAhead(), 0u);
+  gpu_.Reset();
+  AsyncSlot next{kMiB, static_cast<off_t>(kMiB), 0};
+  ASSERT_TRUE(SubmitSlot(fh, &next).ok());
+  EXPECT_EQ(Executor().CopiedAhead(), 1u);
+  gate.Open();
+  Sync();
+  EXPECT_EQ(next.bytes, static_cast<ssize_t>(kMiB));
+  EXPECT_TRUE(HoldsFile(dev_, 0, static_cast<off_t>(kMiB), kMiB));
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+}
+
+// A read whose bytes are not all in pinned windows, and a read below kAheadMinBytes, are not
+// copied ahead.
+TEST_P(AsyncCopiedAheadTest, OnlyWholeResidentReadsOfAMebibyteOrMore) {
+  void* fh = OpenFile("f", kFile);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot unpinned{2 * kMiB, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &unpinned).ok());
+  gate.Open();
+  Sync();
+  EXPECT_EQ(Executor().CopiedAhead(), 0u);
+  EXPECT_TRUE(HoldsFile(dev_, 0, 0, 2 * kMiB));
+  PinBySyncReads(fh);
+  testing::StreamGate gate2;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate2), hipSuccess);
+  AsyncSlot small{AsyncExecutor::kAheadMinBytes - 1, 3, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &small).ok());
+  gate2.Open();
+  Sync();
+  EXPECT_EQ(Executor().CopiedAhead(), 0u);
+  EXPECT_TRUE(HoldsFile(dev_, 0, 3, small.size));
+  Executor().WaitIdle();
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncCopiedAheadTest, ::testing::Values(Path::kAsync),
+                         PathName);
+
+}  // namespace
+}  // namespace hipfile::core
