@@ -8,6 +8,18 @@
 #include "util/log.h"
 
 namespace hipfile::engine {
+namespace {
+
+template <class Regions>
+uint64_t BytesOf(const Regions& regions, int device) {
+  uint64_t bytes = 0;
+  for (const auto& region : regions) {
+    if (region.device == device) bytes += region.bytes;
+  }
+  return bytes;
+}
+
+}  // namespace
 
 DeviceScratch::DeviceScratch(runtime::GpuRuntime& gpu) : state_(std::make_shared<State>(gpu)) {}
 
@@ -67,14 +79,7 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
   {
     MutexLock lock(s.mu);
     // Regions being allocated count against the budget and have room made for them.
-    uint64_t allocated = 0;
-    for (const Region& region : s.all) {
-      if (region.device == device) allocated += region.bytes;
-    }
-    for (const Region& region : s.allocating) {
-      if (region.device == device) allocated += region.bytes;
-    }
-    if (allocated + want > budget) return nullptr;
+    if (BytesOf(s.all, device) + BytesOf(s.allocating, device) + want > budget) return nullptr;
     try {
       const size_t room = s.all.size() + s.allocating.size() + 1;
       s.all.reserve(room);
@@ -116,11 +121,7 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
 
 uint64_t DeviceScratch::Allocated(int device) {
   MutexLock lock(state_->mu);
-  uint64_t allocated = 0;
-  for (const Region& region : state_->all) {
-    if (region.device == device) allocated += region.bytes;
-  }
-  return allocated;
+  return BytesOf(state_->all, device);
 }
 
 }  // namespace hipfile::engine

@@ -152,11 +152,7 @@ AsyncExecutor::Planned AsyncExecutor::PlanAtSubmission(Channel* channel,
                                                        StagedPlan* plan, Status* status) {
   // The copies are queued from this thread: only with the stream's device current (the runtime
   // takes a copy on another device's stream as an error, where the stream's way is fine).
-  int current = -1;
-  if (NoThrow([&] { return gpu_.GetDevice(&current); }) != hipSuccess ||
-      current != channel->device) {
-    return Planned::kNotNow;
-  }
+  if (!OnStreamDevice(*channel)) return Planned::kNotNow;
   AsyncWork& work = *op->work;
   AsyncParams params;
   if (BindParams(*op, &params) != 0) return Planned::kNotNow;  // refused when the stream gets there
@@ -249,6 +245,36 @@ size_t AsyncExecutor::RanAtOnce() {
   return ran_at_once_;
 }
 
+namespace {
+
+// The pieces of the file's bytes [offset, offset + size) that pinned page-cache windows hold, in
+// order, each with its lease: true when they cover every byte, false (and whatever was found
+// appended) where a byte is not in one, or there was no memory for the lists.
+bool WindowPieces(AsyncWork& work, off_t offset, size_t size, std::vector<WindowCopy>* pieces,
+                  std::vector<std::shared_ptr<const void>>* leases) {
+  try {
+    size_t done = 0;
+    while (done < size) {
+      engine::ResidentPiece piece = work.Resident(offset + static_cast<off_t>(done), size - done);
+      if (piece.src == nullptr || piece.bytes == 0) return false;
+      pieces->push_back(WindowCopy{done, piece.src, piece.bytes});
+      leases->push_back(std::move(piece.lease));
+      done += piece.bytes;
+    }
+    return true;
+  } catch (...) {
+    return false;  // no memory for the lists: the stream's way
+  }
+}
+
+}  // namespace
+
+bool AsyncExecutor::OnStreamDevice(const Channel& channel) {
+  int current = -1;
+  return NoThrow([&] { return gpu_.GetDevice(&current); }) == hipSuccess &&
+         current == channel.device;
+}
+
 bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
                                      std::unique_ptr<AsyncOp>& op, Status* status) {
   AsyncWork& work = *op->work;
@@ -267,28 +293,10 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   const Planned planned = PlanAtSubmission(channel, op, &plan, status);
   if (planned != Planned::kPlanned) return planned == Planned::kEnded;
   // Every byte from a pinned window, or none this way.
-  struct Copy {
-    void* dst;
-    const void* src;
-    size_t bytes;
-  };
-  std::vector<Copy> copies;
+  std::vector<WindowCopy> copies;
   std::vector<std::shared_ptr<const void>> leases;
-  try {
-    size_t done = 0;
-    while (done < plan.size) {
-      engine::ResidentPiece piece =
-          work.Resident(plan.file_offset + static_cast<off_t>(done), plan.size - done);
-      if (piece.src == nullptr || piece.bytes == 0) {
-        work.Unbegin();
-        return false;
-      }
-      copies.push_back(Copy{static_cast<char*>(plan.device) + done, piece.src, piece.bytes});
-      leases.push_back(std::move(piece.lease));
-      done += piece.bytes;
-    }
-  } catch (...) {
-    work.Unbegin();  // no memory for the list: the stream's way
+  if (!WindowPieces(work, plan.file_offset, plan.size, &copies, &leases)) {
+    work.Unbegin();
     return false;
   }
   // The sequence number the stream writes to `done` once its copies are made; the windows stay
@@ -321,9 +329,11 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   };
   hipError_t error = hipSuccess;
   size_t queued = 0;
-  for (const Copy& c : copies) {
-    error = NoThrow(
-        [&] { return gpu_.MemcpyAsync(c.dst, c.src, c.bytes, hipMemcpyHostToDevice, stream); });
+  for (const WindowCopy& c : copies) {
+    error = NoThrow([&] {
+      return gpu_.MemcpyAsync(static_cast<char*>(plan.device) + c.at, c.src, c.bytes,
+                              hipMemcpyHostToDevice, stream);
+    });
     if (error != hipSuccess) break;
     ++queued;
   }
@@ -386,11 +396,7 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
     if (channel->staged_broken) return false;
   }
   // The copies are queued from this thread, into memory of the stream's device.
-  int current = -1;
-  if (NoThrow([&] { return gpu_.GetDevice(&current); }) != hipSuccess ||
-      current != channel->device) {
-    return false;
-  }
+  if (!OnStreamDevice(*channel)) return false;
   // The values seen at submission: the stream binds its own when it gets there.
   Result<StagedPlan> planned = Status::Op(hipFileInternalError);
   try {
@@ -407,46 +413,28 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   const size_t bytes = planned->size;
   const auto skip = static_cast<size_t>(first & 4095);  // the file offset's place in its page
   // Every byte from a pinned window, or none copied ahead.
-  try {
-    size_t done = 0;
-    while (done < bytes) {
-      engine::ResidentPiece piece = work.Resident(first + static_cast<off_t>(done), bytes - done);
-      if (piece.src == nullptr || piece.bytes == 0) break;
-      ahead->copies.push_back(Ahead::Copy{reinterpret_cast<void*>(skip + done), piece.src,
-                                          piece.bytes});  // offsets into the region, for now
-      ahead->windows.push_back(std::move(piece.lease));
-      done += piece.bytes;
-    }
-    work.Unbegin();
-    if (done < bytes) {
-      *ahead = Ahead();
-      return false;
-    }
-    // The stream copies into the region only after the reads before it on the stream copied out
-    // of it: the stream's last region serves while a read holds it and it is large enough.
-    std::shared_ptr<void> region = channel->ahead_region.lock();
-    if (region != nullptr && channel->ahead_region_bytes < skip + bytes) region = nullptr;
-    if (region == nullptr) {
-      region = scratch_.Lease(channel->device, skip + bytes, &channel->ahead_region_bytes);
-    }
-    if (region == nullptr) {
-      *ahead = Ahead();
-      return false;
-    }
-    channel->ahead_region = region;
-    auto* base = static_cast<unsigned char*>(region.get());
-    for (Ahead::Copy& copy : ahead->copies) {
-      copy.dst = base + reinterpret_cast<uintptr_t>(copy.dst);
-    }
-    ahead->region = std::move(region);
-    ahead->at = base + skip;
-    ahead->file_offset = first;
-    ahead->bytes = bytes;
-  } catch (...) {
-    work.Unbegin();  // (harmless when done already)
+  const bool whole = WindowPieces(work, first, bytes, &ahead->copies, &ahead->windows);
+  work.Unbegin();
+  if (!whole) {
     *ahead = Ahead();
     return false;
   }
+  // The stream copies into the region only after the reads before it on the stream copied out
+  // of it: the stream's last region serves while a read holds it and it is large enough.
+  std::shared_ptr<void> region = channel->ahead_region.lock();
+  if (region != nullptr && channel->ahead_region_bytes < skip + bytes) region = nullptr;
+  if (region == nullptr) {
+    region = scratch_.Lease(channel->device, skip + bytes, &channel->ahead_region_bytes);
+  }
+  if (region == nullptr) {
+    *ahead = Ahead();
+    return false;
+  }
+  channel->ahead_region = region;
+  ahead->at = static_cast<unsigned char*>(region.get()) + skip;
+  ahead->region = std::move(region);
+  ahead->file_offset = first;
+  ahead->bytes = bytes;
   return true;
 }
 

@@ -48,6 +48,14 @@ inline void AdvanceWord(uint32_t* word, uint32_t value) {
   }
 }
 
+// A copy from a pinned page-cache window: `bytes` at `src` to the read's byte `at` (reads copied
+// at submission and copied ahead).
+struct WindowCopy {
+  size_t at;
+  const void* src;
+  size_t bytes;
+};
+
 }  // namespace async_detail
 
 // How much of a staged operation's chain is on its stream: chunks whose `wait ready`, and whose
@@ -63,12 +71,8 @@ struct AsyncExecutor::ChainLimits {
 // page-cache windows into device memory of the library's own (`region`), where file_offset is at
 // `at` (the same offset within a page, so the copy kernel's alignment is the window's).
 struct AsyncExecutor::Ahead {
-  struct Copy {
-    void* dst;
-    const void* src;
-    size_t bytes;
-  };
-  std::vector<Copy> copies;  // queued before `write reached`; read by the submission only
+  // Queued before `write reached`, each to `at` + its place; read by the submission only.
+  std::vector<async_detail::WindowCopy> copies;
   // The windows the copies read: the stream is past them once it wrote `reached`.
   std::vector<std::shared_ptr<const void>> windows;
   std::shared_ptr<void> region;  // null: nothing copied ahead

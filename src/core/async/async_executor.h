@@ -309,6 +309,9 @@ class AsyncExecutor {
   // operation ended here, its submission succeeded (*status Ok). kPlanned: *plan holds it
   // (AsyncWork::Unbegin undoes it). submit_mu held.
   enum class Planned { kNotNow, kEnded, kPlanned };
+  // The calling thread's current device is the channel's stream's: copies to its stream may be
+  // queued from here.
+  bool OnStreamDevice(const Channel& channel);
   Planned PlanAtSubmission(Channel* channel, std::unique_ptr<AsyncOp>& op, StagedPlan* plan,
                            Status* status) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // A staged read whose bytes, at the values seen at submission, are all in pinned windows, with

@@ -327,9 +327,10 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
   q.written = first - 1;
   // Copies ahead first: once the stream has written `reached` it is past them, and the worker
   // (which starts then) may copy on from them or let their windows go.
-  for (const Ahead::Copy& copy : ahead.copies) {
+  for (const WindowCopy& copy : ahead.copies) {
     q.error = NoThrow([&] {
-      return gpu_.MemcpyAsync(copy.dst, copy.src, copy.bytes, hipMemcpyHostToDevice, stream);
+      return gpu_.MemcpyAsync(ahead.at + copy.at, copy.src, copy.bytes, hipMemcpyHostToDevice,
+                              stream);
     });
     if (q.error != hipSuccess) return q;
     ++q.ahead;
