@@ -15,8 +15,7 @@
 #include <vector>
 
 #include "core/async/async_executor.h"
-#include "core/config.h"
-#include "reliability/io_path_fixture.h"
+#include "reliability/async_windows_fixture.h"
 
 namespace hipfile::core {
 namespace {
@@ -25,30 +24,9 @@ using testing::GpuOp;
 using testing::SysOp;
 
 constexpr size_t kMiB = size_t{1} << 20;
-constexpr size_t kFile = 8 * kMiB + 12345;
-constexpr size_t kBuffer = 9 * kMiB;
 
-class AsyncCopiedAheadTest : public IoPathTest {
+class AsyncCopiedAheadTest : public AsyncWindowsTest {
  protected:
-  AsyncCopiedAheadTest() : IoPathTest(kBuffer) {
-    driver_.reset();
-    Config config = ParseConfig(sys_);
-    config.page_cache_pin_ahead = 0;
-    config.async_run_idle_kb = 0;
-    config.async_copy_at_submission = true;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    EXPECT_TRUE(driver_->Open().ok());
-    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
-  }
-
-  // Synchronous reads of the whole file, twice: its window is pinned (pin-after 2).
-  void PinBySyncReads(void* fh) {
-    for (int i = 0; i < 2; ++i) {
-      const Result<size_t> n = driver_->Read(fh, dev_, kFile, 0, 0);
-      ASSERT_TRUE(n.ok()) << n.status().ToString();
-    }
-    ASSERT_GT(gpu_.Calls(GpuOp::kHostRegister), 0u) << "the second read pins its window";
-  }
   // `buffer` holds the file's bytes [offset, offset + size) at `at`.
   bool HoldsFile(void* buffer, size_t at, off_t offset, size_t size) {
     const std::vector<unsigned char> file = testing::PatternBytes(kFile);
@@ -58,8 +36,6 @@ class AsyncCopiedAheadTest : public IoPathTest {
     return std::equal(got.begin(), got.end(), file.begin() + offset);
   }
   void Sync() { ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess); }
-
-  Watchdog watchdog_{std::chrono::seconds(60)};
 };
 
 // The default budget (hipFile's max device cache size, 128 MiB) copies a busy stream's resident

@@ -17,8 +17,7 @@
 #include <vector>
 
 #include "core/async/async_executor.h"
-#include "core/config.h"
-#include "reliability/io_path_fixture.h"
+#include "reliability/async_windows_fixture.h"
 
 namespace hipfile::core {
 namespace {
@@ -27,31 +26,11 @@ using testing::GpuOp;
 using testing::SysOp;
 
 constexpr size_t kMiB = size_t{1} << 20;
-constexpr size_t kFile = 8 * kMiB + 12345;
-constexpr size_t kBuffer = 9 * kMiB;
 
-class AsyncCopyAtSubmissionTest : public IoPathTest {
+class AsyncCopyAtSubmissionTest : public AsyncWindowsTest {
  protected:
   explicit AsyncCopyAtSubmissionTest(const runtime::CpuRuntimeOptions& options = {})
-      : IoPathTest(kBuffer, options) {
-    driver_.reset();
-    Config config = ParseConfig(sys_);
-    config.page_cache_pin_ahead = 0;
-    config.async_run_idle_kb = 0;  // this file is about the copies, not running at once
-    config.async_copy_at_submission = true;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    EXPECT_TRUE(driver_->Open().ok());
-    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
-  }
-
-  // Synchronous reads of the whole file, twice: its window is pinned (pin-after 2).
-  void PinBySyncReads(void* fh) {
-    for (int i = 0; i < 2; ++i) {
-      const Result<size_t> n = driver_->Read(fh, dev_, kFile, 0, 0);
-      ASSERT_TRUE(n.ok()) << n.status().ToString();
-    }
-    ASSERT_GT(gpu_.Calls(GpuOp::kHostRegister), 0u) << "the second read pins its window";
-  }
+      : AsyncWindowsTest(options) {}
   // The device buffer holds the file's bytes [offset, offset + size) at `at`.
   bool DeviceHoldsFile(size_t at, off_t offset, size_t size) {
     const std::vector<unsigned char> file = testing::PatternBytes(kFile);
@@ -60,8 +39,6 @@ class AsyncCopyAtSubmissionTest : public IoPathTest {
   }
   // Every window lease let go: the executor has nothing outstanding (its poller releases them).
   void WaitUntilIdle() { Executor().WaitIdle(); }
-
-  Watchdog watchdog_{std::chrono::seconds(60)};
 };
 
 // On an idle stream a resident, pinned read is copied at submission: *bytes_p is set when the call

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// AsyncWindowsTest: the fixture of the stream-ordered reads served from pinned page-cache windows
+// (docs/async.md, "Reads copied from windows at submission" and "Reads copied ahead into device
+// memory"): an IoPathTest whose Driver copies at submission and runs nothing at once on an idle
+// stream, with a non-blocking stream, a file of kFile bytes and a way to pin its window (64 MiB,
+// the Driver's) by synchronous reads.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+
+#include "core/config.h"
+#include "reliability/io_path_fixture.h"
+
+namespace hipfile::core {
+
+class AsyncWindowsTest : public IoPathTest {
+ protected:
+  static constexpr size_t kFile = (size_t{8} << 20) + 12345;
+  static constexpr size_t kBuffer = size_t{9} << 20;
+
+  explicit AsyncWindowsTest(const runtime::CpuRuntimeOptions& options = {})
+      : IoPathTest(kBuffer, options) {
+    driver_.reset();
+    Config config = ParseConfig(sys_);
+    config.page_cache_pin_ahead = 0;
+    config.async_run_idle_kb = 0;  // the copies, not running at once
+    config.async_copy_at_submission = true;
+    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
+    EXPECT_TRUE(driver_->Open().ok());
+    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
+  }
+
+  // Synchronous reads of the whole file, twice: its window is pinned (pin-after 2).
+  void PinBySyncReads(void* fh) {
+    for (int i = 0; i < 2; ++i) {
+      const Result<size_t> n = driver_->Read(fh, dev_, kFile, 0, 0);
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+    }
+    ASSERT_GT(gpu_.Calls(testing::GpuOp::kHostRegister), 0u) << "the second read pins its window";
+  }
+
+  Watchdog watchdog_{std::chrono::seconds(60)};
+};
+
+}  // namespace hipfile::core
