@@ -124,4 +124,9 @@ uint64_t DeviceScratch::Allocated(int device) {
   return BytesOf(state_->all, device);
 }
 
+uint64_t DeviceScratch::Leased(int device) {
+  MutexLock lock(state_->mu);
+  return BytesOf(state_->all, device) - BytesOf(state_->free, device);
+}
+
 }  // namespace hipfile::engine

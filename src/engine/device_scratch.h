@@ -43,8 +43,11 @@ class DeviceScratch {
   // receives its size.
   std::shared_ptr<void> Lease(int device, size_t bytes, size_t* got = nullptr);
 
-  // Bytes allocated on `device` so far (for tests and statistics).
+  // Bytes allocated on `device` so far, and of them leased now (for tests and statistics). A
+  // region comes back when its last lease goes, which may be a moment after the read holding it
+  // finished (finished operations are destroyed on another thread).
   uint64_t Allocated(int device);
+  uint64_t Leased(int device);
 
  private:
   struct Region {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "core/async/async_executor.h"
@@ -157,11 +158,20 @@ TEST_P(AsyncCopiedAheadTest, AStreamsReadsShareItsRegionWithinTheBudget) {
   EXPECT_TRUE(HoldsFile(other_dev, 0, 0, 2 * kMiB));
   Executor().WaitIdle();
   EXPECT_EQ(Executor().UsedAhead(), 3u);
-  // The region came back: the other stream gets it now.
-  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &gate), hipSuccess);
+  // The region comes back (its last lease may go on the reaper's thread a moment after the reads
+  // finished): the other stream gets it then.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Executor().DeviceScratchLeased(0) > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(Executor().DeviceScratchLeased(0), 0u) << "the region never came back";
+  // (Held by a gate still closed: a stream found idle would get the copies at submission.)
+  testing::StreamGate held;
+  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &held), hipSuccess);
   AsyncSlot again{2 * kMiB, static_cast<off_t>(kMiB), 0};
   ASSERT_TRUE(SubmitSlotOn(other, fh, other_dev, &again).ok());
   EXPECT_EQ(Executor().CopiedAhead(), 4u);
+  held.Open();
   ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
   EXPECT_TRUE(HoldsFile(other_dev, 0, static_cast<off_t>(kMiB), 2 * kMiB));
   Executor().WaitIdle();

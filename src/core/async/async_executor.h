@@ -245,8 +245,9 @@ class AsyncExecutor {
   // Reads copied ahead so far, and of them those whose stream copied on from the copy.
   size_t CopiedAhead();
   size_t UsedAhead();
-  // Device memory allocated for reads copied ahead on `device` so far.
+  // Device memory allocated for reads copied ahead on `device` so far, and of it leased now.
   uint64_t DeviceScratchBytes(int device) { return scratch_.Allocated(device); }
+  uint64_t DeviceScratchLeased(int device) { return scratch_.Leased(device); }
 
   // Staged operations: the most staging blocks (engine::StreamStagingBlock, pinned by
   // submissions as needed) in the pool: the streams' share of the pinned staging limit
