@@ -11,9 +11,11 @@
 namespace hipfile::engine {
 namespace {
 
-// The table holds one copy of `bytes` (none when 0).
-void SetTable(runtime::CopyTable* table, const void* dst, const void* src, size_t bytes) {
+// The table holds one copy of `bytes` (none when 0) for `token`.
+void SetTable(runtime::CopyTable* table, uint32_t token, const void* dst, const void* src,
+              size_t bytes) {
   table->count = 0;
+  table->token = token;
   if (bytes == 0) return;
   table->copy[0] = {reinterpret_cast<uintptr_t>(dst), reinterpret_cast<uintptr_t>(src), bytes};
   table->count = 1;
@@ -67,8 +69,10 @@ void StreamCopyTables::Free(runtime::GpuRuntime& gpu) {
 }
 
 void StreamCopyTables::Clear() const {
-  Table(0)->count = 0;
-  Table(1)->count = 0;
+  for (uint32_t t = 0; t < 2; ++t) {
+    Table(t)->count = 0;
+    Table(t)->token = t;
+  }
 }
 
 size_t StagedChunks::ChunkBytes(size_t k) const {
@@ -81,7 +85,7 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
                                const WindowFinder& windows) {
   const uint32_t token = Token(k);
   runtime::CopyTable* table = tables.Table(token);
-  if (Quiet(k)) {  // the table copies nothing already
+  if (Quiet(tables, k)) {  // the stream's launch for the token copies nothing already
     StoreRelease(ready, token);
     return;
   }
@@ -89,7 +93,7 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
   // At least to the end of chunk k's share of the fixed layout, so that the chunks suffice.
   const size_t floor = std::min(size, (k + 1) * chunk_bytes);
   size_t used = 0;  // of the slot
-  uint64_t count = 0;
+  uint32_t count = 0;
   const auto add = [&](const void* src, size_t bytes) {
     table->copy[count++] = {reinterpret_cast<uintptr_t>(static_cast<char*>(device) + assigned),
                             reinterpret_cast<uintptr_t>(src), bytes};
@@ -126,7 +130,7 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
     }
   }
   table->count = count;
-  table_empty[token % 2] = count == 0;
+  table->token = token;
   StoreRelease(ready, token);  // the table and the staging are written
 }
 
@@ -135,8 +139,8 @@ void StagedChunks::ReleaseForWrite(const StreamStagingBlock& block, const Stream
   const uint32_t token = Token(k);
   const size_t want = ChunkBytes(k);
   slot_bytes[token % 2] = want;
-  SetTable(tables.Table(token), block.Slot(token), static_cast<char*>(device) + k * chunk_bytes,
-           want);
+  SetTable(tables.Table(token), token, block.Slot(token),
+           static_cast<char*>(device) + k * chunk_bytes, want);
   StoreRelease(ready, token);
 }
 
@@ -154,6 +158,14 @@ void StagedChunks::WriteOut(const StreamStagingBlock& block, const ChunkMover& m
     }
   }
   ++written;
+}
+
+bool StagedChunks::Quiet(const StreamCopyTables& tables, size_t k) const {
+  if (!stopped && assigned < size) return false;
+  // The table was last filled for an earlier token of the stream (its copies are not for this
+  // launch), or for this very one 2^32 tokens ago and copies nothing.
+  const runtime::CopyTable* table = tables.Table(Token(k));
+  return table->token != Token(k) || table->count == 0;
 }
 
 bool StagedChunks::RoomForALease() {

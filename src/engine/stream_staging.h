@@ -122,9 +122,6 @@ struct StagedChunks {
   // copies from windows.
   size_t assigned = 0;
   size_t from_windows = 0;
-  // Reads: table t % 2 holds no copy, written so by this operation (a chunk that copies nothing
-  // may then be released without waiting for the stream to be done with that table).
-  bool table_empty[2] = {false, false};
   // Reads: the windows the stream copies from, held until it has (copied >= leased_until).
   std::vector<std::shared_ptr<const void>> leases;
   uint32_t leased_until = 0;
@@ -143,11 +140,13 @@ struct StagedChunks {
   // 16-byte aligned addresses), the rest read from the file into its slot; writes the table that
   // copies them, and stores ready = its token (release) so the stream copies it. Past a failed or
   // short read, and past the operation's last byte, the table copies nothing. The stream must be
-  // done with the table and the slot (copied >= token - 2) unless Quiet(k).
+  // done with the table and the slot (copied >= token - 2) unless Quiet(tables, k).
   void FillForRead(const StreamStagingBlock& block, const StreamCopyTables& tables, uint32_t* ready,
                    size_t k, const ChunkMover& move, const WindowFinder& windows = nullptr);
-  // A read's chunk k copies nothing, and its table says so already: it may be released at once.
-  bool Quiet(size_t k) const { return (stopped || assigned >= size) && table_empty[Token(k) % 2]; }
+  // A read's chunk k copies nothing, and the stream's launch for its token would copy nothing
+  // from its table as it is (CopyTable::token): it may be released at once, with the table
+  // untouched, however far behind the stream is.
+  bool Quiet(const StreamCopyTables& tables, size_t k) const;
   // A read holds windows the stream may still copy from, until `copied` reaches leased_until.
   bool Leased() const { return !leases.empty(); }
   // A write's chunk k: writes the table that copies it from the device into its slot, and

@@ -61,7 +61,11 @@ struct CopyTable {
     uint64_t src = 0;
     uint64_t bytes = 0;
   };
-  uint64_t count = 0;  // copies [0, count) are made; at most kMaxCopies
+  uint32_t count = 0;  // copies [0, count) are made; at most kMaxCopies
+  // Which launch the copies are for (CopyTableAsync's `token`): a launch for another token
+  // copies nothing, so whoever fills the table need not touch it for a launch with nothing to
+  // copy while the stream may still be running an earlier one that reads it.
+  uint32_t token = 0;
   Copy copy[kMaxCopies];
 };
 
@@ -153,20 +157,22 @@ class GpuRuntime {
     }
     return first;
   }
-  // Queues the copies *table holds when the stream gets there, not when it is queued: the table
-  // lies in host memory from HostMalloc, and whoever fills it does so before the stream reaches
-  // the call (typically before releasing a StreamWaitValue32 queued ahead of it), so the stream
-  // copies what was decided while it waited: how many copies, and their sizes. Addresses must be
-  // ones the device can use (device memory, pinned host memory); the table must stay untouched
-  // until the stream has passed the call. hipErrorNotSupported where the runtime cannot.
   // Whether CopyTableAsync works for streams of the device. May load code onto the device: ask
   // before streams can be waiting on the caller.
   virtual bool SupportsCopyTable(int device) {
     (void)device;
     return false;
   }
-  virtual hipError_t CopyTableAsync(const CopyTable* table, Stream stream) {
+  // Queues the copies *table holds when the stream gets there, not when it is queued, if the
+  // table's `token` is `token` then (nothing otherwise): the table lies in host memory from
+  // HostMalloc, and whoever fills it does so before the stream reaches the call (typically before
+  // releasing a StreamWaitValue32 queued ahead of it), so the stream copies what was decided while
+  // it waited: how many copies, and their sizes. Addresses must be ones the device can use
+  // (device memory, pinned host memory); the table must stay untouched from the time the stream
+  // may reach the call until it has passed it. hipErrorNotSupported where the runtime cannot.
+  virtual hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) {
     (void)table;
+    (void)token;
     (void)stream;
     return hipErrorNotSupported;
   }

@@ -159,12 +159,13 @@ hipError_t FaultRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hi
   return Forwarded(GpuOp::kMemcpyAsync, base_.MemcpyAsync(dst, src, size, kind, stream));
 }
 
-hipError_t FaultRuntime::CopyTableAsync(const runtime::CopyTable* table, runtime::Stream stream) {
+hipError_t FaultRuntime::CopyTableAsync(const runtime::CopyTable* table, uint32_t token,
+                                        runtime::Stream stream) {
   if (const hipError_t e = Injected(GpuOp::kCopyTableAsync)) return e;
   if (runtime::HostFn hold = hold_copies_fn_.load(); hold != nullptr) {
     if (const hipError_t e = base_.LaunchHostFunc(stream, hold, hold_copies_arg_.load())) return e;
   }
-  return Forwarded(GpuOp::kCopyTableAsync, base_.CopyTableAsync(table, stream));
+  return Forwarded(GpuOp::kCopyTableAsync, base_.CopyTableAsync(table, token, stream));
 }
 
 hipError_t FaultRuntime::Memset(void* dst, int value, size_t size) {

@@ -153,7 +153,8 @@ class FaultRuntime : public runtime::GpuRuntime {
   hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                          runtime::Stream stream) override;
   bool SupportsCopyTable(int device) override { return base_.SupportsCopyTable(device); }
-  hipError_t CopyTableAsync(const runtime::CopyTable* table, runtime::Stream stream) override;
+  hipError_t CopyTableAsync(const runtime::CopyTable* table, uint32_t token,
+                            runtime::Stream stream) override;
   hipError_t Memset(void* dst, int value, size_t size) override;
   hipError_t MemsetAsync(void* dst, int value, size_t size, runtime::Stream stream) override;
   hipError_t StreamCreate(runtime::Stream* stream, unsigned flags) override;

@@ -53,9 +53,10 @@ class SetupRecorder : public testing::FaultRuntime {
     Queued(stream, "LaunchHostFunc");
     return testing::FaultRuntime::LaunchHostFunc(stream, fn, data);
   }
-  hipError_t CopyTableAsync(const runtime::CopyTable* table, runtime::Stream stream) override {
+  hipError_t CopyTableAsync(const runtime::CopyTable* table, uint32_t token,
+                            runtime::Stream stream) override {
     Queued(stream, "CopyTableAsync");
-    return testing::FaultRuntime::CopyTableAsync(table, stream);
+    return testing::FaultRuntime::CopyTableAsync(table, token, stream);
   }
 
   std::set<int> SetUp() {

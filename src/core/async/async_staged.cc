@@ -345,7 +345,8 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
         NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
     if (q.error != hipSuccess) return q;
     q.waits = k + 1;
-    q.error = NoThrow([&] { return gpu_.CopyTableAsync(channel->tables.Table(token), stream); });
+    q.error =
+        NoThrow([&] { return gpu_.CopyTableAsync(channel->tables.Table(token), token, stream); });
     if (q.error != hipSuccess) return q;
     q.error =
         NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], token); });
@@ -443,7 +444,8 @@ void AsyncExecutor::Step(Channel* channel) {
     // that copies nothing, from a table that says so already, goes at once.
     for (; data.released < limits.waits; ++data.released) {
       const uint32_t free_at = data.Token(data.released) - 2;  // the token that used the slot last
-      if (!data.Quiet(data.released) && !Reached(LoadWord(&channel->words[kCopied]), free_at)) {
+      if (!data.Quiet(channel->tables, data.released) &&
+          !Reached(LoadWord(&channel->words[kCopied]), free_at)) {
         WaitForCopied(channel, free_at);
         return;
       }

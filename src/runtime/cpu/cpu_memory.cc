@@ -184,7 +184,7 @@ hipError_t CpuRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hipM
   });
 }
 
-hipError_t CpuRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
+hipError_t CpuRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) {
   if (!table) return hipErrorInvalidValue;
   // As on a GPU, the table must be memory the device can reach when it gets there.
   const std::optional<Region> region = memory_.Find(table);
@@ -192,11 +192,12 @@ hipError_t CpuRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
       reinterpret_cast<uintptr_t>(table) + sizeof(CopyTable) > region->end()) {
     return hipErrorInvalidValue;
   }
-  return Enqueue(stream, {}, [this, table] {
+  return Enqueue(stream, {}, [this, table, token] {
     // Acquire: what the host stored before releasing the stream to this point is visible.
-    const uint64_t count =
-        std::min<uint64_t>(__atomic_load_n(&table->count, __ATOMIC_ACQUIRE), CopyTable::kMaxCopies);
-    for (uint64_t i = 0; i < count; ++i) {
+    if (__atomic_load_n(&table->token, __ATOMIC_ACQUIRE) != token) return;  // not for this launch
+    const uint32_t count =
+        std::min<uint32_t>(__atomic_load_n(&table->count, __ATOMIC_ACQUIRE), CopyTable::kMaxCopies);
+    for (uint32_t i = 0; i < count; ++i) {
       const CopyTable::Copy& c = table->copy[i];
       auto* dst = reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst));
       const auto* src = reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src));

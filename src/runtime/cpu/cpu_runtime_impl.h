@@ -57,7 +57,7 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t MemcpyAsync(void* dst, const void* src, size_t size, hipMemcpyKind kind,
                          Stream stream) override;
   bool SupportsCopyTable(int device) override { return ValidDevice(device); }
-  hipError_t CopyTableAsync(const CopyTable* table, Stream stream) override;
+  hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) override;
   hipError_t Memset(void* dst, int value, size_t size) override;
   hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) override;
 

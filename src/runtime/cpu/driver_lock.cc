@@ -95,8 +95,8 @@ class DriverLockedRuntime final : public GpuRuntime {
     ReaderLock lock(mu_);
     return inner_->SupportsCopyTable(device);
   }
-  hipError_t CopyTableAsync(const CopyTable* table, Stream stream) override {
-    return Shared([&] { return inner_->CopyTableAsync(table, stream); });
+  hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) override {
+    return Shared([&] { return inner_->CopyTableAsync(table, token, stream); });
   }
   hipError_t Memset(void* dst, int value, size_t size) override {
     return Shared([&] { return inner_->Memset(dst, value, size); });

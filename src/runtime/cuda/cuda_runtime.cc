@@ -275,7 +275,7 @@ class CudaRuntime final : public GpuRuntime {
   hipError_t MemcpyBatchAsync(const CopyOp* copies, size_t count, hipMemcpyKind kind, Stream stream,
                               hipError_t* errors) override;
   bool SupportsCopyTable(int device) override;
-  hipError_t CopyTableAsync(const CopyTable* table, Stream stream) override;
+  hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) override;
 
   hipError_t Memset(void* dst, int value, size_t size) override {
     if (size == 0) return hipSuccess;
@@ -854,7 +854,7 @@ bool CudaRuntime::SupportsCopyTable(int device) {
   return ok;
 }
 
-hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
+hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) {
   if (table == nullptr) return hipErrorInvalidValue;
   if (!options_.copy_kernel) return hipErrorNotSupported;
   if (const hipError_t err = Enter(); err != hipSuccess) return err;
@@ -875,7 +875,8 @@ hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, Stream stream) {
   hipError_t result = hipErrorNotSupported;
   if (kernels != nullptr) {
     CUdeviceptr address = Dptr(table);
-    void* params[] = {&address};
+    unsigned int launch_token = token;
+    void* params[] = {&address, &launch_token};
     result = Map(d_.cuLaunchKernel(kernels->table, kCopyTableBlocks, 1, 1, kGatherThreadsPerBlock,
                                    1, 1, 0, Cu(stream), params, nullptr));
   }

@@ -88,121 +88,129 @@ $L__BB0_9:
 }
 	// .globl	hipfile_copy_table
 .visible .entry hipfile_copy_table(
-	.param .u64 hipfile_copy_table_param_0
+	.param .u64 hipfile_copy_table_param_0,
+	.param .u32 hipfile_copy_table_param_1
 )
 .maxntid 256, 1, 1
 {
-	.reg .pred 	%p<10>;
+	.reg .pred 	%p<11>;
 	.reg .b16 	%rs<2>;
-	.reg .b32 	%r<45>;
+	.reg .b32 	%r<49>;
 	.reg .b64 	%rd<61>;
 
 
-	ld.param.u64 	%rd25, [hipfile_copy_table_param_0];
-	cvta.to.global.u64 	%rd26, %rd25;
-	ld.global.u64 	%rd27, [%rd26];
-	min.u64 	%rd1, %rd27, 128;
-	mov.u32 	%r1, %ctaid.x;
-	mov.u32 	%r2, %ntid.x;
-	cvt.u64.u32 	%rd2, %r2;
-	mul.wide.u32 	%rd28, %r1, %r2;
-	mov.u32 	%r3, %tid.x;
-	cvt.u64.u32 	%rd29, %r3;
+	ld.param.u64 	%rd26, [hipfile_copy_table_param_0];
+	ld.param.u32 	%r2, [hipfile_copy_table_param_1];
+	cvta.to.global.u64 	%rd27, %rd26;
+	add.s64 	%rd1, %rd27, 4;
+	ld.global.u32 	%r3, [%rd27+4];
+	setp.ne.s32 	%p1, %r3, %r2;
+	@%p1 bra 	$L__BB1_13;
+
+	ld.global.u32 	%r4, [%rd1+-4];
+	min.u32 	%r1, %r4, 128;
+	mov.u32 	%r5, %ctaid.x;
+	mov.u32 	%r6, %ntid.x;
+	cvt.u64.u32 	%rd2, %r6;
+	mul.wide.u32 	%rd28, %r5, %r6;
+	mov.u32 	%r7, %tid.x;
+	cvt.u64.u32 	%rd29, %r7;
 	add.s64 	%rd3, %rd28, %rd29;
-	mov.u32 	%r4, %nctaid.x;
-	cvt.u64.u32 	%rd4, %r4;
-	mul.wide.u32 	%rd5, %r4, %r2;
-	setp.eq.s64 	%p1, %rd1, 0;
-	@%p1 bra 	$L__BB1_12;
+	mov.u32 	%r8, %nctaid.x;
+	cvt.u64.u32 	%rd4, %r8;
+	mul.wide.u32 	%rd5, %r8, %r6;
+	setp.eq.s32 	%p2, %r1, 0;
+	@%p2 bra 	$L__BB1_13;
 
 	mul.lo.s64 	%rd6, %rd5, 3;
 	add.s64 	%rd7, %rd3, %rd6;
 	mul.lo.s64 	%rd31, %rd4, %rd2;
 	shl.b64 	%rd8, %rd31, 4;
+	cvt.u64.u32 	%rd9, %r1;
 	mov.u64 	%rd30, 0;
 	mov.u64 	%rd55, %rd30;
 
-$L__BB1_2:
+$L__BB1_3:
 	mul.lo.s64 	%rd34, %rd55, 24;
-	add.s64 	%rd35, %rd26, %rd34;
-	ld.global.u64 	%rd10, [%rd35+24];
-	ld.global.u64 	%rd11, [%rd35+16];
-	ld.global.u64 	%rd12, [%rd35+8];
-	or.b64  	%rd36, %rd11, %rd12;
+	add.s64 	%rd35, %rd27, %rd34;
+	ld.global.u64 	%rd11, [%rd35+24];
+	ld.global.u64 	%rd12, [%rd35+16];
+	ld.global.u64 	%rd13, [%rd35+8];
+	or.b64  	%rd36, %rd12, %rd13;
 	and.b64  	%rd37, %rd36, 15;
-	setp.ne.s64 	%p2, %rd37, 0;
+	setp.ne.s64 	%p3, %rd37, 0;
 	mov.u64 	%rd59, %rd30;
-	@%p2 bra 	$L__BB1_9;
+	@%p3 bra 	$L__BB1_10;
 
-	shr.u64 	%rd13, %rd10, 4;
-	setp.ge.u64 	%p3, %rd7, %rd13;
+	shr.u64 	%rd14, %rd11, 4;
+	setp.ge.u64 	%p4, %rd7, %rd14;
 	mov.u64 	%rd57, %rd3;
-	@%p3 bra 	$L__BB1_6;
+	@%p4 bra 	$L__BB1_7;
 
 	mov.u64 	%rd57, %rd3;
 
-$L__BB1_5:
+$L__BB1_6:
 	shl.b64 	%rd38, %rd57, 4;
-	add.s64 	%rd39, %rd11, %rd38;
+	add.s64 	%rd39, %rd12, %rd38;
 	shl.b64 	%rd40, %rd5, 2;
 	shl.b64 	%rd41, %rd5, 4;
 	add.s64 	%rd42, %rd39, %rd41;
-	ld.v4.u32 	{%r5, %r6, %r7, %r8}, [%rd42];
+	ld.v4.u32 	{%r9, %r10, %r11, %r12}, [%rd42];
 	add.s64 	%rd43, %rd42, %rd8;
-	ld.v4.u32 	{%r13, %r14, %r15, %r16}, [%rd43];
+	ld.v4.u32 	{%r17, %r18, %r19, %r20}, [%rd43];
 	add.s64 	%rd44, %rd43, %rd8;
-	ld.v4.u32 	{%r21, %r22, %r23, %r24}, [%rd44];
-	add.s64 	%rd45, %rd12, %rd38;
-	ld.v4.u32 	{%r29, %r30, %r31, %r32}, [%rd39];
-	st.v4.u32 	[%rd45], {%r29, %r30, %r31, %r32};
+	ld.v4.u32 	{%r25, %r26, %r27, %r28}, [%rd44];
+	add.s64 	%rd45, %rd13, %rd38;
+	ld.v4.u32 	{%r33, %r34, %r35, %r36}, [%rd39];
+	st.v4.u32 	[%rd45], {%r33, %r34, %r35, %r36};
 	add.s64 	%rd46, %rd45, %rd8;
-	st.v4.u32 	[%rd46], {%r5, %r6, %r7, %r8};
+	st.v4.u32 	[%rd46], {%r9, %r10, %r11, %r12};
 	add.s64 	%rd47, %rd46, %rd8;
-	st.v4.u32 	[%rd47], {%r13, %r14, %r15, %r16};
+	st.v4.u32 	[%rd47], {%r17, %r18, %r19, %r20};
 	add.s64 	%rd48, %rd47, %rd8;
-	st.v4.u32 	[%rd48], {%r21, %r22, %r23, %r24};
+	st.v4.u32 	[%rd48], {%r25, %r26, %r27, %r28};
 	add.s64 	%rd57, %rd40, %rd57;
 	add.s64 	%rd49, %rd57, %rd6;
-	setp.lt.u64 	%p4, %rd49, %rd13;
-	@%p4 bra 	$L__BB1_5;
-
-$L__BB1_6:
-	setp.ge.u64 	%p5, %rd57, %rd13;
-	@%p5 bra 	$L__BB1_8;
+	setp.lt.u64 	%p5, %rd49, %rd14;
+	@%p5 bra 	$L__BB1_6;
 
 $L__BB1_7:
-	shl.b64 	%rd50, %rd57, 4;
-	add.s64 	%rd51, %rd12, %rd50;
-	add.s64 	%rd52, %rd11, %rd50;
-	ld.v4.u32 	{%r37, %r38, %r39, %r40}, [%rd52];
-	st.v4.u32 	[%rd51], {%r37, %r38, %r39, %r40};
-	add.s64 	%rd57, %rd57, %rd5;
-	setp.lt.u64 	%p6, %rd57, %rd13;
-	@%p6 bra 	$L__BB1_7;
+	setp.ge.u64 	%p6, %rd57, %rd14;
+	@%p6 bra 	$L__BB1_9;
 
 $L__BB1_8:
-	and.b64  	%rd59, %rd10, -16;
+	shl.b64 	%rd50, %rd57, 4;
+	add.s64 	%rd51, %rd13, %rd50;
+	add.s64 	%rd52, %rd12, %rd50;
+	ld.v4.u32 	{%r41, %r42, %r43, %r44}, [%rd52];
+	st.v4.u32 	[%rd51], {%r41, %r42, %r43, %r44};
+	add.s64 	%rd57, %rd57, %rd5;
+	setp.lt.u64 	%p7, %rd57, %rd14;
+	@%p7 bra 	$L__BB1_8;
 
 $L__BB1_9:
-	add.s64 	%rd60, %rd59, %rd3;
-	setp.ge.u64 	%p7, %rd60, %rd10;
-	@%p7 bra 	$L__BB1_11;
+	and.b64  	%rd59, %rd11, -16;
 
 $L__BB1_10:
-	add.s64 	%rd53, %rd11, %rd60;
-	ld.u8 	%rs1, [%rd53];
-	add.s64 	%rd54, %rd12, %rd60;
-	st.u8 	[%rd54], %rs1;
-	add.s64 	%rd60, %rd60, %rd5;
-	setp.lt.u64 	%p8, %rd60, %rd10;
-	@%p8 bra 	$L__BB1_10;
+	add.s64 	%rd60, %rd59, %rd3;
+	setp.ge.u64 	%p8, %rd60, %rd11;
+	@%p8 bra 	$L__BB1_12;
 
 $L__BB1_11:
-	add.s64 	%rd55, %rd55, 1;
-	setp.lt.u64 	%p9, %rd55, %rd1;
-	@%p9 bra 	$L__BB1_2;
+	add.s64 	%rd53, %rd12, %rd60;
+	ld.u8 	%rs1, [%rd53];
+	add.s64 	%rd54, %rd13, %rd60;
+	st.u8 	[%rd54], %rs1;
+	add.s64 	%rd60, %rd60, %rd5;
+	setp.lt.u64 	%p9, %rd60, %rd11;
+	@%p9 bra 	$L__BB1_11;
 
 $L__BB1_12:
+	add.s64 	%rd55, %rd55, 1;
+	setp.lt.u64 	%p10, %rd55, %rd9;
+	@%p10 bra 	$L__BB1_3;
+
+$L__BB1_13:
 	ret;
 
 }

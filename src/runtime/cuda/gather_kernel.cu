@@ -12,7 +12,8 @@ struct GatherCopy {
   unsigned long long dst, src, bytes;
 };
 struct GatherArgs {
-  unsigned long long count;
+  unsigned count;
+  unsigned token;
   GatherCopy op[128];
 };
 
@@ -34,8 +35,11 @@ extern "C" __global__ void __launch_bounds__(256) hipfile_gather_copy(const Gath
 
 // The copies a table in host memory holds when the kernel runs (GpuRuntime::CopyTableAsync): the
 // stream reaches the launch only after the host filled the table, so sizes decided while the
-// stream waited are honoured. The grid, of any size, strides over each copy in turn.
-extern "C" __global__ void __launch_bounds__(256) hipfile_copy_table(const GatherArgs* table) {
+// stream waited are honoured. A table filled for another launch (its token) copies nothing. The
+// grid, of any size, strides over each copy in turn.
+extern "C" __global__ void __launch_bounds__(256) hipfile_copy_table(const GatherArgs* table,
+                                                                    const unsigned token) {
+  if (table->token != token) return;
   const unsigned long long count = table->count < 128 ? table->count : 128;
   const unsigned long long first = blockIdx.x * static_cast<unsigned long long>(blockDim.x) +
                                    threadIdx.x;

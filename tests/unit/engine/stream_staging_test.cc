@@ -39,6 +39,25 @@ StagedChunks ChunksOver(std::vector<unsigned char>& device, uint32_t first_token
   return chunks;
 }
 
+// Whether the stream's launch for `token` copies nothing from its table as the table is now
+// (GpuRuntime::CopyTableAsync: a table filled for another token copies nothing).
+bool LaunchCopiesNothing(const StreamCopyTables& tables, uint32_t token) {
+  const runtime::CopyTable* table = tables.Table(token);
+  return table->token != token || table->count == 0;
+}
+
+// A stream in the test: makes the copies the launch for `token` makes, as CopyTableAsync would
+// when the stream got there.
+void CopyAsTheStreamWould(const StreamCopyTables& tables, uint32_t token) {
+  if (LaunchCopiesNothing(tables, token)) return;
+  const runtime::CopyTable* table = tables.Table(token);
+  for (uint32_t i = 0; i < table->count; ++i) {
+    const runtime::CopyTable::Copy& c = table->copy[i];
+    std::memmove(reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst)),
+                 reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src)), c.bytes);
+  }
+}
+
 TEST(StreamStagingTest, TokensAlternateBetweenTwoSlotsAndTwoTables) {
   HeapBlock heap;
   const StreamStagingBlock& b = heap.block;
@@ -91,7 +110,7 @@ TEST(StreamStagingTest, AShortReadStopsTheChunksAfterIt) {
   for (size_t k = 0; k < 3; ++k) chunks.FillForRead(heap.block, heap.tables, &ready, k, move);
   EXPECT_EQ(calls, 2);  // the third chunk asks for nothing
   EXPECT_EQ(heap.tables.Table(1)->copy[0].bytes, 10u);
-  EXPECT_EQ(heap.tables.Table(2)->count, 0u) << "past end of file the stream copies nothing";
+  EXPECT_TRUE(LaunchCopiesNothing(heap.tables, 2)) << "past end of file the stream copies nothing";
   EXPECT_EQ(ready, 2u);  // the stream is still let through every chunk
   EXPECT_EQ(*chunks.Outcome(), kChunk + 10);
 }
@@ -105,15 +124,6 @@ TEST(StreamStagingTest, AFailedFirstChunkIsTheOutcome) {
   chunks.FillForRead(heap.block, heap.tables, &ready, 0, move);
   EXPECT_EQ(heap.tables.Table(0)->count, 0u);
   EXPECT_TRUE(chunks.Outcome().status().IsErrno(EIO));
-}
-
-// A stream in the test: makes the copies table t holds, as CopyTableAsync would when it got there.
-void CopyAsTheStreamWould(const runtime::CopyTable* table) {
-  for (uint64_t i = 0; i < table->count; ++i) {
-    const runtime::CopyTable::Copy& c = table->copy[i];
-    std::memmove(reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst)),
-                 reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src)), c.bytes);
-  }
 }
 
 // A file in memory: `file` at file offset `base`, whose bytes in [window_begin, window_end) are a
@@ -157,10 +167,10 @@ size_t ReadThroughTheStream(StagedChunks& chunks, HeapBlock& heap, FakeFile& fil
   size_t quiet = 0;
   const size_t n = StagedChunks::ChunksFor(chunks.size);
   for (size_t k = 0; k < n; ++k) {
-    if (chunks.Quiet(k)) ++quiet;
+    if (chunks.Quiet(heap.tables, k)) ++quiet;
     chunks.FillForRead(heap.block, heap.tables, &ready, k, file.Mover(), file.Finder());
     EXPECT_EQ(ready, chunks.Token(k));
-    CopyAsTheStreamWould(heap.tables.Table(chunks.Token(k)));
+    CopyAsTheStreamWould(heap.tables, chunks.Token(k));
   }
   return quiet;
 }
@@ -180,22 +190,44 @@ TEST(StreamStagingTest, AReadFromAWindowIsOneCopyAndTheChunksAfterItCopyNothing)
   EXPECT_TRUE(chunks.Leased());
   EXPECT_EQ(chunks.leased_until, 8u);
   EXPECT_EQ(chunks.from_windows, device.size());
-  CopyAsTheStreamWould(first);
-  // Chunk 1's table held the previous operation's copies: it is written (after the usual wait).
-  EXPECT_FALSE(chunks.Quiet(1));
-  chunks.FillForRead(heap.block, heap.tables, &ready, 1, file.Mover(), file.Finder());
-  EXPECT_EQ(heap.tables.Table(9)->count, 0u);
-  // Chunk 2 reuses chunk 0's table, which copies: it waits for the stream and clears it. Chunk 3
-  // reuses chunk 1's, which copies nothing already: it goes at once.
-  EXPECT_FALSE(chunks.Quiet(2));
-  chunks.FillForRead(heap.block, heap.tables, &ready, 2, file.Mover(), file.Finder());
-  EXPECT_EQ(heap.tables.Table(10)->count, 0u);
-  EXPECT_TRUE(chunks.Quiet(3));
-  chunks.FillForRead(heap.block, heap.tables, &ready, 3, file.Mover(), file.Finder());
-  EXPECT_EQ(ready, 11u);
+  // The chunks after it copy nothing: each goes at once, with the stream anywhere, and leaves its
+  // table alone. Chunk 2's table still holds chunk 0's copy, which its launch does not make.
+  for (size_t k = 1; k < 4; ++k) {
+    EXPECT_TRUE(chunks.Quiet(heap.tables, k)) << "chunk " << k;
+    chunks.FillForRead(heap.block, heap.tables, &ready, k, file.Mover(), file.Finder());
+    EXPECT_EQ(ready, chunks.Token(k));
+  }
+  EXPECT_EQ(heap.tables.Table(10), first);
+  EXPECT_EQ(first->token, 8u);
+  EXPECT_EQ(first->count, 1u);
+  CopyAsTheStreamWould(heap.tables, 8);
+  EXPECT_EQ(device, file.bytes);
+  std::fill(device.begin(), device.end(), 0xee);
+  for (uint32_t token = 9; token <= 11; ++token) CopyAsTheStreamWould(heap.tables, token);
+  EXPECT_EQ(device, std::vector<unsigned char>(device.size(), 0xee))
+      << "a launch after chunk 0's copied again";
   EXPECT_TRUE(file.staged_at.empty()) << "nothing was staged";
   EXPECT_EQ(*chunks.Outcome(), device.size());
-  EXPECT_EQ(device, file.bytes);
+}
+
+// A table last filled for the very token 2^32 tokens earlier, with copies in it: the chunk that
+// copies nothing cannot leave it so (the launch would make them); it waits and empties it.
+TEST(StreamStagingTest, ATableFilledForTheSameTokenLongAgoIsEmptied) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(2 * kChunk);
+  StagedChunks chunks = ChunksOver(device, 6);
+  chunks.stopped = true;  // nothing moves
+  runtime::CopyTable* table = heap.tables.Table(7);
+  table->token = 7;
+  table->count = 1;
+  EXPECT_TRUE(chunks.Quiet(heap.tables, 0));  // table 0: filled for token 0, copies nothing
+  EXPECT_FALSE(chunks.Quiet(heap.tables, 1));
+  uint32_t ready = 0;
+  const ChunkMover move = [](void*, size_t, off_t) -> Result<size_t> { return size_t{0}; };
+  chunks.FillForRead(heap.block, heap.tables, &ready, 1, move);
+  EXPECT_EQ(ready, 7u);
+  EXPECT_TRUE(LaunchCopiesNothing(heap.tables, 7));
+  EXPECT_TRUE(chunks.Quiet(heap.tables, 1));
 }
 
 TEST(StreamStagingTest, WindowsAndStagingMixInOneChunkAndEveryByteArrives) {
@@ -222,8 +254,8 @@ TEST(StreamStagingTest, WindowsAndStagingMixInOneChunkAndEveryByteArrives) {
   EXPECT_EQ(file.staged_at, (std::vector<off_t>{kBase + static_cast<off_t>(kHalf + kHalf / 2),
                                                 kBase + static_cast<off_t>(3 * kChunk),
                                                 kBase + static_cast<off_t>(4 * kChunk)}));
-  EXPECT_EQ(heap.tables.Table(chunks.Token(4))->count, 0u);
-  EXPECT_EQ(quiet, 0u);
+  EXPECT_TRUE(LaunchCopiesNothing(heap.tables, chunks.Token(4)));
+  EXPECT_EQ(quiet, 1u) << "chunk 4 copies nothing and goes at once";
   EXPECT_EQ(chunks.leased_until, chunks.Token(1));
 }
 
@@ -251,9 +283,9 @@ TEST(StreamStagingTest, AFailedStagedReadAfterAWindowKeepsTheWindowsBytes) {
   };
   uint32_t ready = 0;
   chunks.FillForRead(heap.block, heap.tables, &ready, 0, failing, file.Finder());
-  CopyAsTheStreamWould(heap.tables.Table(0));
+  CopyAsTheStreamWould(heap.tables, 0);
   chunks.FillForRead(heap.block, heap.tables, &ready, 1, failing, file.Finder());
-  EXPECT_EQ(heap.tables.Table(1)->count, 0u);
+  EXPECT_TRUE(LaunchCopiesNothing(heap.tables, 1));
   ASSERT_TRUE(chunks.Outcome().ok()) << "bytes before the failure are the outcome";
   EXPECT_EQ(*chunks.Outcome(), kChunk / 2);
   EXPECT_TRUE(chunks.error.IsErrno(EIO));
@@ -273,9 +305,9 @@ TEST(StreamStagingTest, ATableFullOfSmallWindowsStillReachesItsShare) {
   const runtime::CopyTable* table = heap.tables.Table(0);
   EXPECT_EQ(table->count, runtime::CopyTable::kMaxCopies);
   EXPECT_GE(chunks.assigned, kChunk) << "chunk 0 reaches its share whatever the pieces";
-  CopyAsTheStreamWould(table);
+  CopyAsTheStreamWould(heap.tables, 0);
   chunks.FillForRead(heap.block, heap.tables, &ready, 1, file.Mover(), file.Finder());
-  CopyAsTheStreamWould(heap.tables.Table(1));
+  CopyAsTheStreamWould(heap.tables, 1);
   EXPECT_EQ(*chunks.Outcome(), device.size());
   EXPECT_EQ(device, file.bytes);
 }

@@ -383,7 +383,8 @@ TEST_P(RuntimeConformance, BatchCopiesOfAnySizeAndAlignmentLand) {
 }
 
 // The stream copies what the table holds when the stream gets there: the table is filled after
-// the call, while the stream waits on a value ahead of it. Copies past `count` are not made.
+// the call, while the stream waits on a value ahead of it. Copies past `count` are not made, and
+// a launch for another token than the table's copies nothing.
 TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
   constexpr size_t kBytes = 3 * 4096 + 5;
   // Asked before the stream waits, as the interface requires (loading the kernel while a stream
@@ -403,8 +404,12 @@ TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
   memcpy(host, pattern.data(), kBytes);
   ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, 2 * kBytes, s), hipSuccess);
   ASSERT_EQ(rt_->StreamWaitValue32(s, word, 1), hipSuccess);
-  ASSERT_EQ(rt_->CopyTableAsync(table, s), hipSuccess);
-  ASSERT_EQ(rt_->CopyTableAsync(nullptr, s), hipErrorInvalidValue);
+  ASSERT_EQ(rt_->CopyTableAsync(table, 7, s), hipSuccess);
+  ASSERT_EQ(rt_->CopyTableAsync(nullptr, 7, s), hipErrorInvalidValue);
+  // After the copies, 16 bytes of the first are set again, and a launch for another token reads
+  // the same table: it copies nothing, so they stay.
+  ASSERT_EQ(rt_->MemsetAsync(dev + 3, 0x55, 16, s), hipSuccess);
+  ASSERT_EQ(rt_->CopyTableAsync(table, 9, s), hipSuccess);
   // Filled now, while the stream waits: host -> device at an odd offset, then device -> device;
   // a third entry past count.
   const auto at = [](const void* p) {
@@ -414,11 +419,13 @@ TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
   table->copy[1] = {at(dev + kBytes + 1), at(host + 100), 4096};
   table->copy[2] = {at(dev), at(host), 64};
   table->count = 2;
+  table->token = 7;
   __atomic_store_n(word, 1u, __ATOMIC_RELEASE);
   ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
   ASSERT_EQ(rt_->Memcpy(back, dev, 2 * kBytes, hipMemcpyDeviceToHost), hipSuccess);
   for (size_t i = 0; i < 3; ++i) ASSERT_EQ(back[i], 0x77) << "entry 2 is past count";
-  ASSERT_EQ(memcmp(back + 3, pattern.data(), kBytes - 3), 0);
+  for (size_t i = 3; i < 19; ++i) ASSERT_EQ(back[i], 0x55) << "the launch for token 9 copied";
+  ASSERT_EQ(memcmp(back + 19, pattern.data() + 16, kBytes - 19), 0);
   ASSERT_EQ(back[kBytes], 0x77);
   ASSERT_EQ(memcmp(back + kBytes + 1, pattern.data() + 100, 4096), 0);
   ASSERT_EQ(back[kBytes + 1 + 4096], 0x77);

@@ -906,10 +906,10 @@ TEST(CpuRuntimeStaged, SaysDeviceMemoryIsNotHostMemory) {
 // runtime refuses (past the end of an allocation) is skipped, the others are made.
 TEST_F(CpuRuntimeTest, CopyTableNeedsPinnedMemoryAndSkipsRefusedCopies) {
   CopyTable plain;
-  EXPECT_EQ(rt_->CopyTableAsync(&plain, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->CopyTableAsync(&plain, 0, nullptr), hipErrorInvalidValue);
   void* dev = nullptr;
   ASSERT_EQ(rt_->Malloc(&dev, sizeof(CopyTable)), hipSuccess);
-  EXPECT_EQ(rt_->CopyTableAsync(static_cast<CopyTable*>(dev), nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->CopyTableAsync(static_cast<CopyTable*>(dev), 0, nullptr), hipErrorInvalidValue);
   CopyTable* table = nullptr;
   ASSERT_EQ(rt_->HostMalloc(reinterpret_cast<void**>(&table), sizeof(CopyTable), 0), hipSuccess);
   char* small = nullptr;
@@ -918,10 +918,11 @@ TEST_F(CpuRuntimeTest, CopyTableNeedsPinnedMemoryAndSkipsRefusedCopies) {
   memset(src, 'x', sizeof(src));
   memset(small, 0, 4096);
   table->count = 2;
+  table->token = 3;
   table->copy[0] = {reinterpret_cast<uintptr_t>(small + 4090), reinterpret_cast<uintptr_t>(src),
                     64};  // runs past the allocation
   table->copy[1] = {reinterpret_cast<uintptr_t>(small), reinterpret_cast<uintptr_t>(src), 64};
-  ASSERT_EQ(rt_->CopyTableAsync(table, nullptr), hipSuccess);
+  ASSERT_EQ(rt_->CopyTableAsync(table, 3, nullptr), hipSuccess);
   ASSERT_EQ(rt_->StreamSynchronize(nullptr), hipSuccess);
   EXPECT_EQ(small[4090], 0);
   EXPECT_EQ(small[0], 'x');

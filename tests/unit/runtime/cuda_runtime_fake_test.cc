@@ -858,6 +858,7 @@ struct KernelCalls {
   std::vector<unsigned> grids;           // grid x of each accepted launch
   std::vector<CopyTable> args;           // its parameter
   std::vector<unsigned> table_grids;     // grid x of each table-kernel launch
+  std::vector<unsigned> table_tokens;    // the token each table-kernel launch copies for
   std::vector<CUdeviceptr> tables;       // its parameter
   unsigned block = 0;
   std::vector<cu::CUstream> streams;
@@ -898,7 +899,7 @@ void AddKernels(CudaDriver& d) {
                              const char* name) -> CUresult {
     EXPECT_EQ(module, FakeModule());
     g_kernel.function_names.push_back(name);
-    *function = g_kernel.function_names.size() == 1 ? FakeFunction() : FakeTableFunction();
+    *function = std::string(name) == kCopyTableKernelName ? FakeTableFunction() : FakeFunction();
     return 0;
   };
   d.cuLaunchKernel = [](cu::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
@@ -920,6 +921,7 @@ void AddKernels(CudaDriver& d) {
     if (function == FakeTableFunction()) {
       g_kernel.table_grids.push_back(grid_x);
       g_kernel.tables.push_back(*static_cast<const CUdeviceptr*>(params[0]));
+      g_kernel.table_tokens.push_back(*static_cast<const unsigned*>(params[1]));
       return 0;
     }
     EXPECT_EQ(function, FakeFunction());
@@ -1095,17 +1097,19 @@ TEST_F(CudaRuntimeFake, RefusedLaunchLeavesItsCopiesToTheBatchCall) {
   EXPECT_EQ(g_kernel.grids, (std::vector<unsigned>{128, 2}));
 }
 
-// CopyTableAsync launches the table kernel with the table's address; the grid strides over it.
+// CopyTableAsync launches the table kernel with the table's address and the token; the grid
+// strides over it.
 TEST_F(CudaRuntimeFake, CopyTableIsOneLaunchOfTheTableKernel) {
   AddKernels(driver_);
   CopyTable table;
   const Stream s = reinterpret_cast<Stream>(0x55);
   {
     auto rt = Create();
-    EXPECT_EQ(rt->CopyTableAsync(nullptr, s), hipErrorInvalidValue);
-    EXPECT_EQ(rt->CopyTableAsync(&table, s), hipSuccess);
+    EXPECT_EQ(rt->CopyTableAsync(nullptr, 1, s), hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableAsync(&table, 0xfffffff7u, s), hipSuccess);
     ASSERT_EQ(g_kernel.tables.size(), 1u);
     EXPECT_EQ(g_kernel.tables[0], reinterpret_cast<uintptr_t>(&table));
+    EXPECT_EQ(g_kernel.table_tokens[0], 0xfffffff7u);
     EXPECT_EQ(g_kernel.table_grids[0], kCopyTableBlocks);
     EXPECT_EQ(g_kernel.block, kGatherThreadsPerBlock);
     EXPECT_EQ(g_kernel.streams[0], reinterpret_cast<cu::CUstream>(0x55));
@@ -1113,7 +1117,7 @@ TEST_F(CudaRuntimeFake, CopyTableIsOneLaunchOfTheTableKernel) {
     EXPECT_EQ(g_kernel.launch_contexts.back(), ContextOf(0));
     // A stream of device 1 from a thread on device 0: launched in device 1's context (its own
     // module), and the thread's context given back.
-    EXPECT_EQ(rt->CopyTableAsync(&table, reinterpret_cast<Stream>(0x66)), hipSuccess);
+    EXPECT_EQ(rt->CopyTableAsync(&table, 2, reinterpret_cast<Stream>(0x66)), hipSuccess);
     EXPECT_EQ(g_kernel.launch_contexts.back(), ContextOf(1));
     EXPECT_EQ(g_kernel.loads, 2) << "one module per device";
     EXPECT_EQ(g_current, ContextOf(0));
@@ -1124,13 +1128,13 @@ TEST_F(CudaRuntimeFake, CopyTableIsOneLaunchOfTheTableKernel) {
     std::string why_not;
     auto rt = CreateCudaRuntimeWithDriver(driver_, &why_not, options);
     ASSERT_NE(rt, nullptr) << why_not;
-    EXPECT_EQ(rt->CopyTableAsync(&table, s), hipErrorNotSupported);
+    EXPECT_EQ(rt->CopyTableAsync(&table, 1, s), hipErrorNotSupported);
   }
   {
     AddKernels(driver_);
     g_kernel.load_result = 218;  // CUDA_ERROR_INVALID_PTX
     auto rt = Create();
-    EXPECT_EQ(rt->CopyTableAsync(&table, s), hipErrorNotSupported);
+    EXPECT_EQ(rt->CopyTableAsync(&table, 1, s), hipErrorNotSupported);
     EXPECT_TRUE(g_kernel.tables.empty());
   }
 }
