@@ -38,7 +38,18 @@ DeviceScratch::State::~State() {
 
 void DeviceScratch::State::GiveBack(const Region& region) {
   MutexLock lock(mu);
+  for (const Region& r : all) {
+    if (r.ptr == region.ptr && r.retired) return;
+  }
   free.push_back(region);  // room was made when it was allocated: does not throw
+}
+
+void DeviceScratch::Retire(const std::shared_ptr<void>& region) {
+  if (region == nullptr) return;
+  MutexLock lock(state_->mu);
+  for (Region& r : state_->all) {
+    if (r.ptr == region.get()) r.retired = true;
+  }
 }
 
 std::shared_ptr<void> DeviceScratch::Wrap(const Region& region) {

@@ -43,6 +43,12 @@ class DeviceScratch {
   // receives its size.
   std::shared_ptr<void> Lease(int device, size_t bytes, size_t* got = nullptr);
 
+  // `region` (a lease of this pool) is never leased again: when its last lease goes it stays
+  // allocated, counted as leased, until the pool goes. For a region a stream may still copy into
+  // with nothing to say when it has (a refused submission's copies ahead). Allocates nothing, so
+  // it cannot fail.
+  void Retire(const std::shared_ptr<void>& region);
+
   // Bytes allocated on `device` so far, and of them leased now (for tests and statistics). A
   // region comes back when its last lease goes, which may be a moment after the read holding it
   // finished (finished operations are destroyed on another thread).
@@ -54,6 +60,7 @@ class DeviceScratch {
     void* ptr;
     size_t bytes;
     int device;
+    bool retired = false;  // in `all`: Retire'd, never free again
   };
   // What leases and the pool share: a lease handed back after the pool went still finds it.
   struct State {

@@ -204,6 +204,51 @@ TEST_P(AsyncCopiedAheadTest, ARefusedCopyAheadRefusesTheSubmission) {
   EXPECT_EQ(Executor().Outstanding(), 0u);
 }
 
+// Refused after its copies ahead are on the stream (the runtime refuses `write reached`): nothing
+// says when the stream is past them, so their region is never leased again (a late copy would
+// land in another read's bytes); another stream's read gets a region of its own, every byte right.
+TEST_P(AsyncCopiedAheadTest, ARefusalAfterItsCopiesAheadKeepsTheirRegionFromOtherReads) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  Executor().SetDeviceScratchBytes(4 * kMiB);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  gpu_.FailNth(GpuOp::kStreamWriteValue32, 1, hipErrorLaunchFailure);
+  AsyncSlot refused{2 * kMiB, 0, 0};
+  const Status submitted = SubmitSlot(fh, &refused);
+  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+  gpu_.Reset();
+  // Still leased with nothing in flight: the copies ahead were queued, and their region kept.
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  EXPECT_EQ(Executor().DeviceScratchLeased(0), 2 * kMiB);
+  void* other_dev = nullptr;
+  ASSERT_EQ(gpu_.Malloc(&other_dev, kBuffer), hipSuccess);
+  runtime::Stream other = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  testing::StreamGate other_gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &other_gate), hipSuccess);
+  AsyncSlot read{2 * kMiB, static_cast<off_t>(kMiB), 0};
+  ASSERT_TRUE(SubmitSlotOn(other, fh, other_dev, &read).ok());
+  EXPECT_EQ(Executor().CopiedAhead(), 1u);
+  EXPECT_EQ(Executor().DeviceScratchBytes(0), 4 * kMiB) << "the refused read's region was reused";
+  other_gate.Open();
+  gate.Open();
+  Sync();
+  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
+  EXPECT_EQ(refused.bytes, 0);
+  EXPECT_EQ(read.bytes, static_cast<ssize_t>(2 * kMiB));
+  EXPECT_TRUE(HoldsFile(other_dev, 0, static_cast<off_t>(kMiB), 2 * kMiB));
+  Executor().WaitIdle();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Executor().DeviceScratchLeased(0) > 2 * kMiB &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(Executor().DeviceScratchLeased(0), 2 * kMiB) << "the refused read's region came back";
+  EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
+  EXPECT_EQ(gpu_.Free(other_dev), hipSuccess);
+}
+
 // A read whose bytes are not all in pinned windows, and a read below kAheadMinBytes, are not
 // copied ahead.
 TEST_P(AsyncCopiedAheadTest, OnlyWholeResidentReadsOfAMebibyteOrMore) {

@@ -405,8 +405,9 @@ class AsyncExecutor {
   bool TakeUnreservedLocked(engine::StreamStagingBlock* block) REQUIRES(mutex_);
   // The poller: leases blocks to starved channels, first come first served; true when one moved.
   bool FeedStarvedLocked(const std::function<void(Channel*)>& start) REQUIRES(mutex_);
-  // A refused chain's copies ahead were queued without `write reached` after them: their windows
-  // and region are kept until the executor goes (stranded_leases_).
+  // A refused chain's copies ahead were queued without `write reached` after them: their region
+  // is never leased again (DeviceScratch::Retire, which cannot fail) and their windows are kept
+  // until the executor goes (stranded_leases_).
   void StrandAheadLocked(Ahead& ahead) REQUIRES(mutex_);
   // A finished operation's block goes back to the pool, free once `copied` reaches `last`.
   void ReleaseBlockLocked(Channel* channel, engine::StreamStagingBlock block, uint32_t last)

@@ -359,20 +359,22 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
 }
 
 void AsyncExecutor::StrandAheadLocked(Ahead& ahead) {
-  // Copies ahead on the stream that no `reached` follows: nothing says when they are done, so
-  // their windows and memory stay leased until the executor goes.
+  // Copies ahead on the stream that no `reached` follows: nothing says when they are done. Their
+  // region must never take another read's copies (a late copy would land in that read's bytes):
+  // retired, which allocates nothing. Their windows stay leased until the executor goes.
+  scratch_.Retire(ahead.region);
+  ahead.region.reset();
   try {
-    stranded_leases_.reserve(stranded_leases_.size() + ahead.windows.size() + 1);
+    stranded_leases_.reserve(stranded_leases_.size() + ahead.windows.size());
   } catch (...) {
-    // No memory to keep them: the windows may be unpinned and the region leased again while the
-    // copies are pending (a driver call had just failed for want of memory too).
+    // No memory to keep them: a window let go may be unpinned while the copies are pending, and
+    // unpinning it waits for them (a driver call had just failed for want of memory too).
     HF_LOG(kError,
-           "stream-ordered I/O: no memory to keep a refused read's copies ahead leased; its "
-           "windows and device memory may be reused before the stream is past them");
+           "stream-ordered I/O: no memory to keep a refused read's page-cache windows leased; "
+           "unpinning them may wait for the stream");
     return;
   }
   for (auto& lease : ahead.windows) stranded_leases_.push_back(std::move(lease));
-  stranded_leases_.push_back(std::move(ahead.region));
 }
 
 void AsyncExecutor::BindLocked(Staged& s) {
