@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# stream-stop-probe (issue 21): 16 streams copying 16 MiB and 4 MiB from registered host memory,
+# each stopping after each copy for 0, 50, 200 and 500 us until the host lets it go, one copy in
+# flight per stream and two (PROBE_SPLIT=2), against 16 threads copying one at a time:
+#   bench/probes/stream-stop-h200.sh BUILD_DIR > OUT/stream-stop.txt
+# What it answers: whether the queued way's reads copied ahead (0.89-0.91x the synchronous path
+# at 16 MiB, bench/results/h200-2026-12-04-f) lose to the stops of their streams or to one copy
+# in flight per stream.
+set -uo pipefail
+build=$1
+P=$build/bench/stream-stop-probe
+S=${SECONDS_PER_ROW:-3}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+for bytes in 16777216 4194304; do
+  for split in 1 2; do
+    PROBE_SPLIT=$split "$P" 16 "$bytes" "$S" 0 50 200 500
+  done
+done

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+// How fast do STREAMS streams move BYTES host-to-device copies when each stream stops after each
+// copy until the host lets it go - the shape of the queued way's reads copied ahead (issue 21):
+// a read's copies ahead, `write reached`, a stop until a worker has bound it, then the next
+// read's copies - against the synchronous path's way, by how long the stop lasts?
+//
+//   stream-stop-probe STREAMS BYTES SECONDS STOP_US...
+//
+// For each STOP_US, each stream has two iterations queued: a copy of BYTES from its own pinned
+// host buffer to its own device buffer, `write reached = i` and `wait go >= i` on words of pinned
+// host memory. One host thread (as the library's poller) watches the `reached` words; STOP_US
+// after it sees one it stores `go` and queues the stream's iteration two ahead. Prints GiB/s over
+// all streams; the last copy of every stream is checked.
+//   PROBE_SPLIT=2: each iteration's copy in two halves, the second on a stream forked from the
+//                  stream by an event and joined back by another (two copies in flight per
+//                  stream, in the stream's order).
+//   PROBE_SRC=hostalloc: sources from cuMemHostAlloc (default: malloc'd memory registered with
+//                  cuMemHostRegister, as the library's page-cache windows are).
+// Then a row "sync": STREAMS threads copying one at a time, each waited for on a blocking-sync
+// event (the synchronous path's way).
+#include <cuda.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cu_check.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Lane {
+  CUstream stream = nullptr;
+  CUstream aside = nullptr;  // PROBE_SPLIT=2: the second half's stream
+  CUevent fork = nullptr, join = nullptr;
+  unsigned char* src = nullptr;
+  CUdeviceptr dst = 0;
+  uint32_t* words = nullptr;  // [0] reached, [1] go: pinned, mapped
+  CUdeviceptr reached_at = 0, go_at = 0;
+  uint32_t waiting = 1;  // the iteration whose `reached` the host waits for
+  bool seen = false;
+  Clock::time_point seen_at;
+};
+
+bool g_split = false;
+bool g_hostalloc = false;
+
+uint32_t LoadAcquire(const uint32_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+void StoreRelease(uint32_t* word, uint32_t value) {
+  __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
+void Copy(const Lane& lane, size_t bytes, CUstream stream) {
+  if (!g_split) {
+    CHECK(cuMemcpyHtoDAsync(lane.dst, lane.src, bytes, stream));
+    return;
+  }
+  const size_t half = bytes / 2;
+  CHECK(cuEventRecord(lane.fork, stream));
+  CHECK(cuStreamWaitEvent(lane.aside, lane.fork, 0));
+  CHECK(cuMemcpyHtoDAsync(lane.dst + half, lane.src + half, bytes - half, lane.aside));
+  CHECK(cuMemcpyHtoDAsync(lane.dst, lane.src, half, stream));
+  CHECK(cuEventRecord(lane.join, lane.aside));
+  CHECK(cuStreamWaitEvent(stream, lane.join, 0));
+}
+
+void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
+  Copy(lane, bytes, lane.stream);
+  CHECK(cuStreamWriteValue32(lane.stream, lane.reached_at, i, CU_STREAM_WRITE_VALUE_DEFAULT));
+  CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
+}
+
+bool Verify(const Lane& lane, size_t bytes, const char* what, int index) {
+  std::vector<unsigned char> back(bytes);
+  CHECK(cuMemcpyDtoH(back.data(), lane.dst, bytes));
+  if (std::memcmp(back.data(), lane.src, bytes) != 0) {
+    std::fprintf(stderr, "%s: stream %d: device bytes differ from its source\n", what, index);
+    return false;
+  }
+  return true;
+}
+
+void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_us) {
+  for (Lane& lane : lanes) {
+    StoreRelease(&lane.words[0], 0);
+    StoreRelease(&lane.words[1], 0);
+    CHECK(cuMemsetD8Async(lane.dst, 0, bytes, lane.stream));
+    lane.waiting = 1;
+    lane.seen = false;
+  }
+  for (Lane& lane : lanes) CHECK(cuStreamSynchronize(lane.stream));
+  const auto stop = std::chrono::microseconds(stop_us);
+  const auto t0 = Clock::now();
+  for (Lane& lane : lanes) {
+    QueueIteration(lane, bytes, 1);
+    QueueIteration(lane, bytes, 2);
+  }
+  const auto end = t0 + std::chrono::duration<double>(seconds);
+  unsigned long long copies = 0;
+  for (Clock::time_point now = Clock::now(); now < end; now = Clock::now()) {
+    for (Lane& lane : lanes) {
+      if (!lane.seen) {
+        if (LoadAcquire(&lane.words[0]) < lane.waiting) continue;
+        lane.seen = true;
+        lane.seen_at = now;
+      }
+      if (now - lane.seen_at < stop) continue;
+      StoreRelease(&lane.words[1], lane.waiting);
+      ++copies;
+      QueueIteration(lane, bytes, lane.waiting + 2);
+      ++lane.waiting;
+      lane.seen = false;
+    }
+  }
+  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  bool ok = true;
+  for (size_t s = 0; s < lanes.size(); ++s) {
+    StoreRelease(&lanes[s].words[1], 0xffffffffu);  // let the streams through what is queued
+    CHECK(cuStreamSynchronize(lanes[s].stream));
+    ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
+  }
+  std::printf("mode=stop split=%d src=%s streams=%zu bytes=%zu stop_us=%ld GiB/s=%.1f %s\n",
+              g_split ? 2 : 1, g_hostalloc ? "hostalloc" : "register", lanes.size(), bytes, stop_us,
+              static_cast<double>(copies) * bytes / wall / (1 << 30),
+              ok ? "verified" : "DATA MISMATCH");
+  std::fflush(stdout);
+}
+
+void RunSync(CUcontext ctx, std::vector<Lane>& lanes, size_t bytes, double seconds) {
+  std::atomic<bool> go{false}, stop{false};
+  std::atomic<unsigned long long> copies{0};
+  std::vector<std::thread> threads;
+  for (Lane& lane : lanes) {
+    threads.emplace_back([&, lane_ptr = &lane] {
+      CHECK(cuCtxSetCurrent(ctx));
+      CUevent done;
+      CHECK(cuEventCreate(&done, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING));
+      while (!go.load()) std::this_thread::yield();
+      unsigned long long n = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        CHECK(cuMemcpyHtoDAsync(lane_ptr->dst, lane_ptr->src, bytes, lane_ptr->stream));
+        CHECK(cuEventRecord(done, lane_ptr->stream));
+        CHECK(cuEventSynchronize(done));
+        ++n;
+      }
+      CHECK(cuEventDestroy(done));
+      copies.fetch_add(n);
+    });
+  }
+  const auto t0 = Clock::now();
+  go = true;
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
+  for (auto& t : threads) t.join();
+  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  bool ok = true;
+  for (size_t s = 0; s < lanes.size(); ++s) {
+    ok = Verify(lanes[s], bytes, "sync", static_cast<int>(s)) && ok;
+  }
+  std::printf("mode=sync src=%s streams=%zu bytes=%zu GiB/s=%.1f %s\n",
+              g_hostalloc ? "hostalloc" : "register", lanes.size(), bytes,
+              static_cast<double>(copies.load()) * bytes / wall / (1 << 30),
+              ok ? "verified" : "DATA MISMATCH");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s STREAMS BYTES SECONDS STOP_US...\n", argv[0]);
+    return 2;
+  }
+  const int streams = std::atoi(argv[1]);
+  const size_t bytes = std::strtoull(argv[2], nullptr, 10);
+  const double seconds = std::atof(argv[3]);
+  if (streams < 1 || bytes < 2 || seconds <= 0) return 2;
+  const char* split = std::getenv("PROBE_SPLIT");
+  g_split = split != nullptr && std::strcmp(split, "2") == 0;
+  const char* src = std::getenv("PROBE_SRC");
+  g_hostalloc = src != nullptr && std::strcmp(src, "hostalloc") == 0;
+  CHECK(cuInit(0));
+  CUdevice dev;
+  CHECK(cuDeviceGet(&dev, 0));
+  CUcontext ctx;
+  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CHECK(cuCtxSetCurrent(ctx));
+  std::vector<Lane> lanes(static_cast<size_t>(streams));
+  for (size_t s = 0; s < lanes.size(); ++s) {
+    Lane& lane = lanes[s];
+    CHECK(cuStreamCreate(&lane.stream, CU_STREAM_NON_BLOCKING));
+    CHECK(cuStreamCreate(&lane.aside, CU_STREAM_NON_BLOCKING));
+    CHECK(cuEventCreate(&lane.fork, CU_EVENT_DISABLE_TIMING));
+    CHECK(cuEventCreate(&lane.join, CU_EVENT_DISABLE_TIMING));
+    if (g_hostalloc) {
+      void* p = nullptr;
+      CHECK(cuMemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE));
+      lane.src = static_cast<unsigned char*>(p);
+    } else {
+      void* p = nullptr;
+      if (posix_memalign(&p, 4096, bytes) != 0) return 1;
+      lane.src = static_cast<unsigned char*>(p);
+    }
+    for (size_t i = 0; i < bytes; ++i) lane.src[i] = static_cast<unsigned char>(s * 7 + i / 4096);
+    if (!g_hostalloc) CHECK(cuMemHostRegister(lane.src, bytes, CU_MEMHOSTREGISTER_PORTABLE));
+    CHECK(cuMemAlloc(&lane.dst, bytes));
+    void* words = nullptr;
+    CHECK(cuMemHostAlloc(&words, 2 * sizeof(uint32_t),
+                         CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+    lane.words = static_cast<uint32_t*>(words);
+    CHECK(cuMemHostGetDevicePointer(&lane.reached_at, lane.words, 0));
+    lane.go_at = lane.reached_at + sizeof(uint32_t);
+  }
+  for (int a = 4; a < argc; ++a) RunStops(lanes, bytes, seconds, std::atol(argv[a]));
+  RunSync(ctx, lanes, bytes, seconds);
+  for (Lane& lane : lanes) {
+    CHECK(cuMemFree(lane.dst));
+    if (g_hostalloc) {
+      CHECK(cuMemFreeHost(lane.src));
+    } else {
+      CHECK(cuMemHostUnregister(lane.src));
+      std::free(lane.src);
+    }
+    CHECK(cuMemFreeHost(lane.words));
+    CHECK(cuEventDestroy(lane.fork));
+    CHECK(cuEventDestroy(lane.join));
+    CHECK(cuStreamDestroy(lane.aside));
+    CHECK(cuStreamDestroy(lane.stream));
+  }
+  CHECK(cuDevicePrimaryCtxRelease(dev));
+  return 0;
+}
