@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # stream-stop-probe (issue 21): 16 streams copying 16 MiB and 4 MiB from registered host memory,
 # each stopping after each copy for 0, 50, 200 and 500 us until the host lets it go, one copy in
-# flight per stream and two (PROBE_SPLIT=2), against 16 threads copying one at a time:
+# flight per stream and two (PROBE_SPLIT=2), on 8 hardware queues (the default: two streams
+# share each, and a stream's wait holds up the other's copies queued behind it) and on 32 (a
+# queue each), against 16 threads copying one at a time:
 #   bench/probes/stream-stop-h200.sh BUILD_DIR > OUT/stream-stop.txt
 # What it answers: whether the queued way's reads copied ahead (0.89-0.91x the synchronous path
 # at 16 MiB, bench/results/h200-2026-12-04-f) lose to the stops of their streams or to one copy
@@ -12,8 +14,11 @@ build=$1
 P=$build/bench/stream-stop-probe
 S=${SECONDS_PER_ROW:-3}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-for bytes in 16777216 4194304; do
-  for split in 1 2; do
-    PROBE_SPLIT=$split "$P" 16 "$bytes" "$S" 0 50 200 500
+for connections in 8 32; do
+  for bytes in 16777216 4194304; do
+    for split in 1 2; do
+      echo "CUDA_DEVICE_MAX_CONNECTIONS=$connections"
+      CUDA_DEVICE_MAX_CONNECTIONS=$connections PROBE_SPLIT=$split "$P" 16 "$bytes" "$S" 0 50 200 500
+    done
   done
 done
