@@ -365,10 +365,7 @@ int main(int argc, char** argv) {
   }
   const std::string mode = argv[2];
   const std::string ctx_name = argc > 3 ? argv[3] : "aside";
-  CHECK(cuInit(0));
-  CHECK(cuDeviceGet(&g_dev, 0));
-  CHECK(cuDevicePrimaryCtxRetain(&g_primary, g_dev));
-  CHECK(cuCtxSetCurrent(g_primary));
+  g_primary = PrimaryContextOfDevice0(&g_dev);
   size_t free_before = 0, free_after = 0, free_limited = 0, total = 0;
   CHECK(cuMemGetInfo(&free_before, &total));
   const auto made = Clock::now();

@@ -80,12 +80,7 @@ int main(int argc, char** argv) {
   const int inflight = inflight_env != nullptr ? std::atoi(inflight_env) : 0;
   const char* shared_env = std::getenv("PROBE_SHARED_SRC");
   const bool shared_src = shared_env != nullptr && std::strcmp(shared_env, "1") == 0;
-  CHECK(cuInit(0));
-  CUdevice dev;
-  CHECK(cuDeviceGet(&dev, 0));
-  CUcontext ctx;
-  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CHECK(cuCtxSetCurrent(ctx));
+  const CUcontext ctx = PrimaryContextOfDevice0();
   CUmodule mod;
   CHECK(cuModuleLoad(&mod, argv[1]));
   void* shared = nullptr;

@@ -50,12 +50,7 @@ int main(int argc, char** argv) {
   const char* spread_env = std::getenv("PROBE_SPREAD_MB");
   const size_t spread = spread_env != nullptr ? std::strtoul(spread_env, nullptr, 10) << 20 : 0;
   if (g < 1 || g > 128) return 2;
-  CHECK(cuInit(0));
-  CUdevice dev;
-  CHECK(cuDeviceGet(&dev, 0));
-  CUcontext ctx;
-  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CHECK(cuCtxSetCurrent(ctx));
+  const CUcontext ctx = PrimaryContextOfDevice0();
   CUmodule mod;
   CHECK(cuModuleLoadData(&mod, hipfile::runtime::kGatherKernelPtx));
   CUfunction fn;

@@ -62,12 +62,7 @@ int main(int argc, char** argv) {
   const char* nap_env = std::getenv("PROBE_HOST_NAP_US");
   const long nap_us = nap_env != nullptr ? std::atol(nap_env) : 0;
   if (nap_us > 0) (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-  CHECK(cuInit(0));
-  CUdevice dev;
-  CHECK(cuDeviceGet(&dev, 0));
-  CUcontext ctx;
-  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CHECK(cuCtxSetCurrent(ctx));
+  PrimaryContextOfDevice0();
   CUmodule mod;
   CHECK(cuModuleLoad(&mod, argv[1]));
   CUfunction copy_fn, spin_fn;

@@ -36,12 +36,7 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 int main() {
-  CHECK(cuInit(0));
-  CUdevice device;
-  CHECK(cuDeviceGet(&device, 0));
-  CUcontext ctx;
-  CHECK(cuDevicePrimaryCtxRetain(&ctx, device));
-  CHECK(cuCtxSetCurrent(ctx));
+  PrimaryContextOfDevice0();
   CUstream stream = nullptr;
   CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   uint32_t* word = nullptr;

@@ -319,11 +319,8 @@ int main(int argc, char** argv) {
     std::perror("mmap");
     return 1;
   }
-  CHECK(cuInit(0));
   CUdevice dev;
-  CHECK(cuDeviceGet(&dev, 0));
-  CHECK(cuDevicePrimaryCtxRetain(&g.primary, dev));
-  CHECK(cuCtxSetCurrent(g.primary));
+  g.primary = PrimaryContextOfDevice0(&dev);
   CHECK(cuMemAlloc(&g.device, kRegion));
   CHECK(cuMemHostAlloc(reinterpret_cast<void**>(&g.host), kRegion, CU_MEMHOSTALLOC_PORTABLE));
   std::memset(g.host, 1, kRegion);

@@ -324,12 +324,7 @@ int main(int argc, char** argv) {
     }
     pace.file_pages = static_cast<uint64_t>(st.st_size) / kOp;
   }
-  CHECK(cuInit(0));
-  CUdevice device;
-  CHECK(cuDeviceGet(&device, 0));
-  CUcontext ctx;
-  CHECK(cuDevicePrimaryCtxRetain(&ctx, device));
-  CHECK(cuCtxSetCurrent(ctx));
+  const CUcontext ctx = PrimaryContextOfDevice0();
   std::vector<Thread> ts(static_cast<size_t>(threads));
   for (Thread& t : ts) {
     CHECK(cuStreamCreate(&t.user, CU_STREAM_NON_BLOCKING));

@@ -186,12 +186,8 @@ int main(int argc, char** argv) {
   g_split = split != nullptr && std::strcmp(split, "2") == 0;
   const char* src = std::getenv("PROBE_SRC");
   g_hostalloc = src != nullptr && std::strcmp(src, "hostalloc") == 0;
-  CHECK(cuInit(0));
   CUdevice dev;
-  CHECK(cuDeviceGet(&dev, 0));
-  CUcontext ctx;
-  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CHECK(cuCtxSetCurrent(ctx));
+  const CUcontext ctx = PrimaryContextOfDevice0(&dev);
   std::vector<Lane> lanes(static_cast<size_t>(streams));
   for (size_t s = 0; s < lanes.size(); ++s) {
     Lane& lane = lanes[s];

@@ -28,6 +28,15 @@ constexpr size_t kMiB = size_t{1} << 20;
 
 class AsyncCopiedAheadTest : public AsyncWindowsTest {
  protected:
+  ~AsyncCopiedAheadTest() override {
+    if (other_ != nullptr) (void)gpu_.StreamDestroy(other_);
+    if (other_dev_ != nullptr) (void)gpu_.Free(other_dev_);
+  }
+  // A second stream of the device, with a buffer of its own: other_, other_dev_.
+  void MakeOtherStream() {
+    ASSERT_EQ(gpu_.Malloc(&other_dev_, kBuffer), hipSuccess);
+    ASSERT_EQ(gpu_.StreamCreate(&other_, hipStreamNonBlocking), hipSuccess);
+  }
   // `buffer` holds the file's bytes [offset, offset + size) at `at`.
   bool HoldsFile(void* buffer, size_t at, off_t offset, size_t size) {
     const std::vector<unsigned char> file = testing::PatternBytes(kFile);
@@ -37,6 +46,9 @@ class AsyncCopiedAheadTest : public AsyncWindowsTest {
     return std::equal(got.begin(), got.end(), file.begin() + offset);
   }
   void Sync() { ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess); }
+
+  runtime::Stream other_ = nullptr;
+  void* other_dev_ = nullptr;
 };
 
 // The default budget (hipFile's max device cache size, 128 MiB) copies a busy stream's resident
@@ -126,13 +138,10 @@ TEST_P(AsyncCopiedAheadTest, AStreamsReadsShareItsRegionWithinTheBudget) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
   Executor().SetDeviceScratchBytes(4 * kMiB);
-  void* other_dev = nullptr;
-  ASSERT_EQ(gpu_.Malloc(&other_dev, kBuffer), hipSuccess);
-  runtime::Stream other = nullptr;
-  ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  MakeOtherStream();
   testing::StreamGate gate;
   ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
-  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &gate), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &gate), hipSuccess);
   std::vector<AsyncSlot> slots;
   for (size_t i = 0; i < 3; ++i) {
     // (16-byte aligned offsets: the copy kernel copies unaligned bytes from staging instead.)
@@ -143,19 +152,19 @@ TEST_P(AsyncCopiedAheadTest, AStreamsReadsShareItsRegionWithinTheBudget) {
   for (AsyncSlot& slot : slots) ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   EXPECT_EQ(Executor().CopiedAhead(), 3u);
   AsyncSlot on_other{2 * kMiB, 0, 0};
-  ASSERT_TRUE(SubmitSlotOn(other, fh, other_dev, &on_other).ok());
+  ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &on_other).ok());
   EXPECT_EQ(Executor().CopiedAhead(), 3u) << "past the budget";
   EXPECT_EQ(Executor().DeviceScratchBytes(0), 4 * kMiB) << "one region, the budget";
   gate.Open();
   Sync();
-  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
+  ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
   for (const AsyncSlot& slot : slots) {
     EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
     EXPECT_TRUE(
         HoldsFile(dev_, static_cast<size_t>(slot.buffer_offset), slot.file_offset, slot.size));
   }
   EXPECT_EQ(on_other.bytes, static_cast<ssize_t>(2 * kMiB));
-  EXPECT_TRUE(HoldsFile(other_dev, 0, 0, 2 * kMiB));
+  EXPECT_TRUE(HoldsFile(other_dev_, 0, 0, 2 * kMiB));
   Executor().WaitIdle();
   EXPECT_EQ(Executor().UsedAhead(), 3u);
   // The region comes back (its last lease may go on the reaper's thread a moment after the reads
@@ -167,16 +176,14 @@ TEST_P(AsyncCopiedAheadTest, AStreamsReadsShareItsRegionWithinTheBudget) {
   ASSERT_EQ(Executor().DeviceScratchLeased(0), 0u) << "the region never came back";
   // (Held by a gate still closed: a stream found idle would get the copies at submission.)
   testing::StreamGate held;
-  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &held), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &held), hipSuccess);
   AsyncSlot again{2 * kMiB, static_cast<off_t>(kMiB), 0};
-  ASSERT_TRUE(SubmitSlotOn(other, fh, other_dev, &again).ok());
+  ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &again).ok());
   EXPECT_EQ(Executor().CopiedAhead(), 4u);
   held.Open();
-  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
-  EXPECT_TRUE(HoldsFile(other_dev, 0, static_cast<off_t>(kMiB), 2 * kMiB));
+  ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
+  EXPECT_TRUE(HoldsFile(other_dev_, 0, static_cast<off_t>(kMiB), 2 * kMiB));
   Executor().WaitIdle();
-  EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
-  EXPECT_EQ(gpu_.Free(other_dev), hipSuccess);
 }
 
 // The runtime refusing the copy ahead refuses the submission whole (nothing else is on the
@@ -221,23 +228,20 @@ TEST_P(AsyncCopiedAheadTest, ARefusalAfterItsCopiesAheadKeepsTheirRegionFromOthe
   // Still leased with nothing in flight: the copies ahead were queued, and their region kept.
   EXPECT_EQ(Executor().Outstanding(), 0u);
   EXPECT_EQ(Executor().DeviceScratchLeased(0), 2 * kMiB);
-  void* other_dev = nullptr;
-  ASSERT_EQ(gpu_.Malloc(&other_dev, kBuffer), hipSuccess);
-  runtime::Stream other = nullptr;
-  ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  MakeOtherStream();
   testing::StreamGate other_gate;
-  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &other_gate), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &other_gate), hipSuccess);
   AsyncSlot read{2 * kMiB, static_cast<off_t>(kMiB), 0};
-  ASSERT_TRUE(SubmitSlotOn(other, fh, other_dev, &read).ok());
+  ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &read).ok());
   EXPECT_EQ(Executor().CopiedAhead(), 1u);
   EXPECT_EQ(Executor().DeviceScratchBytes(0), 4 * kMiB) << "the refused read's region was reused";
   other_gate.Open();
   gate.Open();
   Sync();
-  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
+  ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
   EXPECT_EQ(refused.bytes, 0);
   EXPECT_EQ(read.bytes, static_cast<ssize_t>(2 * kMiB));
-  EXPECT_TRUE(HoldsFile(other_dev, 0, static_cast<off_t>(kMiB), 2 * kMiB));
+  EXPECT_TRUE(HoldsFile(other_dev_, 0, static_cast<off_t>(kMiB), 2 * kMiB));
   Executor().WaitIdle();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (Executor().DeviceScratchLeased(0) > 2 * kMiB &&
@@ -245,8 +249,6 @@ TEST_P(AsyncCopiedAheadTest, ARefusalAfterItsCopiesAheadKeepsTheirRegionFromOthe
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_EQ(Executor().DeviceScratchLeased(0), 2 * kMiB) << "the refused read's region came back";
-  EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
-  EXPECT_EQ(gpu_.Free(other_dev), hipSuccess);
 }
 
 // A read whose bytes are not all in pinned windows, and a read below kAheadMinBytes, are not
