@@ -2,6 +2,7 @@
 // hipFileReadAsync / hipFileWriteAsync / hipFileStreamRegister / hipFileStreamDeregister through
 // the C API on the process runtime (spec §1.10; docs/async.md).
 #include <hip/hip_runtime_api.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -382,6 +383,13 @@ namespace {
 // waits for a host function that never returns (bench/probes/exit-probe.cpp, on the H200), and
 // releasing it then lets the held read run while the process tears down - the case to survive.
 [[noreturn]] void ExitWithWorkOutstanding(const std::string& path) {
+  // The death test's child ran the test from its start and made a TempDir of its own, which
+  // exit() does not destroy: the file and its folder go at exit (an open descriptor keeps reading).
+  static const std::string file = path;
+  std::atexit([] {
+    (void)::unlink(file.c_str());
+    (void)::rmdir(file.substr(0, file.rfind('/')).c_str());
+  });
   const int fd = ::open(path.c_str(), O_RDONLY);
   hipFileDescr_t descr = {};
   descr.type = hipFileHandleTypeOpaqueFD;
