@@ -164,8 +164,7 @@ bool StagedChunks::Quiet(const StreamCopyTables& tables, size_t k) const {
   if (!stopped && assigned < size) return false;
   // The table was last filled for an earlier token of the stream (its copies are not for this
   // launch), or for this very one 2^32 tokens ago and copies nothing.
-  const runtime::CopyTable* table = tables.Table(Token(k));
-  return table->token != Token(k) || table->count == 0;
+  return tables.Table(Token(k))->CopiesNothingFor(Token(k));
 }
 
 bool StagedChunks::RoomForALease() {

@@ -67,6 +67,9 @@ struct CopyTable {
   // copy while the stream may still be running an earlier one that reads it.
   uint32_t token = 0;
   Copy copy[kMaxCopies];
+
+  // Whether the launch for `token` copies nothing from the table as it is now.
+  bool CopiesNothingFor(uint32_t launch_token) const { return token != launch_token || count == 0; }
 };
 
 class GpuRuntime {

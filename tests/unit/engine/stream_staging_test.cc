@@ -42,8 +42,7 @@ StagedChunks ChunksOver(std::vector<unsigned char>& device, uint32_t first_token
 // Whether the stream's launch for `token` copies nothing from its table as the table is now
 // (GpuRuntime::CopyTableAsync: a table filled for another token copies nothing).
 bool LaunchCopiesNothing(const StreamCopyTables& tables, uint32_t token) {
-  const runtime::CopyTable* table = tables.Table(token);
-  return table->token != token || table->count == 0;
+  return tables.Table(token)->CopiesNothingFor(token);
 }
 
 // A stream in the test: makes the copies the launch for `token` makes, as CopyTableAsync would
