@@ -8,7 +8,10 @@
 #   bench/probes/stream-stop-h200.sh BUILD_DIR > OUT/stream-stop.txt
 # What it answers: whether the queued way's reads copied ahead (0.89-0.91x the synchronous path
 # at 16 MiB, bench/results/h200-2026-12-04-f) lose to the stops of their streams or to one copy
-# in flight per stream.
+# in flight per stream. Then the library's whole shape (PROBE_TOKENS=K: the copy into a region,
+# the stop, then K tokens of the copy-table kernel, the first copying the region on, the rest
+# nothing) at K = 1 and the read's chunks (8 at 16 MiB, 2 at 4 MiB), on 8 queues: what the
+# device-to-device copy and the tokens that copy nothing cost.
 set -uo pipefail
 build=$1
 P=$build/bench/stream-stop-probe
@@ -20,5 +23,11 @@ for connections in 8 32; do
       echo "CUDA_DEVICE_MAX_CONNECTIONS=$connections"
       CUDA_DEVICE_MAX_CONNECTIONS=$connections PROBE_SPLIT=$split "$P" 16 "$bytes" "$S" 0 50 200 500
     done
+  done
+done
+for bytes in 16777216 4194304; do
+  chunks=$((bytes / 2097152))
+  for tokens in 1 "$chunks"; do
+    PROBE_TOKENS=$tokens "$P" 16 "$bytes" "$S" 0 50
   done
 done

@@ -16,6 +16,12 @@
 //                  stream, in the stream's order).
 //   PROBE_SRC=hostalloc: sources from cuMemHostAlloc (default: malloc'd memory registered with
 //                  cuMemHostRegister, as the library's page-cache windows are).
+//   PROBE_TOKENS=K: the library's whole shape for a read copied ahead: the copy goes into a
+//                  region of device memory, and after the stop the stream runs K tokens, each
+//                  `wait go >= i` (passed by then), a launch of the library's copy-table kernel
+//                  and `write copied`; the first token's launch copies the region on to the
+//                  destination, the others copy nothing (their token is not the table's), as a
+//                  read served whole by its copy ahead does (K = the read's 2 MiB chunks).
 // Then a row "sync": STREAMS threads copying one at a time, each waited for on a blocking-sync
 // event (the synchronous path's way).
 #include <cuda.h>
@@ -26,11 +32,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cu_check.h"
+#include "runtime/cuda/gather_kernel.h"
+#include "runtime/gpu_runtime.h"
 
 namespace {
 
@@ -42,7 +51,10 @@ struct Lane {
   CUevent fork = nullptr, join = nullptr;
   unsigned char* src = nullptr;
   CUdeviceptr dst = 0;
-  uint32_t* words = nullptr;  // [0] reached, [1] go: pinned, mapped
+  uint32_t* words = nullptr;  // [0] reached, [1] go, [2] copied: pinned, mapped
+  CUdeviceptr region = 0;     // PROBE_TOKENS: the copy's destination, copied on from here
+  hipfile::runtime::CopyTable* table = nullptr;  // PROBE_TOKENS: region -> dst, pinned
+  CUdeviceptr table_at = 0;
   CUdeviceptr reached_at = 0, go_at = 0;
   uint32_t waiting = 1;  // the iteration whose `reached` the host waits for
   bool seen = false;
@@ -51,6 +63,9 @@ struct Lane {
 
 bool g_split = false;
 bool g_hostalloc = false;
+unsigned g_tokens = 0;  // PROBE_TOKENS; 0: the copy goes straight to dst, no tokens
+CUfunction g_table_kernel = nullptr;
+constexpr uint32_t kTableToken = 1;  // launches for any other token copy nothing
 
 uint32_t LoadAcquire(const uint32_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 void StoreRelease(uint32_t* word, uint32_t value) {
@@ -58,15 +73,16 @@ void StoreRelease(uint32_t* word, uint32_t value) {
 }
 
 void Copy(const Lane& lane, size_t bytes, CUstream stream) {
+  const CUdeviceptr to = g_tokens > 0 ? lane.region : lane.dst;
   if (!g_split) {
-    CHECK(cuMemcpyHtoDAsync(lane.dst, lane.src, bytes, stream));
+    CHECK(cuMemcpyHtoDAsync(to, lane.src, bytes, stream));
     return;
   }
   const size_t half = bytes / 2;
   CHECK(cuEventRecord(lane.fork, stream));
   CHECK(cuStreamWaitEvent(lane.aside, lane.fork, 0));
-  CHECK(cuMemcpyHtoDAsync(lane.dst + half, lane.src + half, bytes - half, lane.aside));
-  CHECK(cuMemcpyHtoDAsync(lane.dst, lane.src, half, stream));
+  CHECK(cuMemcpyHtoDAsync(to + half, lane.src + half, bytes - half, lane.aside));
+  CHECK(cuMemcpyHtoDAsync(to, lane.src, half, stream));
   CHECK(cuEventRecord(lane.join, lane.aside));
   CHECK(cuStreamWaitEvent(stream, lane.join, 0));
 }
@@ -75,6 +91,17 @@ void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
   Copy(lane, bytes, lane.stream);
   CHECK(cuStreamWriteValue32(lane.stream, lane.reached_at, i, CU_STREAM_WRITE_VALUE_DEFAULT));
   CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
+  for (unsigned k = 0; k < g_tokens; ++k) {
+    if (k > 0) CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
+    CUdeviceptr table = lane.table_at;
+    unsigned token = kTableToken + k;
+    void* params[] = {&table, &token};
+    CHECK(cuLaunchKernel(g_table_kernel, hipfile::runtime::kCopyTableBlocks, 1, 1,
+                         hipfile::runtime::kGatherThreadsPerBlock, 1, 1, 0, lane.stream, params,
+                         nullptr));
+    CHECK(cuStreamWriteValue32(lane.stream, lane.go_at + sizeof(uint32_t), i,
+                               CU_STREAM_WRITE_VALUE_DEFAULT));
+  }
 }
 
 bool Verify(const Lane& lane, size_t bytes, const char* what, int index) {
@@ -126,10 +153,11 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
     CHECK(cuStreamSynchronize(lanes[s].stream));
     ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
   }
-  std::printf("mode=stop split=%d src=%s streams=%zu bytes=%zu stop_us=%ld GiB/s=%.1f %s\n",
-              g_split ? 2 : 1, g_hostalloc ? "hostalloc" : "register", lanes.size(), bytes, stop_us,
-              static_cast<double>(copies) * bytes / wall / (1 << 30),
-              ok ? "verified" : "DATA MISMATCH");
+  std::printf(
+      "mode=stop split=%d src=%s tokens=%u streams=%zu bytes=%zu stop_us=%ld GiB/s=%.1f %s\n",
+      g_split ? 2 : 1, g_hostalloc ? "hostalloc" : "register", g_tokens, lanes.size(), bytes,
+      stop_us, static_cast<double>(copies) * bytes / wall / (1 << 30),
+      ok ? "verified" : "DATA MISMATCH");
   std::fflush(stdout);
 }
 
@@ -186,8 +214,15 @@ int main(int argc, char** argv) {
   g_split = split != nullptr && std::strcmp(split, "2") == 0;
   const char* src = std::getenv("PROBE_SRC");
   g_hostalloc = src != nullptr && std::strcmp(src, "hostalloc") == 0;
+  const char* tokens = std::getenv("PROBE_TOKENS");
+  g_tokens = tokens != nullptr ? static_cast<unsigned>(std::atoi(tokens)) : 0;
   CUdevice dev;
   const CUcontext ctx = PrimaryContextOfDevice0(&dev);
+  if (g_tokens > 0) {
+    CUmodule module = nullptr;
+    CHECK(cuModuleLoadData(&module, hipfile::runtime::kGatherKernelPtx));
+    CHECK(cuModuleGetFunction(&g_table_kernel, module, hipfile::runtime::kCopyTableKernelName));
+  }
   std::vector<Lane> lanes(static_cast<size_t>(streams));
   for (size_t s = 0; s < lanes.size(); ++s) {
     Lane& lane = lanes[s];
@@ -208,11 +243,22 @@ int main(int argc, char** argv) {
     if (!g_hostalloc) CHECK(cuMemHostRegister(lane.src, bytes, CU_MEMHOSTREGISTER_PORTABLE));
     CHECK(cuMemAlloc(&lane.dst, bytes));
     void* words = nullptr;
-    CHECK(cuMemHostAlloc(&words, 2 * sizeof(uint32_t),
+    CHECK(cuMemHostAlloc(&words, 3 * sizeof(uint32_t),
                          CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
     lane.words = static_cast<uint32_t*>(words);
     CHECK(cuMemHostGetDevicePointer(&lane.reached_at, lane.words, 0));
     lane.go_at = lane.reached_at + sizeof(uint32_t);
+    if (g_tokens > 0) {
+      CHECK(cuMemAlloc(&lane.region, bytes));
+      void* table = nullptr;
+      CHECK(cuMemHostAlloc(&table, sizeof(hipfile::runtime::CopyTable),
+                           CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+      lane.table = new (table) hipfile::runtime::CopyTable();
+      lane.table->count = 1;
+      lane.table->token = kTableToken;
+      lane.table->copy[0] = {lane.dst, lane.region, bytes};
+      CHECK(cuMemHostGetDevicePointer(&lane.table_at, table, 0));
+    }
   }
   for (int a = 4; a < argc; ++a) RunStops(lanes, bytes, seconds, std::atol(argv[a]));
   RunSync(ctx, lanes, bytes, seconds);
@@ -225,6 +271,10 @@ int main(int argc, char** argv) {
       std::free(lane.src);
     }
     CHECK(cuMemFreeHost(lane.words));
+    if (g_tokens > 0) {
+      CHECK(cuMemFree(lane.region));
+      CHECK(cuMemFreeHost(lane.table));
+    }
     CHECK(cuEventDestroy(lane.fork));
     CHECK(cuEventDestroy(lane.join));
     CHECK(cuStreamDestroy(lane.aside));
