@@ -11,7 +11,8 @@
 # in flight per stream. Then the library's whole shape (PROBE_TOKENS=K: the copy into a region,
 # the stop, then K tokens of the copy-table kernel, the first copying the region on, the rest
 # nothing) at K = 1 and the read's chunks (8 at 16 MiB, 2 at 4 MiB), on 8 queues: what the
-# device-to-device copy and the tokens that copy nothing cost.
+# device-to-device copy and the tokens that copy nothing cost; and the first token's launch on
+# 132 blocks (one per SM) instead of the library's 32.
 set -uo pipefail
 build=$1
 P=$build/bench/stream-stop-probe
@@ -30,4 +31,5 @@ for bytes in 16777216 4194304; do
   for tokens in 1 "$chunks"; do
     PROBE_TOKENS=$tokens "$P" 16 "$bytes" "$S" 0 50
   done
+  PROBE_TOKENS=$chunks PROBE_GRID=132 "$P" 16 "$bytes" "$S" 0
 done

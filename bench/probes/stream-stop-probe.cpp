@@ -22,6 +22,8 @@
 //                  and `write copied`; the first token's launch copies the region on to the
 //                  destination, the others copy nothing (their token is not the table's), as a
 //                  read served whole by its copy ahead does (K = the read's 2 MiB chunks).
+//   PROBE_GRID=N:  the first token's launch with N blocks (default: the library's
+//                  kCopyTableBlocks), for what a larger grid gains on a device-to-device copy.
 // Then a row "sync": STREAMS threads copying one at a time, each waited for on a blocking-sync
 // event (the synchronous path's way).
 #include <cuda.h>
@@ -64,6 +66,7 @@ struct Lane {
 bool g_split = false;
 bool g_hostalloc = false;
 unsigned g_tokens = 0;  // PROBE_TOKENS; 0: the copy goes straight to dst, no tokens
+unsigned g_grid = hipfile::runtime::kCopyTableBlocks;  // PROBE_GRID: the first token's blocks
 CUfunction g_table_kernel = nullptr;
 constexpr uint32_t kTableToken = 1;  // launches for any other token copy nothing
 
@@ -96,7 +99,7 @@ void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
     CUdeviceptr table = lane.table_at;
     unsigned token = kTableToken + k;
     void* params[] = {&table, &token};
-    CHECK(cuLaunchKernel(g_table_kernel, hipfile::runtime::kCopyTableBlocks, 1, 1,
+    CHECK(cuLaunchKernel(g_table_kernel, k == 0 ? g_grid : hipfile::runtime::kCopyTableBlocks, 1, 1,
                          hipfile::runtime::kGatherThreadsPerBlock, 1, 1, 0, lane.stream, params,
                          nullptr));
     CHECK(cuStreamWriteValue32(lane.stream, lane.go_at + sizeof(uint32_t), i,
@@ -216,6 +219,9 @@ int main(int argc, char** argv) {
   g_hostalloc = src != nullptr && std::strcmp(src, "hostalloc") == 0;
   const char* tokens = std::getenv("PROBE_TOKENS");
   g_tokens = tokens != nullptr ? static_cast<unsigned>(std::atoi(tokens)) : 0;
+  if (const char* grid = std::getenv("PROBE_GRID"); grid != nullptr && std::atoi(grid) > 0) {
+    g_grid = static_cast<unsigned>(std::atoi(grid));
+  }
   CUdevice dev;
   const CUcontext ctx = PrimaryContextOfDevice0(&dev);
   if (g_tokens > 0) {
