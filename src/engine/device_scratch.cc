@@ -3,61 +3,89 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
 
 #include "util/errors.h"
 #include "util/log.h"
 
 namespace hipfile::engine {
-namespace {
-
-template <class Regions>
-uint64_t BytesOf(const Regions& regions, int device) {
-  uint64_t bytes = 0;
-  for (const auto& region : regions) {
-    if (region.device == device) bytes += region.bytes;
-  }
-  return bytes;
-}
-
-}  // namespace
 
 DeviceScratch::DeviceScratch(runtime::GpuRuntime& gpu) : state_(std::make_shared<State>(gpu)) {}
 
 DeviceScratch::~DeviceScratch() = default;
 
 DeviceScratch::State::~State() {
-  // No lease is left (each holds the state): no stream copies into or out of a region.
-  for (const Region& region : all) {
-    const hipError_t e = gpu.Free(region.ptr);
+  // No lease is left (each holds the state): no stream copies into or out of an arena.
+  for (const Arena& arena : arenas) {
+    const hipError_t e = gpu.Free(arena.ptr);
     if (e != hipSuccess) {
-      HF_LOG(kWarn, "freeing %zu bytes of stream-ordered read scratch failed: %s", region.bytes,
-             GpuErrorName(e));
+      HF_LOG(kWarn, "freeing %zu bytes of stream-ordered read scratch failed: %s",
+             arena.grains.size() * kGrain, GpuErrorName(e));
     }
   }
 }
 
-void DeviceScratch::State::GiveBack(const Region& region) {
-  MutexLock lock(mu);
-  for (const Region& r : all) {
-    if (r.ptr == region.ptr && r.retired) return;
+uint64_t DeviceScratch::State::ArenaBytesLocked(int device) const {
+  uint64_t bytes = 0;
+  for (const Arena& arena : arenas) {
+    if (arena.device == device) bytes += arena.grains.size() * kGrain;
   }
-  free.push_back(region);  // room was made when it was allocated: does not throw
+  return bytes;
+}
+
+bool DeviceScratch::State::TakeLocked(int device, size_t count, Run* run) {
+  // The smallest run of free grains that holds it (the first of those the same size), so that
+  // the larger runs stay whole for larger reads.
+  bool found = false;
+  size_t best = 0;
+  for (size_t a = 0; a < arenas.size(); ++a) {
+    const std::vector<uint8_t>& grains = arenas[a].grains;
+    if (arenas[a].device != device) continue;
+    for (size_t i = 0; i < grains.size();) {
+      if (grains[i] != kFree) {
+        ++i;
+        continue;
+      }
+      size_t end = i;
+      while (end < grains.size() && grains[end] == kFree) ++end;
+      if (end - i >= count && (!found || end - i < best)) {
+        found = true;
+        best = end - i;
+        *run = Run{a, i, count};
+      }
+      i = end;
+    }
+  }
+  if (!found) return false;
+  std::vector<uint8_t>& grains = arenas[run->arena].grains;
+  std::fill_n(grains.begin() + static_cast<ptrdiff_t>(run->first), run->count, uint8_t{kLeased});
+  return true;
+}
+
+void DeviceScratch::State::GiveBack(const Run& run) {
+  MutexLock lock(mu);
+  std::vector<uint8_t>& grains = arenas[run.arena].grains;
+  const uint8_t now = grains[run.first] == kRetiring ? kRetired : kFree;
+  std::fill_n(grains.begin() + static_cast<ptrdiff_t>(run.first), run.count, now);
 }
 
 void DeviceScratch::Retire(const std::shared_ptr<void>& region) {
   if (region == nullptr) return;
+  const auto* at = static_cast<const unsigned char*>(region.get());
   MutexLock lock(state_->mu);
-  for (Region& r : state_->all) {
-    if (r.ptr == region.get()) r.retired = true;
+  for (Arena& arena : state_->arenas) {
+    if (at < arena.ptr || at >= arena.ptr + arena.grains.size() * kGrain) continue;
+    uint8_t& first = arena.grains[static_cast<size_t>(at - arena.ptr) / kGrain];
+    if (first == kLeased) first = kRetiring;
   }
 }
 
-std::shared_ptr<void> DeviceScratch::Wrap(const Region& region) {
+std::shared_ptr<void> DeviceScratch::Wrap(const Run& run, void* ptr) {
   try {
     std::shared_ptr<State> state = state_;
-    return std::shared_ptr<void>(region.ptr, [state, region](void*) { state->GiveBack(region); });
+    return std::shared_ptr<void>(ptr, [state, run](void*) { state->GiveBack(run); });
   } catch (...) {
-    state_->GiveBack(region);  // no memory for the lease's count: the region stays free
+    state_->GiveBack(run);  // no memory for the lease's count: the grains stay free
     return nullptr;
   }
 }
@@ -65,79 +93,85 @@ std::shared_ptr<void> DeviceScratch::Wrap(const Region& region) {
 std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got) {
   const uint64_t budget = Budget();
   if (bytes == 0 || budget == 0 || bytes > budget) return nullptr;
-  const size_t want = (bytes + kGrain - 1) / kGrain * kGrain;
+  const size_t count = (bytes + kGrain - 1) / kGrain;
   State& s = *state_;
-  Region found{nullptr, 0, device};
+  Run run{};
+  void* taken = nullptr;
+  uint64_t arena_bytes = 0;
   {
     MutexLock lock(s.mu);
-    // The smallest free region of the device that holds it.
-    auto best = s.free.end();
-    for (auto it = s.free.begin(); it != s.free.end(); ++it) {
-      if (it->device == device && it->bytes >= want &&
-          (best == s.free.end() || it->bytes < best->bytes)) {
-        best = it;
+    if (s.TakeLocked(device, count, &run)) {
+      taken = s.arenas[run.arena].ptr + run.first * kGrain;
+    } else {
+      // A new arena: kArenaBytes, or the region's size where larger, within what the budget
+      // leaves (arenas being allocated count against it).
+      uint64_t spent = s.ArenaBytesLocked(device);
+      for (const auto& [d, b] : s.allocating) {
+        if (d == device) spent += b;
+      }
+      const uint64_t left = spent < budget ? (budget - spent) / kGrain * kGrain : 0;
+      arena_bytes = std::min<uint64_t>(left, std::max<uint64_t>(count * kGrain, kArenaBytes));
+      if (arena_bytes < count * kGrain) return nullptr;
+      try {
+        s.arenas.reserve(s.arenas.size() + s.allocating.size() + 1);  // room for it when made
+        s.allocating.emplace_back(device, arena_bytes);
+      } catch (...) {
+        return nullptr;
       }
     }
-    if (best != s.free.end()) {
-      found = *best;
-      s.free.erase(best);
-    }
   }
-  if (found.ptr != nullptr) {
-    if (got != nullptr) *got = found.bytes;
-    return Wrap(found);
-  }  // (outside the lock: a failed Wrap gives it back)
-  {
-    MutexLock lock(s.mu);
-    // Regions being allocated count against the budget and have room made for them.
-    if (BytesOf(s.all, device) + BytesOf(s.allocating, device) + want > budget) return nullptr;
-    try {
-      const size_t room = s.all.size() + s.allocating.size() + 1;
-      s.all.reserve(room);
-      s.free.reserve(room);  // every region fits back in `free`
-      s.allocating.push_back(Region{nullptr, want, device});
-    } catch (...) {
-      return nullptr;
-    }
+  if (taken != nullptr) {  // wrapped outside the lock: a failed Wrap gives it back
+    if (got != nullptr) *got = count * kGrain;
+    return Wrap(run, taken);
   }
   // Allocated without the lock: the runtime call may take a while.
+  std::vector<uint8_t> grains;
   void* ptr = nullptr;
   hipError_t e = hipErrorOutOfMemory;
   try {
-    e = s.gpu.Malloc(&ptr, want);
+    grains.assign(arena_bytes / kGrain, kFree);
+    e = s.gpu.Malloc(&ptr, arena_bytes);
   } catch (...) {
-    ptr = nullptr;  // a CPU runtime out of memory
+    ptr = nullptr;  // no memory for its grains, or a CPU runtime out of memory
   }
-  Region region{ptr, want, device};
+  const bool made = e == hipSuccess && ptr != nullptr;
   {
     MutexLock lock(s.mu);
-    for (auto it = s.allocating.begin(); it != s.allocating.end(); ++it) {
-      if (it->device == device && it->bytes == want) {
-        s.allocating.erase(it);
-        break;
-      }
-    }
-    if (e == hipSuccess && ptr != nullptr) s.all.push_back(region);  // room made above
+    const auto pending = std::find(s.allocating.begin(), s.allocating.end(),
+                                   std::pair<int, uint64_t>(device, arena_bytes));
+    if (pending != s.allocating.end()) s.allocating.erase(pending);
+    if (made) {
+      std::fill_n(grains.begin(), count, uint8_t{kLeased});
+      run = Run{s.arenas.size(), 0, count};
+      s.arenas.push_back(Arena{static_cast<unsigned char*>(ptr), device, std::move(grains)});
+    }  // room made above
   }
-  if (e != hipSuccess || ptr == nullptr) {
+  if (!made) {
     HF_LOG_LIMITED(kInfo,
-                   "stream-ordered reads: %zu bytes of device scratch could not be allocated (%s); "
-                   "reads go without it",
-                   want, e != hipSuccess ? GpuErrorName(e) : "null");
+                   "stream-ordered reads: %llu bytes of device scratch could not be allocated "
+                   "(%s); reads go without it",
+                   static_cast<unsigned long long>(arena_bytes),
+                   e != hipSuccess ? GpuErrorName(e) : "no memory");
     return nullptr;
   }
-  if (got != nullptr) *got = want;
-  return Wrap(region);
+  if (got != nullptr) *got = count * kGrain;
+  return Wrap(run, ptr);
 }
 
 uint64_t DeviceScratch::Allocated(int device) {
   MutexLock lock(state_->mu);
-  return BytesOf(state_->all, device);
+  return state_->ArenaBytesLocked(device);
 }
 
 uint64_t DeviceScratch::Leased(int device) {
   MutexLock lock(state_->mu);
-  return BytesOf(state_->all, device) - BytesOf(state_->free, device);
+  uint64_t grains = 0;
+  for (const Arena& arena : state_->arenas) {
+    if (arena.device != device) continue;
+    grains += static_cast<uint64_t>(std::count_if(arena.grains.begin(), arena.grains.end(),
+                                                  [](uint8_t g) { return g != kFree; }));
+  }
+  return grains * kGrain;
 }
 
 }  // namespace hipfile::engine

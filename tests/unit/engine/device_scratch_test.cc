@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Device memory for reads copied ahead (engine/device_scratch.h): the budget, reuse of regions
-// handed back, refused allocations, and retired regions, on the CPU runtime.
+// Device memory for reads copied ahead (engine/device_scratch.h): the budget, arenas, reuse of
+// grains handed back (merged with their neighbours), refused allocations, and retired regions, on
+// the CPU runtime.
 #include "engine/device_scratch.h"
 
 #include <gtest/gtest.h>
@@ -33,8 +34,8 @@ TEST_F(DeviceScratchTest, NoBudgetLeasesNothing) {
   EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), 0u);
 }
 
-// Regions are whole grains; one handed back serves the next lease it holds, the smallest first;
-// past the budget nothing more is allocated.
+// Regions are whole grains of one arena (the budget is under kArenaBytes); grains handed back
+// serve the next lease they hold; past the budget nothing more is allocated.
 TEST_F(DeviceScratchTest, RegionsHandedBackAreLeasedAgainWithinTheBudget) {
   DeviceScratch scratch(gpu_);
   scratch.SetBudget(3 * kGrain);
@@ -52,9 +53,99 @@ TEST_F(DeviceScratchTest, RegionsHandedBackAreLeasedAgainWithinTheBudget) {
   small.reset();
   large.reset();
   EXPECT_EQ(scratch.Leased(0), 0u);
-  EXPECT_EQ(scratch.Lease(0, kMiB).get(), small_at) << "the smallest region that holds it";
+  std::shared_ptr<void> again = scratch.Lease(0, kMiB);
+  EXPECT_EQ(again.get(), small_at);
   EXPECT_EQ(scratch.Lease(0, kGrain + 1).get(), large_at);
-  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), 2u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), 1u) << "one arena";
+}
+
+// Grains handed back next to each other serve a larger read (a pool of regions that never
+// merged had no room for it once small reads had spent the budget).
+TEST_F(DeviceScratchTest, GrainsHandedBackNextToEachOtherServeALargerRead) {
+  DeviceScratch scratch(gpu_);
+  scratch.SetBudget(4 * kGrain);
+  std::shared_ptr<void> grain[4];
+  for (auto& g : grain) {
+    g = scratch.Lease(0, kMiB);
+    ASSERT_NE(g, nullptr);
+  }
+  void* const first_at = grain[0].get();
+  void* const second_at = grain[1].get();
+  EXPECT_EQ(scratch.Lease(0, kMiB), nullptr) << "the budget is spent";
+  grain[1].reset();
+  grain[2].reset();
+  size_t got = 0;
+  std::shared_ptr<void> two = scratch.Lease(0, 2 * kGrain, &got);
+  EXPECT_EQ(two.get(), second_at) << "the second and third grains, merged";
+  EXPECT_EQ(got, 2 * kGrain);
+  two.reset();
+  grain[0].reset();
+  grain[3].reset();
+  EXPECT_EQ(scratch.Lease(0, 4 * kGrain).get(), first_at) << "the whole arena";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), 1u);
+}
+
+TEST_F(DeviceScratchTest, GrainsApartDoNotServeALargerRead) {
+  DeviceScratch scratch(gpu_);
+  scratch.SetBudget(4 * kGrain);
+  std::shared_ptr<void> grain[4];
+  for (auto& g : grain) g = scratch.Lease(0, kMiB);
+  grain[0].reset();
+  grain[2].reset();
+  EXPECT_EQ(scratch.Leased(0), 2 * kGrain);
+  EXPECT_EQ(scratch.Lease(0, 2 * kGrain), nullptr) << "two free grains, not next to each other";
+  EXPECT_NE(scratch.Lease(0, kGrain), nullptr);
+}
+
+// The smallest run of free grains that holds a lease serves it: the larger runs stay whole.
+TEST_F(DeviceScratchTest, TheSmallestRunThatHoldsItIsTaken) {
+  DeviceScratch scratch(gpu_);
+  scratch.SetBudget(6 * kGrain);
+  std::shared_ptr<void> grain[6];
+  for (auto& g : grain) g = scratch.Lease(0, kMiB);
+  void* const lone_at = grain[4].get();
+  void* const run_at = grain[0].get();
+  for (int i : {0, 1, 2, 4}) grain[i].reset();  // free runs: grains 0-2, and 4
+  EXPECT_EQ(scratch.Lease(0, kMiB).get(), lone_at);
+  EXPECT_EQ(scratch.Lease(0, 3 * kGrain).get(), run_at);
+}
+
+// Arenas are kArenaBytes, or a larger region's size, or what the budget leaves.
+TEST_F(DeviceScratchTest, ArenasAreAllocatedWithinTheBudget) {
+  constexpr size_t kArena = DeviceScratch::kArenaBytes;
+  DeviceScratch scratch(gpu_);
+  scratch.SetBudget(kArena + 100 * kMiB + 36 * kMiB);
+  std::shared_ptr<void> small = scratch.Lease(0, kMiB);
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(scratch.Allocated(0), kArena);
+  std::shared_ptr<void> large = scratch.Lease(0, 100 * kMiB);
+  ASSERT_NE(large, nullptr);
+  EXPECT_EQ(scratch.Allocated(0), kArena + 100 * kMiB) << "an arena of its own size";
+  std::shared_ptr<void> rest = scratch.Lease(0, kArena - kGrain);
+  ASSERT_NE(rest, nullptr);
+  EXPECT_EQ(scratch.Allocated(0), kArena + 100 * kMiB) << "the first arena's free grains";
+  std::shared_ptr<void> more = scratch.Lease(0, 30 * kMiB);
+  ASSERT_NE(more, nullptr);
+  EXPECT_EQ(scratch.Allocated(0), kArena + 136 * kMiB) << "what the budget left";
+  EXPECT_EQ(scratch.Lease(0, 8 * kMiB), nullptr);
+  EXPECT_EQ(scratch.Leased(0), kArena + 130 * kMiB);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), 3u);
+  EXPECT_EQ(scratch.Allocated(1), 0u) << "per device";
+}
+
+TEST_F(DeviceScratchTest, ARaisedBudgetAllowsANewArena) {
+  DeviceScratch scratch(gpu_);
+  scratch.SetBudget(2 * kGrain);
+  std::shared_ptr<void> first = scratch.Lease(0, 2 * kGrain);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(scratch.Lease(0, kMiB), nullptr);
+  scratch.SetBudget(4 * kGrain);
+  EXPECT_NE(scratch.Lease(0, kMiB), nullptr);
+  EXPECT_EQ(scratch.Allocated(0), 4 * kGrain);
+  scratch.SetBudget(kGrain);
+  first.reset();
+  EXPECT_NE(scratch.Lease(0, kMiB), nullptr) << "a lower budget frees nothing: its grains serve";
+  EXPECT_EQ(scratch.Allocated(0), 4 * kGrain);
 }
 
 TEST_F(DeviceScratchTest, ARefusedAllocationLeasesNothingAndCountsNothing) {
@@ -88,9 +179,10 @@ TEST_F(DeviceScratchTest, ARetiredRegionIsNeverLeasedAgain) {
   EXPECT_NE(next.get(), stranded_at);
   EXPECT_EQ(scratch->Lease(0, kMiB), nullptr) << "the retired region is not free for it";
   next.reset();
+  EXPECT_EQ(scratch->Lease(0, 2 * kGrain), nullptr) << "nor merged with its neighbour";
   EXPECT_EQ(gpu_.Calls(GpuOp::kFree), 0u);
   scratch.reset();
-  EXPECT_EQ(gpu_.Calls(GpuOp::kFree), 2u) << "the retired region is freed with the pool";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kFree), 1u) << "the retired region is freed with the pool";
 }
 
 }  // namespace
