@@ -26,6 +26,9 @@
 //                  kCopyTableBlocks), for what a larger grid gains on a device-to-device copy.
 // Then a row "sync": STREAMS threads copying one at a time, each waited for on a blocking-sync
 // event (the synchronous path's way).
+// A watchdog turns a hang into a diagnosis: when the probe has made no progress for SECONDS + 15 s
+// it prints what the main thread was doing (the call and its lane) and each lane's words, and
+// exits 3.
 #include <cuda.h>
 
 #include <atomic>
@@ -48,6 +51,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Lane {
+  int index = 0;
   CUstream stream = nullptr;
   CUstream aside = nullptr;  // PROBE_SPLIT=2: the second half's stream
   CUevent fork = nullptr, join = nullptr;
@@ -70,6 +74,24 @@ unsigned g_grid = hipfile::runtime::kCopyTableBlocks;  // PROBE_GRID: the first 
 CUfunction g_table_kernel = nullptr;
 constexpr uint32_t kTableToken = 1;  // launches for any other token copy nothing
 
+// The watchdog's view: what the main thread is in, for which lane and iteration, and when it last
+// made progress.
+std::atomic<const char*> g_phase{"setup"};
+std::atomic<int> g_phase_lane{-1};
+std::atomic<uint32_t> g_phase_iteration{0};
+std::atomic<int64_t> g_progress_ns{0};
+int64_t g_quiet_ns = 0;  // set before the watchdog starts
+const std::vector<struct Lane>* g_lanes = nullptr;
+
+void Phase(const char* what, int lane = -1, uint32_t iteration = 0) {
+  g_phase_lane.store(lane);
+  g_phase_iteration.store(iteration);
+  g_phase.store(what);
+  g_progress_ns.store(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+          .count());
+}
+
 uint32_t LoadAcquire(const uint32_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 void StoreRelease(uint32_t* word, uint32_t value) {
   __atomic_store_n(word, value, __ATOMIC_RELEASE);
@@ -91,7 +113,9 @@ void Copy(const Lane& lane, size_t bytes, CUstream stream) {
 }
 
 void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
+  Phase("queueing an iteration's copy", lane.index, i);
   Copy(lane, bytes, lane.stream);
+  Phase("queueing an iteration's stream operations", lane.index, i);
   CHECK(cuStreamWriteValue32(lane.stream, lane.reached_at, i, CU_STREAM_WRITE_VALUE_DEFAULT));
   CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
   for (unsigned k = 0; k < g_tokens; ++k) {
@@ -108,6 +132,7 @@ void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
 }
 
 bool Verify(const Lane& lane, size_t bytes, const char* what, int index) {
+  Phase("verifying", index);
   std::vector<unsigned char> back(bytes);
   CHECK(cuMemcpyDtoH(back.data(), lane.dst, bytes));
   if (std::memcmp(back.data(), lane.src, bytes) != 0) {
@@ -125,6 +150,7 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
     lane.waiting = 1;
     lane.seen = false;
   }
+  Phase("synchronizing before the row");
   for (Lane& lane : lanes) CHECK(cuStreamSynchronize(lane.stream));
   const auto stop = std::chrono::microseconds(stop_us);
   const auto t0 = Clock::now();
@@ -142,6 +168,7 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
         lane.seen_at = now;
       }
       if (now - lane.seen_at < stop) continue;
+      Phase("releasing", lane.index, lane.waiting);
       StoreRelease(&lane.words[1], lane.waiting);
       ++copies;
       QueueIteration(lane, bytes, lane.waiting + 2);
@@ -152,7 +179,10 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   bool ok = true;
   for (size_t s = 0; s < lanes.size(); ++s) {
-    StoreRelease(&lanes[s].words[1], 0xffffffffu);  // let the streams through what is queued
+    // Let the streams through what is queued (up to lane.waiting + 1). The stream's wait compares
+    // (int32_t)(go - i) >= 0, so a value far ahead, such as ~0u, would hold it for good.
+    StoreRelease(&lanes[s].words[1], lanes[s].waiting + 2);
+    Phase("synchronizing after the row", static_cast<int>(s), lanes[s].waiting + 1);
     CHECK(cuStreamSynchronize(lanes[s].stream));
     ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
   }
@@ -164,7 +194,31 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
   std::fflush(stdout);
 }
 
+// Prints the main thread's phase and each lane's words, then exits 3, when nothing progressed for
+// SECONDS + 15 s (the sync row makes no progress marks while it runs).
+void Watchdog() {
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+            .count();
+    if (now - g_progress_ns.load() < g_quiet_ns) continue;
+    std::printf("HUNG: no progress for %.0f s, main thread %s (lane %d, iteration %u)\n",
+                static_cast<double>(g_quiet_ns) / 1e9, g_phase.load(), g_phase_lane.load(),
+                g_phase_iteration.load());
+    for (const Lane& lane : *g_lanes) {
+      if (lane.words == nullptr) continue;  // not set up yet
+      std::printf("  lane %d: reached %u, go %u, copied %u\n", lane.index,
+                  LoadAcquire(&lane.words[0]), LoadAcquire(&lane.words[1]),
+                  LoadAcquire(&lane.words[2]));
+    }
+    std::fflush(stdout);
+    std::_Exit(3);
+  }
+}
+
 void RunSync(CUcontext ctx, std::vector<Lane>& lanes, size_t bytes, double seconds) {
+  Phase("the sync row");
   std::atomic<bool> go{false}, stop{false};
   std::atomic<unsigned long long> copies{0};
   std::vector<std::thread> threads;
@@ -230,8 +284,13 @@ int main(int argc, char** argv) {
     CHECK(cuModuleGetFunction(&g_table_kernel, module, hipfile::runtime::kCopyTableKernelName));
   }
   std::vector<Lane> lanes(static_cast<size_t>(streams));
+  g_lanes = &lanes;
+  g_quiet_ns = static_cast<int64_t>((seconds + 15) * 1e9);
+  Phase("setup");
+  std::thread(Watchdog).detach();
   for (size_t s = 0; s < lanes.size(); ++s) {
     Lane& lane = lanes[s];
+    lane.index = static_cast<int>(s);
     CHECK(cuStreamCreate(&lane.stream, CU_STREAM_NON_BLOCKING));
     CHECK(cuStreamCreate(&lane.aside, CU_STREAM_NON_BLOCKING));
     CHECK(cuEventCreate(&lane.fork, CU_EVENT_DISABLE_TIMING));
@@ -268,6 +327,7 @@ int main(int argc, char** argv) {
   }
   for (int a = 4; a < argc; ++a) RunStops(lanes, bytes, seconds, std::atol(argv[a]));
   RunSync(ctx, lanes, bytes, seconds);
+  Phase("tearing down");
   for (Lane& lane : lanes) {
     CHECK(cuMemFree(lane.dst));
     if (g_hostalloc) {
