@@ -4,7 +4,7 @@
 #   bench/probes/stream-stop-h200.sh BUILD_DIR > OUT/stream-stop.txt
 # 1. scan: 2, 4, 8 and 16 streams copying 1 MiB and 16 MiB with no stop (the probe's watchdog
 #    prints where it is and exits 3 if a shape hangs: its first runs printed nothing at 16 x
-#    16 MiB, bench/results/h200-2026-12-05);
+#    16 MiB, bench/results/h200-2026-12-05), and 16 x 16 MiB from cuMemHostAlloc'd sources;
 # 2. the library's whole shape for a read copied ahead (PROBE_TOKENS=K: the copy into a region,
 #    the stop, then K tokens of the copy-table kernel, the first copying the region on, the rest
 #    nothing) at K = 1 and the read's chunks (8 at 16 MiB, 2 at 4 MiB), stops 0 and 50 us, and
@@ -26,6 +26,7 @@ echo "== scan"
 for streams in 2 4 8 16; do
   for bytes in 1048576 16777216; do run "$P" "$streams" "$bytes" 1 0; done
 done
+PROBE_SRC=hostalloc run "$P" 16 16777216 1 0  # sources from cuMemHostAlloc, surely pinned
 echo "== library shape"
 for bytes in 16777216 4194304; do
   chunks=$((bytes / 2097152))
