@@ -124,17 +124,27 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
     if (got != nullptr) *got = count * kGrain;
     return Wrap(run, taken);
   }
-  // Allocated without the lock: the runtime call may take a while.
+  // Allocated without the lock: the runtime call may take a while. A whole arena first; where the
+  // runtime refuses it (a device nearly full), the region alone.
   std::vector<uint8_t> grains;
   void* ptr = nullptr;
   hipError_t e = hipErrorOutOfMemory;
-  try {
-    grains.assign(arena_bytes / kGrain, kFree);
-    e = s.gpu.Malloc(&ptr, arena_bytes);
-  } catch (...) {
-    ptr = nullptr;  // no memory for its grains, or a CPU runtime out of memory
+  const auto allocate = [&](uint64_t size) {
+    try {
+      grains.assign(size / kGrain, kFree);
+      e = s.gpu.Malloc(&ptr, size);
+    } catch (...) {
+      e = hipErrorOutOfMemory;  // no memory for its grains, or a CPU runtime out of memory
+    }
+    if (e != hipSuccess) ptr = nullptr;
+    return ptr != nullptr;
+  };
+  uint64_t tried = arena_bytes;
+  bool made = allocate(tried);
+  if (!made && tried > count * kGrain) {
+    tried = count * kGrain;
+    made = allocate(tried);
   }
-  const bool made = e == hipSuccess && ptr != nullptr;
   {
     MutexLock lock(s.mu);
     const auto pending = std::find(s.allocating.begin(), s.allocating.end(),
@@ -150,7 +160,7 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
     HF_LOG_LIMITED(kInfo,
                    "stream-ordered reads: %llu bytes of device scratch could not be allocated "
                    "(%s); reads go without it",
-                   static_cast<unsigned long long>(arena_bytes),
+                   static_cast<unsigned long long>(tried),
                    e != hipSuccess ? GpuErrorName(e) : "no memory");
     return nullptr;
   }

@@ -46,8 +46,9 @@ class DeviceScratch {
 
   // A region of at least `bytes` of `device`'s memory, which must be the calling thread's current
   // device: the smallest run of free grains that holds it, else one in a new arena within the
-  // budget. Null when the budget leaves no room, the runtime refuses the allocation, or there is
-  // no memory to track it. The region goes back to the pool when the last copy of the pointer
+  // budget (an arena of the region's own size where the runtime refuses a larger one). Null when
+  // the budget leaves no room, the runtime refuses the allocation, or there is no memory to track
+  // it. The region goes back to the pool when the last copy of the pointer
   // goes; *got (if given) receives its size.
   std::shared_ptr<void> Lease(int device, size_t bytes, size_t* got = nullptr);
 

@@ -150,11 +150,30 @@ TEST_F(DeviceScratchTest, ARaisedBudgetAllowsANewArena) {
 
 TEST_F(DeviceScratchTest, ARefusedAllocationLeasesNothingAndCountsNothing) {
   DeviceScratch scratch(gpu_);
-  scratch.SetBudget(2 * kGrain);
+  scratch.SetBudget(kGrain);
   gpu_.FailNth(GpuOp::kMalloc, 1, hipErrorOutOfMemory);
   EXPECT_EQ(scratch.Lease(0, kMiB), nullptr);
   EXPECT_EQ(scratch.Allocated(0), 0u);
   EXPECT_NE(scratch.Lease(0, kMiB), nullptr) << "the next one is allocated";
+}
+
+// A device nearly full may refuse a whole arena and still have room for the read's region.
+TEST_F(DeviceScratchTest, AnArenaRefusedIsTriedAgainAtTheRegionsSize) {
+  DeviceScratch scratch(gpu_);
+  scratch.SetBudget(8 * kGrain);
+  gpu_.FailNth(GpuOp::kMalloc, 1, hipErrorOutOfMemory);
+  size_t got = 0;
+  std::shared_ptr<void> region = scratch.Lease(0, kGrain + 1, &got);
+  ASSERT_NE(region, nullptr);
+  EXPECT_EQ(got, 2 * kGrain);
+  EXPECT_EQ(scratch.Allocated(0), 2 * kGrain) << "the region's own size";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), 2u);
+  gpu_.FailTimes(GpuOp::kMalloc, 2, hipErrorOutOfMemory);
+  EXPECT_EQ(scratch.Lease(0, 2 * kGrain), nullptr) << "both refused";
+  EXPECT_EQ(scratch.Allocated(0), 2 * kGrain);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), 4u);
+  EXPECT_NE(scratch.Lease(0, 2 * kGrain), nullptr);
+  EXPECT_EQ(scratch.Allocated(0), 8 * kGrain) << "the whole arena when the runtime allows it";
 }
 
 // A retired region (a stream may still copy into it) is never leased again, stays counted as
