@@ -82,6 +82,7 @@ std::atomic<uint32_t> g_phase_iteration{0};
 std::atomic<int64_t> g_progress_ns{0};
 int64_t g_quiet_ns = 0;  // set before the watchdog starts
 const std::vector<struct Lane>* g_lanes = nullptr;
+std::atomic<bool> g_lanes_ready{false};  // the lanes' words are set up: the watchdog may read them
 
 void Phase(const char* what, int lane = -1, uint32_t iteration = 0) {
   g_phase_lane.store(lane);
@@ -187,9 +188,10 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
     ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
   }
   std::printf(
-      "mode=stop split=%d src=%s tokens=%u streams=%zu bytes=%zu stop_us=%ld GiB/s=%.1f %s\n",
-      g_split ? 2 : 1, g_hostalloc ? "hostalloc" : "register", g_tokens, lanes.size(), bytes,
-      stop_us, static_cast<double>(copies) * bytes / wall / (1 << 30),
+      "mode=stop split=%d src=%s tokens=%u grid=%u streams=%zu bytes=%zu stop_us=%ld GiB/s=%.1f "
+      "%s\n",
+      g_split ? 2 : 1, g_hostalloc ? "hostalloc" : "register", g_tokens, g_grid, lanes.size(),
+      bytes, stop_us, static_cast<double>(copies) * bytes / wall / (1 << 30),
       ok ? "verified" : "DATA MISMATCH");
   std::fflush(stdout);
 }
@@ -207,7 +209,7 @@ void Watchdog() {
                 static_cast<double>(g_quiet_ns) / 1e9, g_phase.load(), g_phase_lane.load(),
                 g_phase_iteration.load());
     for (const Lane& lane : *g_lanes) {
-      if (lane.words == nullptr) continue;  // not set up yet
+      if (!g_lanes_ready.load()) break;  // hung in setup
       std::printf("  lane %d: reached %u, go %u, copied %u\n", lane.index,
                   LoadAcquire(&lane.words[0]), LoadAcquire(&lane.words[1]),
                   LoadAcquire(&lane.words[2]));
@@ -325,6 +327,7 @@ int main(int argc, char** argv) {
       CHECK(cuMemHostGetDevicePointer(&lane.table_at, table, 0));
     }
   }
+  g_lanes_ready.store(true);
   for (int a = 4; a < argc; ++a) RunStops(lanes, bytes, seconds, std::atol(argv[a]));
   RunSync(ctx, lanes, bytes, seconds);
   Phase("tearing down");

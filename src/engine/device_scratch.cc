@@ -94,6 +94,7 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
   const uint64_t budget = Budget();
   if (bytes == 0 || budget == 0 || bytes > budget) return nullptr;
   const size_t count = (bytes + kGrain - 1) / kGrain;
+  const uint64_t region_bytes = uint64_t{count} * kGrain;
   State& s = *state_;
   Run run{};
   void* taken = nullptr;
@@ -110,8 +111,8 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
         if (d == device) spent += b;
       }
       const uint64_t left = spent < budget ? (budget - spent) / kGrain * kGrain : 0;
-      arena_bytes = std::min<uint64_t>(left, std::max<uint64_t>(count * kGrain, kArenaBytes));
-      if (arena_bytes < count * kGrain) return nullptr;
+      arena_bytes = std::min<uint64_t>(left, std::max<uint64_t>(region_bytes, kArenaBytes));
+      if (arena_bytes < region_bytes) return nullptr;
       try {
         s.arenas.reserve(s.arenas.size() + s.allocating.size() + 1);  // room for it when made
         s.allocating.emplace_back(device, arena_bytes);
@@ -121,7 +122,7 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
     }
   }
   if (taken != nullptr) {  // wrapped outside the lock: a failed Wrap gives it back
-    if (got != nullptr) *got = count * kGrain;
+    if (got != nullptr) *got = region_bytes;
     return Wrap(run, taken);
   }
   // Allocated without the lock: the runtime call may take a while. A whole arena first; where the
@@ -141,8 +142,8 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
   };
   uint64_t tried = arena_bytes;
   bool made = allocate(tried);
-  if (!made && tried > count * kGrain) {
-    tried = count * kGrain;
+  if (!made && tried > region_bytes) {
+    tried = region_bytes;
     made = allocate(tried);
   }
   {
@@ -164,7 +165,7 @@ std::shared_ptr<void> DeviceScratch::Lease(int device, size_t bytes, size_t* got
                    e != hipSuccess ? GpuErrorName(e) : "no memory");
     return nullptr;
   }
-  if (got != nullptr) *got = count * kGrain;
+  if (got != nullptr) *got = region_bytes;
   return Wrap(run, ptr);
 }
 

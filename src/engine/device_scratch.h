@@ -48,8 +48,8 @@ class DeviceScratch {
   // device: the smallest run of free grains that holds it, else one in a new arena within the
   // budget (an arena of the region's own size where the runtime refuses a larger one). Null when
   // the budget leaves no room, the runtime refuses the allocation, or there is no memory to track
-  // it. The region goes back to the pool when the last copy of the pointer
-  // goes; *got (if given) receives its size.
+  // it. The region goes back to the pool when the last copy of the pointer goes; *got (if given)
+  // receives its size.
   std::shared_ptr<void> Lease(int device, size_t bytes, size_t* got = nullptr);
 
   // `region` (a lease of this pool) is never leased again: when its last lease goes its grains
