@@ -17,72 +17,114 @@ const char kGatherKernelPtx[] = R"PTX(
 )
 .maxntid 256, 1, 1
 {
-	.reg .pred 	%p<6>;
+	.reg .pred 	%p<8>;
 	.reg .b16 	%rs<2>;
-	.reg .b32 	%r<13>;
-	.reg .b64 	%rd<34>;
+	.reg .b32 	%r<45>;
+	.reg .b64 	%rd<66>;
 
 
-	mov.b64 	%rd18, hipfile_gather_copy_param_0;
+	mov.b64 	%rd27, hipfile_gather_copy_param_0;
 	mov.u32 	%r1, %ctaid.x;
-	mul.wide.u32 	%rd20, %r1, 24;
-	add.s64 	%rd21, %rd18, %rd20;
-	ld.param.u64 	%rd1, [%rd21+24];
-	mov.u32 	%r2, %ntid.x;
-	cvt.u64.u32 	%rd2, %r2;
-	ld.param.u64 	%rd3, [%rd21+16];
-	ld.param.u64 	%rd4, [%rd21+8];
-	or.b64  	%rd22, %rd3, %rd4;
-	and.b64  	%rd23, %rd22, 15;
-	setp.eq.s64 	%p1, %rd23, 0;
+	mul.wide.u32 	%rd29, %r1, 24;
+	add.s64 	%rd30, %rd27, %rd29;
+	add.s64 	%rd3, %rd30, 8;
+	mov.u32 	%r2, %tid.x;
+	cvt.u64.u32 	%rd1, %r2;
+	mov.u32 	%r3, %ntid.x;
+	cvt.u64.u32 	%rd2, %r3;
+	ld.param.u64 	%rd31, [%rd30+16];
+	ld.param.u64 	%rd32, [%rd30+8];
+	or.b64  	%rd33, %rd31, %rd32;
+	and.b64  	%rd34, %rd33, 15;
+	setp.eq.s64 	%p1, %rd34, 0;
 	@%p1 bra 	$L__BB0_2;
 
-	mov.u64 	%rd32, 0;
-	bra.uni 	$L__BB0_6;
+	mov.u64 	%rd64, 0;
+	bra.uni 	$L__BB0_8;
 
 $L__BB0_2:
-	mov.u32 	%r3, %tid.x;
-	cvt.u64.u32 	%rd31, %r3;
-	shr.u64 	%rd6, %rd1, 4;
-	setp.le.u64 	%p2, %rd6, %rd31;
+	ld.param.u64 	%rd36, [%rd3+8];
+	cvta.to.global.u64 	%rd4, %rd36;
+	ld.param.u64 	%rd37, [%rd3];
+	cvta.to.global.u64 	%rd5, %rd37;
+	ld.param.u64 	%rd6, [%rd3+16];
+	shr.u64 	%rd7, %rd6, 4;
+	mul.lo.s64 	%rd8, %rd2, 3;
+	add.s64 	%rd38, %rd8, %rd1;
+	setp.ge.u64 	%p2, %rd38, %rd7;
+	mov.u64 	%rd62, %rd1;
 	@%p2 bra 	$L__BB0_5;
 
-	cvta.to.global.u64 	%rd7, %rd4;
-	cvta.to.global.u64 	%rd8, %rd3;
+	shl.b64 	%rd39, %rd1, 4;
+	add.s64 	%rd61, %rd5, %rd39;
+	neg.s64 	%rd10, %rd2;
+	shl.b64 	%rd47, %rd10, 4;
+	mov.u64 	%rd62, %rd1;
 
 $L__BB0_4:
-	shl.b64 	%rd25, %rd31, 4;
-	add.s64 	%rd26, %rd8, %rd25;
-	add.s64 	%rd27, %rd7, %rd25;
-	ld.global.v4.u32 	{%r4, %r5, %r6, %r7}, [%rd26];
-	st.global.v4.u32 	[%rd27], {%r4, %r5, %r6, %r7};
-	add.s64 	%rd31, %rd31, %rd2;
-	setp.lt.u64 	%p3, %rd31, %rd6;
+	shl.b64 	%rd40, %rd62, 4;
+	add.s64 	%rd41, %rd4, %rd40;
+	mul.wide.u32 	%rd42, %r3, 4;
+	mul.wide.u32 	%rd43, %r3, 16;
+	add.s64 	%rd44, %rd41, %rd43;
+	ld.global.v4.u32 	{%r5, %r6, %r7, %r8}, [%rd44];
+	add.s64 	%rd45, %rd44, %rd43;
+	ld.global.v4.u32 	{%r13, %r14, %r15, %r16}, [%rd45];
+	add.s64 	%rd46, %rd45, %rd43;
+	ld.global.v4.u32 	{%r21, %r22, %r23, %r24}, [%rd46];
+	add.s64 	%rd48, %rd44, %rd47;
+	ld.global.v4.u32 	{%r29, %r30, %r31, %r32}, [%rd48];
+	st.global.v4.u32 	[%rd61], {%r29, %r30, %r31, %r32};
+	add.s64 	%rd49, %rd61, %rd43;
+	st.global.v4.u32 	[%rd49], {%r5, %r6, %r7, %r8};
+	add.s64 	%rd50, %rd49, %rd43;
+	st.global.v4.u32 	[%rd50], {%r13, %r14, %r15, %r16};
+	add.s64 	%rd51, %rd50, %rd43;
+	add.s64 	%rd61, %rd51, %rd43;
+	st.global.v4.u32 	[%rd51], {%r21, %r22, %r23, %r24};
+	add.s64 	%rd62, %rd42, %rd62;
+	add.s64 	%rd52, %rd62, %rd8;
+	setp.lt.u64 	%p3, %rd52, %rd7;
 	@%p3 bra 	$L__BB0_4;
 
 $L__BB0_5:
-	and.b64  	%rd32, %rd1, -16;
+	setp.ge.u64 	%p4, %rd62, %rd7;
+	@%p4 bra 	$L__BB0_7;
 
 $L__BB0_6:
-	mov.u32 	%r12, %tid.x;
-	cvt.u64.u32 	%rd28, %r12;
-	add.s64 	%rd33, %rd32, %rd28;
-	setp.ge.u64 	%p4, %rd33, %rd1;
-	@%p4 bra 	$L__BB0_9;
+	shl.b64 	%rd53, %rd62, 4;
+	add.s64 	%rd54, %rd4, %rd53;
+	add.s64 	%rd55, %rd5, %rd53;
+	ld.global.v4.u32 	{%r37, %r38, %r39, %r40}, [%rd54];
+	st.global.v4.u32 	[%rd55], {%r37, %r38, %r39, %r40};
+	add.s64 	%rd62, %rd62, %rd2;
+	setp.lt.u64 	%p5, %rd62, %rd7;
+	@%p5 bra 	$L__BB0_6;
 
-	cvta.to.global.u64 	%rd14, %rd4;
-	cvta.to.global.u64 	%rd15, %rd3;
+$L__BB0_7:
+	and.b64  	%rd64, %rd6, -16;
 
 $L__BB0_8:
-	add.s64 	%rd29, %rd15, %rd33;
-	ld.global.u8 	%rs1, [%rd29];
-	add.s64 	%rd30, %rd14, %rd33;
-	st.global.u8 	[%rd30], %rs1;
-	add.s64 	%rd33, %rd33, %rd2;
-	setp.lt.u64 	%p5, %rd33, %rd1;
-	@%p5 bra 	$L__BB0_8;
+	ld.param.u64 	%rd21, [%rd3+16];
+	add.s64 	%rd65, %rd64, %rd1;
+	setp.ge.u64 	%p6, %rd65, %rd21;
+	@%p6 bra 	$L__BB0_11;
 
-$L__BB0_9:
+	ld.param.u64 	%rd56, [%rd3+8];
+	ld.param.u64 	%rd57, [%rd3];
+	cvta.to.global.u64 	%rd23, %rd57;
+	cvta.to.global.u64 	%rd24, %rd56;
+
+$L__BB0_10:
+	add.s64 	%rd58, %rd24, %rd65;
+	ld.global.u8 	%rs1, [%rd58];
+	add.s64 	%rd59, %rd23, %rd65;
+	st.global.u8 	[%rd59], %rs1;
+	add.s64 	%rd65, %rd65, %rd2;
+	setp.lt.u64 	%p7, %rd65, %rd21;
+	@%p7 bra 	$L__BB0_10;
+
+$L__BB0_11:
 	ret;
 
 }
@@ -93,124 +135,131 @@ $L__BB0_9:
 )
 .maxntid 256, 1, 1
 {
-	.reg .pred 	%p<11>;
+	.reg .pred 	%p<12>;
 	.reg .b16 	%rs<2>;
-	.reg .b32 	%r<49>;
-	.reg .b64 	%rd<61>;
+	.reg .b32 	%r<56>;
+	.reg .b64 	%rd<84>;
 
 
-	ld.param.u64 	%rd26, [hipfile_copy_table_param_0];
-	ld.param.u32 	%r2, [hipfile_copy_table_param_1];
-	cvta.to.global.u64 	%rd27, %rd26;
-	add.s64 	%rd1, %rd27, 4;
-	ld.global.u32 	%r3, [%rd27+4];
-	setp.ne.s32 	%p1, %r3, %r2;
-	@%p1 bra 	$L__BB1_13;
+	ld.param.u64 	%rd38, [hipfile_copy_table_param_0];
+	ld.param.u32 	%r1, [hipfile_copy_table_param_1];
+	cvta.to.global.u64 	%rd40, %rd38;
+	mov.u32 	%r2, %ctaid.x;
+	mov.u32 	%r3, %ntid.x;
+	mul.wide.u32 	%rd41, %r2, %r3;
+	mov.u32 	%r4, %tid.x;
+	cvt.u64.u32 	%rd42, %r4;
+	add.s64 	%rd1, %rd41, %rd42;
+	mov.u32 	%r5, %nctaid.x;
+	mul.wide.u32 	%rd2, %r5, %r3;
+	ld.global.v2.u32 	{%r6, %r7}, [%rd40];
+	mov.u64 	%rd75, 1;
+	ld.global.u64 	%rd74, [%rd40+8];
+	ld.global.u64 	%rd73, [%rd40+16];
+	setp.eq.s32 	%p1, %r7, %r1;
+	min.u32 	%r10, %r6, 128;
+	selp.b32 	%r11, %r10, 0, %p1;
+	cvt.u64.u32 	%rd5, %r11;
+	setp.eq.s32 	%p2, %r11, 0;
+	ld.global.u64 	%rd43, [%rd40+24];
+	selp.b64 	%rd72, 0, %rd43, %p2;
+	mul.lo.s64 	%rd7, %rd2, 3;
+	shl.b64 	%rd8, %rd2, 4;
+	mov.u64 	%rd76, %rd74;
+	mov.u64 	%rd77, %rd73;
+	mov.u64 	%rd78, %rd72;
+	bra.uni 	$L__BB1_1;
 
-	ld.global.u32 	%r4, [%rd1+-4];
-	min.u32 	%r1, %r4, 128;
-	mov.u32 	%r5, %ctaid.x;
-	mov.u32 	%r6, %ntid.x;
-	cvt.u64.u32 	%rd2, %r6;
-	mul.wide.u32 	%rd28, %r5, %r6;
-	mov.u32 	%r7, %tid.x;
-	cvt.u64.u32 	%rd29, %r7;
-	add.s64 	%rd3, %rd28, %rd29;
-	mov.u32 	%r8, %nctaid.x;
-	cvt.u64.u32 	%rd4, %r8;
-	mul.wide.u32 	%rd5, %r8, %r6;
-	setp.eq.s32 	%p2, %r1, 0;
-	@%p2 bra 	$L__BB1_13;
+$L__BB1_14:
+	add.s64 	%rd75, %rd75, 1;
+	mov.u64 	%rd72, %rd78;
+	mov.u64 	%rd73, %rd77;
+	mov.u64 	%rd74, %rd76;
 
-	mul.lo.s64 	%rd6, %rd5, 3;
-	add.s64 	%rd7, %rd3, %rd6;
-	mul.lo.s64 	%rd31, %rd4, %rd2;
-	shl.b64 	%rd8, %rd31, 4;
-	cvt.u64.u32 	%rd9, %r1;
-	mov.u64 	%rd30, 0;
-	mov.u64 	%rd55, %rd30;
+$L__BB1_1:
+	setp.ge.u64 	%p3, %rd75, %rd5;
+	@%p3 bra 	$L__BB1_3;
+
+	mul.lo.s64 	%rd45, %rd75, 24;
+	add.s64 	%rd46, %rd40, %rd45;
+	ld.global.u64 	%rd78, [%rd46+24];
+	ld.global.u64 	%rd77, [%rd46+16];
+	ld.global.u64 	%rd76, [%rd46+8];
 
 $L__BB1_3:
-	mul.lo.s64 	%rd34, %rd55, 24;
-	add.s64 	%rd35, %rd27, %rd34;
-	ld.global.u64 	%rd11, [%rd35+24];
-	ld.global.u64 	%rd12, [%rd35+16];
-	ld.global.u64 	%rd13, [%rd35+8];
-	or.b64  	%rd36, %rd12, %rd13;
-	and.b64  	%rd37, %rd36, 15;
-	setp.ne.s64 	%p3, %rd37, 0;
-	mov.u64 	%rd59, %rd30;
-	@%p3 bra 	$L__BB1_10;
+	or.b64  	%rd48, %rd74, %rd73;
+	and.b64  	%rd49, %rd48, 15;
+	setp.ne.s64 	%p4, %rd49, 0;
+	mov.u64 	%rd82, 0;
+	@%p4 bra 	$L__BB1_10;
 
-	shr.u64 	%rd14, %rd11, 4;
-	setp.ge.u64 	%p4, %rd7, %rd14;
-	mov.u64 	%rd57, %rd3;
-	@%p4 bra 	$L__BB1_7;
+	shr.u64 	%rd22, %rd72, 4;
+	add.s64 	%rd80, %rd41, %rd42;
+	add.s64 	%rd54, %rd80, %rd7;
+	setp.ge.u64 	%p5, %rd54, %rd22;
+	@%p5 bra 	$L__BB1_7;
 
-	mov.u64 	%rd57, %rd3;
+	mov.u64 	%rd80, %rd1;
 
 $L__BB1_6:
-	shl.b64 	%rd38, %rd57, 4;
-	add.s64 	%rd39, %rd12, %rd38;
-	shl.b64 	%rd40, %rd5, 2;
-	shl.b64 	%rd41, %rd5, 4;
-	add.s64 	%rd42, %rd39, %rd41;
-	ld.v4.u32 	{%r9, %r10, %r11, %r12}, [%rd42];
-	add.s64 	%rd43, %rd42, %rd8;
-	ld.v4.u32 	{%r17, %r18, %r19, %r20}, [%rd43];
-	add.s64 	%rd44, %rd43, %rd8;
-	ld.v4.u32 	{%r25, %r26, %r27, %r28}, [%rd44];
-	add.s64 	%rd45, %rd13, %rd38;
-	ld.v4.u32 	{%r33, %r34, %r35, %r36}, [%rd39];
-	st.v4.u32 	[%rd45], {%r33, %r34, %r35, %r36};
-	add.s64 	%rd46, %rd45, %rd8;
-	st.v4.u32 	[%rd46], {%r9, %r10, %r11, %r12};
-	add.s64 	%rd47, %rd46, %rd8;
-	st.v4.u32 	[%rd47], {%r17, %r18, %r19, %r20};
-	add.s64 	%rd48, %rd47, %rd8;
-	st.v4.u32 	[%rd48], {%r25, %r26, %r27, %r28};
-	add.s64 	%rd57, %rd40, %rd57;
-	add.s64 	%rd49, %rd57, %rd6;
-	setp.lt.u64 	%p5, %rd49, %rd14;
-	@%p5 bra 	$L__BB1_6;
+	shl.b64 	%rd55, %rd80, 4;
+	add.s64 	%rd56, %rd73, %rd55;
+	shl.b64 	%rd57, %rd2, 2;
+	add.s64 	%rd59, %rd56, %rd8;
+	ld.v4.u32 	{%r16, %r17, %r18, %r19}, [%rd59];
+	add.s64 	%rd60, %rd59, %rd8;
+	ld.v4.u32 	{%r24, %r25, %r26, %r27}, [%rd60];
+	add.s64 	%rd61, %rd60, %rd8;
+	ld.v4.u32 	{%r32, %r33, %r34, %r35}, [%rd61];
+	add.s64 	%rd62, %rd74, %rd55;
+	ld.v4.u32 	{%r40, %r41, %r42, %r43}, [%rd56];
+	st.v4.u32 	[%rd62], {%r40, %r41, %r42, %r43};
+	add.s64 	%rd63, %rd62, %rd8;
+	st.v4.u32 	[%rd63], {%r16, %r17, %r18, %r19};
+	add.s64 	%rd64, %rd63, %rd8;
+	st.v4.u32 	[%rd64], {%r24, %r25, %r26, %r27};
+	add.s64 	%rd65, %rd64, %rd8;
+	st.v4.u32 	[%rd65], {%r32, %r33, %r34, %r35};
+	add.s64 	%rd80, %rd57, %rd80;
+	add.s64 	%rd66, %rd80, %rd7;
+	setp.lt.u64 	%p6, %rd66, %rd22;
+	@%p6 bra 	$L__BB1_6;
 
 $L__BB1_7:
-	setp.ge.u64 	%p6, %rd57, %rd14;
-	@%p6 bra 	$L__BB1_9;
+	setp.ge.u64 	%p7, %rd80, %rd22;
+	@%p7 bra 	$L__BB1_9;
 
 $L__BB1_8:
-	shl.b64 	%rd50, %rd57, 4;
-	add.s64 	%rd51, %rd13, %rd50;
-	add.s64 	%rd52, %rd12, %rd50;
-	ld.v4.u32 	{%r41, %r42, %r43, %r44}, [%rd52];
-	st.v4.u32 	[%rd51], {%r41, %r42, %r43, %r44};
-	add.s64 	%rd57, %rd57, %rd5;
-	setp.lt.u64 	%p7, %rd57, %rd14;
-	@%p7 bra 	$L__BB1_8;
+	shl.b64 	%rd67, %rd80, 4;
+	add.s64 	%rd68, %rd74, %rd67;
+	add.s64 	%rd69, %rd73, %rd67;
+	ld.v4.u32 	{%r48, %r49, %r50, %r51}, [%rd69];
+	st.v4.u32 	[%rd68], {%r48, %r49, %r50, %r51};
+	add.s64 	%rd80, %rd80, %rd2;
+	setp.lt.u64 	%p8, %rd80, %rd22;
+	@%p8 bra 	$L__BB1_8;
 
 $L__BB1_9:
-	and.b64  	%rd59, %rd11, -16;
+	and.b64  	%rd82, %rd72, -16;
 
 $L__BB1_10:
-	add.s64 	%rd60, %rd59, %rd3;
-	setp.ge.u64 	%p8, %rd60, %rd11;
-	@%p8 bra 	$L__BB1_12;
+	add.s64 	%rd83, %rd82, %rd1;
+	setp.ge.u64 	%p9, %rd83, %rd72;
+	@%p9 bra 	$L__BB1_12;
 
 $L__BB1_11:
-	add.s64 	%rd53, %rd12, %rd60;
-	ld.u8 	%rs1, [%rd53];
-	add.s64 	%rd54, %rd13, %rd60;
-	st.u8 	[%rd54], %rs1;
-	add.s64 	%rd60, %rd60, %rd5;
-	setp.lt.u64 	%p9, %rd60, %rd11;
-	@%p9 bra 	$L__BB1_11;
+	add.s64 	%rd70, %rd73, %rd83;
+	ld.u8 	%rs1, [%rd70];
+	add.s64 	%rd71, %rd74, %rd83;
+	st.u8 	[%rd71], %rs1;
+	add.s64 	%rd83, %rd83, %rd2;
+	setp.lt.u64 	%p10, %rd83, %rd72;
+	@%p10 bra 	$L__BB1_11;
 
 $L__BB1_12:
-	add.s64 	%rd55, %rd55, 1;
-	setp.lt.u64 	%p10, %rd55, %rd9;
-	@%p10 bra 	$L__BB1_3;
+	setp.lt.u64 	%p11, %rd75, %rd5;
+	@%p11 bra 	$L__BB1_14;
 
-$L__BB1_13:
 	ret;
 
 }

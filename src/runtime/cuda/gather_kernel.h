@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/cuda/copy_kernel_body.h"
 #include "runtime/gpu_runtime.h"
 
 namespace hipfile::runtime {
@@ -32,8 +33,15 @@ inline constexpr char kCopyTableKernelName[] = "hipfile_copy_table";
 inline constexpr unsigned kCopyTableBlocks = 32;
 
 // Both kernels take a CopyTable (gpu_runtime.h): the gather kernel by value (its parameter), the
-// table kernel by address. gather_kernel.cu declares the same layout.
+// table kernel by address. copy_kernel_body.h declares the same layout for the kernels.
 static_assert(sizeof(CopyTable) == 8 + 24 * CopyTable::kMaxCopies, "the kernels' layout");
+static_assert(sizeof(CopyTable) == sizeof(kernels::GatherArgs) &&
+                  offsetof(CopyTable, count) == offsetof(kernels::GatherArgs, count) &&
+                  offsetof(CopyTable, token) == offsetof(kernels::GatherArgs, token) &&
+                  offsetof(CopyTable, copy) == offsetof(kernels::GatherArgs, op) &&
+                  CopyTable::kMaxCopies ==
+                      sizeof(kernels::GatherArgs::op) / sizeof(kernels::GatherCopy),
+              "the kernels' layout");
 static_assert(sizeof(CopyTable) <= 4096, "kernel parameters are limited to 4 KiB");
 
 // PTX (ISA 7.0, sm_75) of hipfile_gather_copy and hipfile_copy_table.
