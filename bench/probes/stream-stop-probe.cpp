@@ -178,11 +178,15 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
     }
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  // Every stream is let through what is queued (up to lane.waiting + 1) before any is waited for:
+  // streams share hardware queues (16 streams and their 16 `aside` streams on 8 by default), and
+  // one waited for first may have its last copies queued behind another's stop. (Releasing and
+  // waiting for one stream at a time is the likely reason why no row with 16 streams printed
+  // anything on the H200, bench/results/h200-2026-12-05.) The stream's wait compares (int32_t)(go -
+  // i) >= 0, so a value far ahead, such as ~0u, would hold it for good.
+  for (Lane& lane : lanes) StoreRelease(&lane.words[1], lane.waiting + 2);
   bool ok = true;
   for (size_t s = 0; s < lanes.size(); ++s) {
-    // Let the streams through what is queued (up to lane.waiting + 1). The stream's wait compares
-    // (int32_t)(go - i) >= 0, so a value far ahead, such as ~0u, would hold it for good.
-    StoreRelease(&lanes[s].words[1], lanes[s].waiting + 2);
     Phase("synchronizing after the row", static_cast<int>(s), lanes[s].waiting + 1);
     CHECK(cuStreamSynchronize(lanes[s].stream));
     ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
