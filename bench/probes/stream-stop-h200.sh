@@ -11,7 +11,10 @@
 #    the first token on 132 blocks (one per SM) instead of the library's 32: what the
 #    device-to-device copy and the tokens that copy nothing cost (at 512 MiB of scratch a 16 MiB
 #    read's stream spends 0.78 ms of its 5.6 ms after the read's release);
-# 3. copy, stop for 0, 50, 200 and 500 us, go: one copy in flight per stream and two
+# 3. the same with each copy on a companion stream (PROBE_AHEAD=1), so that a stream's next copy
+#    runs while it stops and copies on for this one: what copies ahead on a stream of the
+#    library's own would gain, on 8 hardware queues and 32;
+# 4. copy, stop for 0, 50, 200 and 500 us, go: one copy in flight per stream and two
 #    (PROBE_SPLIT=2), on 8 hardware queues (the default: two streams share each) and 32 (one
 #    each): whether stops or one copy in flight per stream cost.
 # Each against 16 threads copying one at a time (the synchronous path's way, the probe's "sync"
@@ -33,6 +36,13 @@ for bytes in 16777216 4194304; do
   for tokens in 1 "$chunks"; do PROBE_TOKENS=$tokens run "$P" 16 "$bytes" "$S" 0 50; done
   PROBE_TOKENS=$chunks PROBE_GRID=132 run "$P" 16 "$bytes" "$S" 0
 done
+echo "== copies on a companion stream (PROBE_AHEAD=1): the next copy runs during the stop"
+for connections in 8 32; do
+  echo "CUDA_DEVICE_MAX_CONNECTIONS=$connections"
+  CUDA_DEVICE_MAX_CONNECTIONS=$connections PROBE_AHEAD=1 PROBE_TOKENS=8 run "$P" 16 16777216 "$S" 0 50
+done
+PROBE_AHEAD=1 PROBE_TOKENS=2 run "$P" 16 4194304 "$S" 0 50
+PROBE_AHEAD=1 run "$P" 16 16777216 "$S" 0 50 200
 echo "== stops"
 for connections in 8 32; do
   for bytes in 16777216 4194304; do

@@ -24,6 +24,13 @@
 //                  read served whole by its copy ahead does (K = the read's 2 MiB chunks).
 //   PROBE_GRID=N:  the first token's launch with N blocks (default: the library's
 //                  kCopyTableBlocks), for what a larger grid gains on a device-to-device copy.
+//   PROBE_AHEAD=1: each iteration's copy on a companion stream (the lane's `aside`), which the
+//                  stream waits for by an event before `write reached`: the next iteration's
+//                  copy runs while the stream stops and runs its tokens for this one. With
+//                  PROBE_TOKENS, two regions that iterations take in turn, a copy into one
+//                  waiting (by an event) until the stream has copied on out of it two
+//                  iterations before. What a read's copies ahead on a stream of the library's
+//                  own would gain (docs/async.md, "Reads copied ahead"); not with PROBE_SPLIT.
 // Then a row "sync": STREAMS threads copying one at a time, each waited for on a blocking-sync
 // event (the synchronous path's way).
 // A watchdog turns a hang into a diagnosis: when the probe has made no progress for SECONDS + 15 s
@@ -58,9 +65,14 @@ struct Lane {
   unsigned char* src = nullptr;
   CUdeviceptr dst = 0;
   uint32_t* words = nullptr;  // [0] reached, [1] go, [2] copied: pinned, mapped
-  CUdeviceptr region = 0;     // PROBE_TOKENS: the copy's destination, copied on from here
-  hipfile::runtime::CopyTable* table = nullptr;  // PROBE_TOKENS: region -> dst, pinned
-  CUdeviceptr table_at = 0;
+  // PROBE_TOKENS: the copy's destination, copied on from here (region -> dst) by the table,
+  // pinned; PROBE_AHEAD uses both, iteration i the (i % 2)th, else only the first.
+  CUdeviceptr region[2] = {0, 0};
+  hipfile::runtime::CopyTable* table[2] = {nullptr, nullptr};
+  CUdeviceptr table_at[2] = {0, 0};
+  // PROBE_AHEAD: recorded on `aside` after iteration i's copy and on `stream` after its tokens,
+  // at index i % 2.
+  CUevent copy_done[2] = {nullptr, nullptr}, copied_on[2] = {nullptr, nullptr};
   CUdeviceptr reached_at = 0, go_at = 0;
   uint32_t waiting = 1;  // the iteration whose `reached` the host waits for
   bool seen = false;
@@ -68,6 +80,7 @@ struct Lane {
 };
 
 bool g_split = false;
+bool g_ahead = false;
 bool g_hostalloc = false;
 unsigned g_tokens = 0;  // PROBE_TOKENS; 0: the copy goes straight to dst, no tokens
 unsigned g_grid = hipfile::runtime::kCopyTableBlocks;  // PROBE_GRID: the first token's blocks
@@ -98,8 +111,17 @@ void StoreRelease(uint32_t* word, uint32_t value) {
   __atomic_store_n(word, value, __ATOMIC_RELEASE);
 }
 
-void Copy(const Lane& lane, size_t bytes, CUstream stream) {
-  const CUdeviceptr to = g_tokens > 0 ? lane.region : lane.dst;
+void Copy(const Lane& lane, size_t bytes, CUstream stream, uint32_t i) {
+  const CUdeviceptr to = g_tokens > 0 ? lane.region[i % 2] : lane.dst;
+  if (g_ahead) {
+    // On the companion once the stream has copied on out of this region (two iterations back;
+    // an event never recorded, or recorded in an earlier row, is passed at once).
+    CHECK(cuStreamWaitEvent(lane.aside, lane.copied_on[i % 2], 0));
+    CHECK(cuMemcpyHtoDAsync(to, lane.src, bytes, lane.aside));
+    CHECK(cuEventRecord(lane.copy_done[i % 2], lane.aside));
+    CHECK(cuStreamWaitEvent(stream, lane.copy_done[i % 2], 0));
+    return;
+  }
   if (!g_split) {
     CHECK(cuMemcpyHtoDAsync(to, lane.src, bytes, stream));
     return;
@@ -115,13 +137,13 @@ void Copy(const Lane& lane, size_t bytes, CUstream stream) {
 
 void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
   Phase("queueing an iteration's copy", lane.index, i);
-  Copy(lane, bytes, lane.stream);
+  Copy(lane, bytes, lane.stream, i);
   Phase("queueing an iteration's stream operations", lane.index, i);
   CHECK(cuStreamWriteValue32(lane.stream, lane.reached_at, i, CU_STREAM_WRITE_VALUE_DEFAULT));
   CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
   for (unsigned k = 0; k < g_tokens; ++k) {
     if (k > 0) CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
-    CUdeviceptr table = lane.table_at;
+    CUdeviceptr table = lane.table_at[i % 2];
     unsigned token = kTableToken + k;
     void* params[] = {&table, &token};
     CHECK(cuLaunchKernel(g_table_kernel, k == 0 ? g_grid : hipfile::runtime::kCopyTableBlocks, 1, 1,
@@ -130,6 +152,7 @@ void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
     CHECK(cuStreamWriteValue32(lane.stream, lane.go_at + sizeof(uint32_t), i,
                                CU_STREAM_WRITE_VALUE_DEFAULT));
   }
+  if (g_ahead) CHECK(cuEventRecord(lane.copied_on[i % 2], lane.stream));
 }
 
 bool Verify(const Lane& lane, size_t bytes, const char* what, int index) {
@@ -192,10 +215,10 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
     ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
   }
   std::printf(
-      "mode=stop split=%d src=%s tokens=%u grid=%u streams=%zu bytes=%zu stop_us=%ld GiB/s=%.1f "
-      "%s\n",
-      g_split ? 2 : 1, g_hostalloc ? "hostalloc" : "register", g_tokens, g_grid, lanes.size(),
-      bytes, stop_us, static_cast<double>(copies) * bytes / wall / (1 << 30),
+      "mode=stop split=%d ahead=%d src=%s tokens=%u grid=%u streams=%zu bytes=%zu stop_us=%ld "
+      "GiB/s=%.1f %s\n",
+      g_split ? 2 : 1, g_ahead ? 1 : 0, g_hostalloc ? "hostalloc" : "register", g_tokens, g_grid,
+      lanes.size(), bytes, stop_us, static_cast<double>(copies) * bytes / wall / (1 << 30),
       ok ? "verified" : "DATA MISMATCH");
   std::fflush(stdout);
 }
@@ -275,6 +298,12 @@ int main(int argc, char** argv) {
   if (streams < 1 || bytes < 2 || seconds <= 0) return 2;
   const char* split = std::getenv("PROBE_SPLIT");
   g_split = split != nullptr && std::strcmp(split, "2") == 0;
+  const char* ahead = std::getenv("PROBE_AHEAD");
+  g_ahead = ahead != nullptr && std::strcmp(ahead, "1") == 0;
+  if (g_split && g_ahead) {
+    std::fprintf(stderr, "PROBE_SPLIT=2 and PROBE_AHEAD=1 do not go together\n");
+    return 2;
+  }
   const char* src = std::getenv("PROBE_SRC");
   g_hostalloc = src != nullptr && std::strcmp(src, "hostalloc") == 0;
   const char* tokens = std::getenv("PROBE_TOKENS");
@@ -301,6 +330,10 @@ int main(int argc, char** argv) {
     CHECK(cuStreamCreate(&lane.aside, CU_STREAM_NON_BLOCKING));
     CHECK(cuEventCreate(&lane.fork, CU_EVENT_DISABLE_TIMING));
     CHECK(cuEventCreate(&lane.join, CU_EVENT_DISABLE_TIMING));
+    for (int p = 0; p < 2; ++p) {
+      CHECK(cuEventCreate(&lane.copy_done[p], CU_EVENT_DISABLE_TIMING));
+      CHECK(cuEventCreate(&lane.copied_on[p], CU_EVENT_DISABLE_TIMING));
+    }
     if (g_hostalloc) {
       void* p = nullptr;
       CHECK(cuMemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE));
@@ -319,16 +352,20 @@ int main(int argc, char** argv) {
     lane.words = static_cast<uint32_t*>(words);
     CHECK(cuMemHostGetDevicePointer(&lane.reached_at, lane.words, 0));
     lane.go_at = lane.reached_at + sizeof(uint32_t);
-    if (g_tokens > 0) {
-      CHECK(cuMemAlloc(&lane.region, bytes));
+    for (int p = 0; p < (g_tokens == 0 ? 0 : g_ahead ? 2 : 1); ++p) {
+      CHECK(cuMemAlloc(&lane.region[p], bytes));
       void* table = nullptr;
       CHECK(cuMemHostAlloc(&table, sizeof(hipfile::runtime::CopyTable),
                            CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
-      lane.table = new (table) hipfile::runtime::CopyTable();
-      lane.table->count = 1;
-      lane.table->token = kTableToken;
-      lane.table->copy[0] = {lane.dst, lane.region, bytes};
-      CHECK(cuMemHostGetDevicePointer(&lane.table_at, table, 0));
+      lane.table[p] = new (table) hipfile::runtime::CopyTable();
+      lane.table[p]->count = 1;
+      lane.table[p]->token = kTableToken;
+      lane.table[p]->copy[0] = {lane.dst, lane.region[p], bytes};
+      CHECK(cuMemHostGetDevicePointer(&lane.table_at[p], table, 0));
+    }
+    if (!g_ahead && g_tokens > 0) {  // one region: both parities use it
+      lane.region[1] = lane.region[0];
+      lane.table_at[1] = lane.table_at[0];
     }
   }
   g_lanes_ready.store(true);
@@ -344,9 +381,14 @@ int main(int argc, char** argv) {
       std::free(lane.src);
     }
     CHECK(cuMemFreeHost(lane.words));
-    if (g_tokens > 0) {
-      CHECK(cuMemFree(lane.region));
-      CHECK(cuMemFreeHost(lane.table));
+    for (int p = 0; p < 2; ++p) {
+      if (lane.table[p] == nullptr) continue;
+      CHECK(cuMemFree(lane.region[p]));
+      CHECK(cuMemFreeHost(lane.table[p]));
+    }
+    for (int p = 0; p < 2; ++p) {
+      CHECK(cuEventDestroy(lane.copy_done[p]));
+      CHECK(cuEventDestroy(lane.copied_on[p]));
     }
     CHECK(cuEventDestroy(lane.fork));
     CHECK(cuEventDestroy(lane.join));
