@@ -227,6 +227,7 @@ Config ParseConfig(platform::Sys& sys) {
              &config.async_run_idle_kb, &config);
   ReadBool(sys, kEnvAsyncCopyAtSubmission, &config.async_copy_at_submission, &config);
   ReadBool(sys, kEnvAsyncReadAtSubmission, &config.async_read_at_submission, &config);
+  ReadBool(sys, kEnvAsyncAheadStream, &config.async_ahead_stream, &config);
   ReadNumber(sys, kEnvAsyncLargeChunksMb, 0, 1u << 20, "a size in MiB from 0 to 1048576", nullptr,
              &config.async_large_chunks_mb, &config);
   ReadNumber(sys, kEnvAsyncQuietStreams, 0, 4096, "a number from 0 to 4096", nullptr,

@@ -80,6 +80,11 @@ inline constexpr char kEnvAsyncRunIdleKb[] = "HIPFILE_ASYNC_RUN_IDLE_KB";
 // copied from windows at submission").
 inline constexpr char kEnvAsyncCopyAtSubmission[] = "HIPFILE_ASYNC_COPY_AT_SUBMISSION";
 inline constexpr char kEnvAsyncReadAtSubmission[] = "HIPFILE_ASYNC_READ_AT_SUBMISSION";
+// Boolean: a read copied ahead into device memory has its copies ahead queued on a stream of the
+// library's own beside its stream (one per stream), which its stream waits for by an event, so
+// that the copy runs while the stream is still busy with the reads before it (default false;
+// docs/async.md, "Reads copied ahead into device memory").
+inline constexpr char kEnvAsyncAheadStream[] = "HIPFILE_ASYNC_AHEAD_STREAM";
 // MiB, 0..1048576: a staged stream-ordered operation on device memory of at least this size (and
 // more than 4 MiB) moves in 8 MiB chunks through a large staging block where one is free or can
 // be pinned (default 64; 0: never, every operation in 2 MiB chunks; docs/async.md "Large staging
@@ -155,6 +160,7 @@ struct Config {
   unsigned async_run_idle_kb = 64;       // HIPFILE_ASYNC_RUN_IDLE_KB
   bool async_copy_at_submission = true;  // HIPFILE_ASYNC_COPY_AT_SUBMISSION
   bool async_read_at_submission = true;  // HIPFILE_ASYNC_READ_AT_SUBMISSION
+  bool async_ahead_stream = false;       // HIPFILE_ASYNC_AHEAD_STREAM
   unsigned async_large_chunks_mb = 64;   // HIPFILE_ASYNC_LARGE_CHUNKS_MB
   unsigned async_quiet_streams = 4;      // HIPFILE_ASYNC_QUIET_STREAMS
   unsigned cpu_devices = 1;              // HIPFILE_CPU_DEVICES

@@ -419,23 +419,81 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
     *ahead = Ahead();
     return false;
   }
-  // The stream copies into the region only after the reads before it on the stream copied out
-  // of it: the stream's last region serves while a read holds it and it is large enough.
-  std::shared_ptr<void> region = channel->ahead_region.lock();
-  if (region != nullptr && channel->ahead_region_bytes < skip + bytes) region = nullptr;
+  // On the stream, the copies into the region come only after the reads before it on the stream
+  // copied out of it: the stream's last region serves while a read holds it and it is large
+  // enough. On a companion they may come sooner (that is what it is for): a region of the read's
+  // own.
+  const bool companion = ahead_stream_.load(std::memory_order_relaxed) && CompanionFor(channel);
+  std::shared_ptr<void> region;
+  if (!companion) {
+    region = channel->ahead_region.lock();
+    if (region != nullptr && channel->ahead_region_bytes < skip + bytes) region = nullptr;
+  }
   if (region == nullptr) {
-    region = scratch_.Lease(channel->device, skip + bytes, &channel->ahead_region_bytes);
+    size_t region_bytes = 0;
+    region = scratch_.Lease(channel->device, skip + bytes, &region_bytes);
+    if (region != nullptr && !companion) {
+      channel->ahead_region = region;
+      channel->ahead_region_bytes = region_bytes;
+    }
   }
   if (region == nullptr) {
     *ahead = Ahead();
     return false;
   }
-  channel->ahead_region = region;
+  if (companion) {
+    ahead->companion = channel->companion;
+    ahead->done = channel->companion_done;
+  }
   ahead->at = static_cast<unsigned char*>(region.get()) + skip;
   ahead->region = std::move(region);
   ahead->file_offset = first;
   ahead->bytes = bytes;
   return true;
+}
+
+bool AsyncExecutor::CompanionFor(Channel* channel) {
+  if (channel->companion != nullptr && channel->companion_device == channel->device) return true;
+  if (channel->companion != nullptr) {
+    // Of the device of the stream the channel served before: its copies, if any are still
+    // pending, finish after these calls return (both runtimes release the stream then).
+    (void)NoThrow([&] { return gpu_.EventDestroy(channel->companion_done); });
+    (void)NoThrow([&] { return gpu_.StreamDestroy(channel->companion); });
+    channel->companion = nullptr;
+    channel->companion_done = nullptr;
+    channel->companion_device = -1;
+  }
+  // The submitting thread's device is the stream's (PlanAhead asked): both are made on it.
+  runtime::Stream companion = nullptr;
+  runtime::Event done = nullptr;
+  hipError_t e = NoThrow([&] { return gpu_.StreamCreate(&companion, hipStreamNonBlocking); });
+  if (e == hipSuccess) {
+    e = NoThrow([&] { return gpu_.EventCreate(&done, hipEventDisableTiming); });
+    if (e != hipSuccess) (void)NoThrow([&] { return gpu_.StreamDestroy(companion); });
+  }
+  if (e != hipSuccess) {
+    HF_LOG_LIMITED(kWarn,
+                   "stream-ordered I/O: no companion stream for copies ahead (%s); they go on the "
+                   "read's stream",
+                   GpuErrorName(e));
+    return false;
+  }
+  channel->companion = companion;
+  channel->companion_done = done;
+  channel->companion_device = channel->device;
+  return true;
+}
+
+size_t AsyncExecutor::AheadOnCompanion() {
+  MutexLock lock(mutex_);
+  return ahead_on_companion_;
+}
+
+runtime::Stream AsyncExecutor::CompanionOf(runtime::Stream stream) {
+  const StreamKey key = KeyOf(stream);
+  MutexLock lock(mutex_);
+  const auto it = channels_.find(key);
+  return it == channels_.end() ? nullptr : it->second->companion;
 }
 
 size_t AsyncExecutor::CopiedAhead() {

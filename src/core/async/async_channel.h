@@ -76,6 +76,10 @@ struct AsyncExecutor::Ahead {
   // The windows the copies read: the stream is past them once it wrote `reached`.
   std::vector<std::shared_ptr<const void>> windows;
   std::shared_ptr<void> region;  // null: nothing copied ahead
+  // Where the copies go (AsyncExecutor::SetAheadStream): the channel's companion, which records
+  // `done` after them for the stream to wait for; null: on the stream itself.
+  runtime::Stream companion = nullptr;
+  runtime::Event done = nullptr;
   unsigned char* at = nullptr;
   off_t file_offset = 0;
   size_t bytes = 0;
@@ -200,6 +204,12 @@ struct AsyncExecutor::Channel {
   // the earlier reads' copies out of it.
   std::weak_ptr<void> ahead_region;
   size_t ahead_region_bytes = 0;
+  // The stream of the library's own that copies ahead for this one (AsyncExecutor::CompanionFor),
+  // of `companion_device`, and the event it records after each read's copies; made at the first
+  // read copied ahead so, kept for the channel's life (submit_mu), destroyed with the executor.
+  runtime::Stream companion = nullptr;
+  runtime::Event companion_done = nullptr;
+  int companion_device = -1;
   bool staged_broken = false;  // a chain could not be enqueued: no more staged operations
   // The staged operation the stream has reached, if any: set and cleared under mutex_, used
   // without it by the worker moving it on. It starts moving once it holds a block; until then

@@ -245,6 +245,16 @@ class AsyncExecutor {
   // Reads copied ahead so far, and of them those whose stream copied on from the copy.
   size_t CopiedAhead();
   size_t UsedAhead();
+  // Whether a read's copies ahead go on a companion stream of its stream's (one per channel, the
+  // library's), which its stream waits for by an event before `write reached`, into a region of
+  // its own: the copy then runs while the stream is still busy with the reads before it, where on
+  // the stream itself it starts only once they are done. Off by default; set by the Driver
+  // (HIPFILE_ASYNC_AHEAD_STREAM). Where a companion cannot be made, the copies go on the stream.
+  void SetAheadStream(bool on) { ahead_stream_.store(on, std::memory_order_relaxed); }
+  // Reads copied ahead on a companion so far (of CopiedAhead), and the companion of `stream`'s
+  // channel (null: none made), asked with no submission to it in progress (tests).
+  size_t AheadOnCompanion();
+  runtime::Stream CompanionOf(runtime::Stream stream);
   // Device memory allocated for reads copied ahead on `device` so far, and of it leased now.
   uint64_t DeviceScratchBytes(int device) { return scratch_.Allocated(device); }
   uint64_t DeviceScratchLeased(int device) { return scratch_.Leased(device); }
@@ -321,6 +331,10 @@ class AsyncExecutor {
   // False, with nothing done, where it cannot. submit_mu held.
   bool PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) REQUIRES(SubmitMu(channel))
       EXCLUDES(mutex_);
+  // The channel's companion stream and its event (SetAheadStream), made on the submitting
+  // thread's device (the stream's) if it has none, or one of another device (a channel moved to
+  // another stream): false where the runtime refuses them. submit_mu held.
+  bool CompanionFor(Channel* channel) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // A small read on a stream with fixed parameters (SetReadAtSubmission): its bytes read from the
   // page cache now into this thread's ordinary memory, and one copy of them queued on the stream,
   // which the runtime takes before it returns; the submission ends here, *status its result:
@@ -506,10 +520,12 @@ class AsyncExecutor {
   size_t deferred_leases_ GUARDED_BY(mutex_) = 0;       // DeferredLeases
   size_t copied_ahead_ GUARDED_BY(mutex_) = 0;          // CopiedAhead
   size_t used_ahead_ GUARDED_BY(mutex_) = 0;            // UsedAhead
+  size_t ahead_on_companion_ GUARDED_BY(mutex_) = 0;    // AheadOnCompanion
   size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // entries of the channels' from_windows
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
   std::atomic<size_t> large_from_{0};                   // SetLargeChunksFrom
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
+  std::atomic<bool> ahead_stream_{false};               // SetAheadStream
   std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
   std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)
   // CountRecentLocked: submissions into the current window, its number (from 1), and the streams

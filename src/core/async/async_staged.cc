@@ -249,6 +249,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   }
   Queued queued;
   // (chain->ahead is read before `write reached` only: the poller takes the chain after it.)
+  const bool on_companion = chain->ahead.companion != nullptr;
   if (reserved || large) {
     queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead);
     chain_mu_.UnlockShared();
@@ -313,6 +314,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
     } else {
       ++staged_ops_;
       if (queued.ahead > 0) ++copied_ahead_;
+      if (queued.ahead > 0 && on_companion) ++ahead_on_companion_;
     }
     EndSubmissionLocked(channel, false);
   }
@@ -326,14 +328,22 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
   Queued q;
   q.written = first - 1;
   // Copies ahead first: once the stream has written `reached` it is past them, and the worker
-  // (which starts then) may copy on from them or let their windows go.
+  // (which starts then) may copy on from them or let their windows go. On a companion, the
+  // stream waits for the event it records after them.
+  const runtime::Stream copies_on = ahead.companion != nullptr ? ahead.companion : stream;
   for (const WindowCopy& copy : ahead.copies) {
     q.error = NoThrow([&] {
       return gpu_.MemcpyAsync(ahead.at + copy.at, copy.src, copy.bytes, hipMemcpyHostToDevice,
-                              stream);
+                              copies_on);
     });
     if (q.error != hipSuccess) return q;
     ++q.ahead;
+  }
+  if (ahead.companion != nullptr && q.ahead > 0) {
+    q.error = NoThrow([&] { return gpu_.EventRecord(ahead.done, ahead.companion); });
+    if (q.error != hipSuccess) return q;
+    q.error = NoThrow([&] { return gpu_.StreamWaitEvent(stream, ahead.done, 0); });
+    if (q.error != hipSuccess) return q;
   }
   q.error =
       NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });

@@ -269,6 +269,20 @@ TEST(ConfigTest, AsyncWaysDecidedAtSubmission) {
       << config.problems[0];
 }
 
+TEST(ConfigTest, AsyncAheadStream) {
+  EnvSys sys;
+  EXPECT_FALSE(ParseConfig(sys).async_ahead_stream);
+  sys.Set("HIPFILE_ASYNC_AHEAD_STREAM", "1");
+  EXPECT_TRUE(ParseConfig(sys).async_ahead_stream);
+  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncAheadStream), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_ASYNC_AHEAD_STREAM", "sometimes");
+  const Config config = ParseConfig(sys);
+  EXPECT_FALSE(config.async_ahead_stream);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_AHEAD_STREAM=\"sometimes\""), std::string::npos)
+      << config.problems[0];
+}
+
 TEST(ConfigTest, AsyncLargeChunksMb) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).async_large_chunks_mb, 64u);
