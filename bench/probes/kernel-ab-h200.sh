@@ -16,14 +16,19 @@ out=${3:?}
 rounds=${ROUNDS:-1}  # each run of at-submission-h200.sh makes two rounds of its rows already
 mkdir -p "$out"
 here=$(dirname "$0")
+# WITH="VAR=VALUE ...": a third run, of the new build with those settings (e.g.
+# WITH=HIPFILE_ASYNC_AHEAD_STREAM=1, reads' copies ahead on a companion stream).
+runs=(base new)
+[[ -n ${WITH:-} ]] && runs+=(with)
 for round in $(seq "$rounds"); do
-  for which in base new; do
-    build=$base
-    [[ $which == new ]] && build=$new
-    echo "== round $round: $which ($build)" | tee -a "$out/ab.txt"
+  for which in "${runs[@]}"; do
+    build=$base settings=
+    [[ $which != base ]] && build=$new
+    [[ $which == with ]] && settings=$WITH
+    echo "== round $round: $which ($build) $settings" | tee -a "$out/ab.txt"
     LD_LIBRARY_PATH=$build/src ldd "$build/tools/hipfile-bench/hipfile-bench" | grep libhipfile \
       | tee -a "$out/ab.txt"
-    LD_LIBRARY_PATH=$build/src ROWS=${ROWS:-ahead} LIMIT=${LIMIT:-3} \
+    env $settings LD_LIBRARY_PATH="$build/src" ROWS="${ROWS:-ahead}" LIMIT="${LIMIT:-3}" \
       bash "$here/at-submission-h200.sh" "$build" "$out/$which-$round" > /dev/null 2>&1
     cat "$out/$which-$round/at-submission.txt" >> "$out/ab.txt"
   done
