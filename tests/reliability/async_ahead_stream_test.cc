@@ -27,30 +27,8 @@ constexpr size_t kMiB = size_t{1} << 20;
 
 class AsyncAheadStreamTest : public AsyncWindowsTest {
  protected:
-  // The Driver made again as AsyncWindowsTest makes it, with the setting on: the Driver hands
-  // it to its executor.
   explicit AsyncAheadStreamTest(const runtime::CpuRuntimeOptions& options = {})
-      : AsyncWindowsTest(options) {
-    EXPECT_EQ(gpu_.StreamDestroy(stream_), hipSuccess);
-    driver_.reset();
-    Config config = ParseConfig(sys_);
-    config.page_cache_pin_ahead = 0;
-    config.async_run_idle_kb = 0;
-    config.async_copy_at_submission = true;
-    config.async_ahead_stream = true;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    EXPECT_TRUE(driver_->Open().ok());
-    EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
-  }
-  // `buffer` holds the file's bytes [offset, offset + size) at `at`.
-  bool HoldsFile(void* buffer, size_t at, off_t offset, size_t size) {
-    const std::vector<unsigned char> file = testing::PatternBytes(kFile);
-    std::vector<unsigned char> got(size);
-    EXPECT_EQ(gpu_.Memcpy(got.data(), static_cast<char*>(buffer) + at, size, hipMemcpyDeviceToHost),
-              hipSuccess);
-    return std::equal(got.begin(), got.end(), file.begin() + offset);
-  }
-  void Sync() { ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess); }
+      : AsyncWindowsTest(options, [](Config& config) { config.async_ahead_stream = true; }) {}
   // The file's bytes, written through a descriptor of its own (the page cache the windows map).
   void RewriteFile(const std::vector<unsigned char>& bytes) {
     const int fd = ::open(path_.c_str(), O_WRONLY);

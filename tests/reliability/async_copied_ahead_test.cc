@@ -37,16 +37,6 @@ class AsyncCopiedAheadTest : public AsyncWindowsTest {
     ASSERT_EQ(gpu_.Malloc(&other_dev_, kBuffer), hipSuccess);
     ASSERT_EQ(gpu_.StreamCreate(&other_, hipStreamNonBlocking), hipSuccess);
   }
-  // `buffer` holds the file's bytes [offset, offset + size) at `at`.
-  bool HoldsFile(void* buffer, size_t at, off_t offset, size_t size) {
-    const std::vector<unsigned char> file = testing::PatternBytes(kFile);
-    std::vector<unsigned char> got(size);
-    EXPECT_EQ(gpu_.Memcpy(got.data(), static_cast<char*>(buffer) + at, size, hipMemcpyDeviceToHost),
-              hipSuccess);
-    return std::equal(got.begin(), got.end(), file.begin() + offset);
-  }
-  void Sync() { ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess); }
-
   runtime::Stream other_ = nullptr;
   void* other_dev_ = nullptr;
 };

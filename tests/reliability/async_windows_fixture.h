@@ -8,9 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "core/config.h"
 #include "reliability/io_path_fixture.h"
@@ -22,13 +25,16 @@ class AsyncWindowsTest : public IoPathTest {
   static constexpr size_t kFile = (size_t{8} << 20) + 12345;
   static constexpr size_t kBuffer = size_t{9} << 20;
 
-  explicit AsyncWindowsTest(const runtime::CpuRuntimeOptions& options = {})
+  // `adjust` changes the Driver's configuration further.
+  explicit AsyncWindowsTest(const runtime::CpuRuntimeOptions& options = {},
+                            const std::function<void(Config&)>& adjust = {})
       : IoPathTest(kBuffer, options) {
     driver_.reset();
     Config config = ParseConfig(sys_);
     config.page_cache_pin_ahead = 0;
     config.async_run_idle_kb = 0;  // the copies, not running at once
     config.async_copy_at_submission = true;
+    if (adjust) adjust(config);
     driver_ = std::make_unique<Driver>(sys_, gpu_, config);
     EXPECT_TRUE(driver_->Open().ok());
     EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
@@ -42,6 +48,16 @@ class AsyncWindowsTest : public IoPathTest {
     }
     ASSERT_GT(gpu_.Calls(testing::GpuOp::kHostRegister), 0u) << "the second read pins its window";
   }
+
+  // `buffer` (device memory) holds the file's bytes [offset, offset + size) at `at`.
+  bool HoldsFile(void* buffer, size_t at, off_t offset, size_t size) {
+    const std::vector<unsigned char> file = testing::PatternBytes(kFile);
+    std::vector<unsigned char> got(size);
+    EXPECT_EQ(gpu_.Memcpy(got.data(), static_cast<char*>(buffer) + at, size, hipMemcpyDeviceToHost),
+              hipSuccess);
+    return std::equal(got.begin(), got.end(), file.begin() + offset);
+  }
+  void Sync() { ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess); }
 
   Watchdog watchdog_{std::chrono::seconds(60)};
 };
