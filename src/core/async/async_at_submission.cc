@@ -454,15 +454,7 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
 
 bool AsyncExecutor::CompanionFor(Channel* channel) {
   if (channel->companion != nullptr && channel->companion_device == channel->device) return true;
-  if (channel->companion != nullptr) {
-    // Of the device of the stream the channel served before: its copies, if any are still
-    // pending, finish after these calls return (both runtimes release the stream then).
-    (void)NoThrow([&] { return gpu_.EventDestroy(channel->companion_done); });
-    (void)NoThrow([&] { return gpu_.StreamDestroy(channel->companion); });
-    channel->companion = nullptr;
-    channel->companion_done = nullptr;
-    channel->companion_device = -1;
-  }
+  DropCompanion(channel);  // of the device of the stream the channel served before, if any
   // The submitting thread's device is the stream's (PlanAhead asked): both are made on it.
   runtime::Stream companion = nullptr;
   runtime::Event done = nullptr;
@@ -482,6 +474,20 @@ bool AsyncExecutor::CompanionFor(Channel* channel) {
   channel->companion_done = done;
   channel->companion_device = channel->device;
   return true;
+}
+
+void AsyncExecutor::DropCompanion(Channel* channel) {
+  // Copies still pending on it (a refused read's) finish after these calls return: both runtimes
+  // release the stream and the event then.
+  if (channel->companion_done != nullptr) {
+    (void)NoThrow([&] { return gpu_.EventDestroy(channel->companion_done); });
+  }
+  if (channel->companion != nullptr) {
+    (void)NoThrow([&] { return gpu_.StreamDestroy(channel->companion); });
+  }
+  channel->companion = nullptr;
+  channel->companion_done = nullptr;
+  channel->companion_device = -1;
 }
 
 size_t AsyncExecutor::AheadOnCompanion() {

@@ -101,16 +101,8 @@ AsyncExecutor::~AsyncExecutor() {
   reap_.reset();
   reap_pool_.reset();
   for (auto& entry : channels_) {
-    Channel& channel = *entry.second;
-    channel.tables.Free(gpu_);
-    // Copies a refused read left on it may still be pending: both runtimes release the stream
-    // and the event once they are done.
-    if (channel.companion_done != nullptr) {
-      (void)NoThrow([&] { return gpu_.EventDestroy(channel.companion_done); });
-    }
-    if (channel.companion != nullptr) {
-      (void)NoThrow([&] { return gpu_.StreamDestroy(channel.companion); });
-    }
+    entry.second->tables.Free(gpu_);
+    DropCompanion(entry.second.get());
   }
   for (engine::StreamStagingBlock& block : free_blocks_) block.Free(gpu_);
   for (engine::StreamStagingBlock& block : large_free_) block.Free(gpu_);

@@ -335,6 +335,9 @@ class AsyncExecutor {
   // thread's device (the stream's) if it has none, or one of another device (a channel moved to
   // another stream): false where the runtime refuses them. submit_mu held.
   bool CompanionFor(Channel* channel) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // Destroys the channel's companion and its event, if any (CompanionFor, and the executor's
+  // destructor); no runtime call waits for the copies still on it.
+  void DropCompanion(Channel* channel);
   // A small read on a stream with fixed parameters (SetReadAtSubmission): its bytes read from the
   // page cache now into this thread's ordinary memory, and one copy of them queued on the stream,
   // which the runtime takes before it returns; the submission ends here, *status its result:
