@@ -147,6 +147,54 @@ HIPFILE_API hipFileError_t hipFileExtGetAsyncStageStats(hipFileExtAsyncStageStat
 /* "submit", "reach", "handoff", "io", "release", "copy", "total"; "unknown" for another value. */
 HIPFILE_API const char *hipFileExtAsyncStageName(int stage);
 
+/* Which way each stream-ordered operation went (docs/async.md; docs/stats.md, "Stream-ordered
+ * operations by the way they went"). Counted at statistics level 1 and above when the submission
+ * is accepted (a submission refused returns its error and is not counted), once per operation. */
+typedef enum hipFileExtAsyncWay {
+    hipFileExtAsyncWayRunAtOnce = 0,          /* run on the submitting thread, its stream idle
+                                                 (HIPFILE_ASYNC_RUN_IDLE_KB): done at the return */
+    hipFileExtAsyncWayReadAtSubmission = 1,   /* a small read whose bytes were taken from the page
+                                                 cache at submission, one copy queued on the
+                                                 stream (HIPFILE_ASYNC_READ_AT_SUBMISSION) */
+    hipFileExtAsyncWayCopiedAtSubmission = 2, /* a read whose copies from pinned page-cache
+                                                 windows were queued at submission
+                                                 (HIPFILE_ASYNC_COPY_AT_SUBMISSION) */
+    hipFileExtAsyncWayStaged = 3,  /* queued: a worker moved it through the library's pinned
+                                      staging blocks when its stream reached it, the stream
+                                      copying to or from them */
+    hipFileExtAsyncWayWorker = 4,  /* queued: a worker moved it by the synchronous path when its
+                                      stream reached it (host memory, or not stageable) */
+    hipFileExtAsyncWayHostFunc = 5 /* queued as a host function on its stream: the runtime has
+                                      no stream memory operations */
+} hipFileExtAsyncWay_t;
+#define HIPFILE_EXT_ASYNC_WAY_COUNT 6
+#define HIPFILE_EXT_MAX_ASYNC_WAYS 8 /* array size below; entries past the count stay 0 */
+typedef struct hipFileExtAsyncWayStats {
+    uint64_t read_ops[HIPFILE_EXT_MAX_ASYNC_WAYS]; /* by hipFileExtAsyncWay_t */
+    uint64_t write_ops[HIPFILE_EXT_MAX_ASYNC_WAYS];
+    /* Of the staged operations (both directions): */
+    uint64_t large_chunks;  /* moved in large chunks (HIPFILE_ASYNC_LARGE_CHUNKS_MB) */
+    uint64_t chains_alone;  /* whose stream operations were queued one chain at a time: no
+                               staging block could be reserved (docs/async.md, "Queueing the
+                               chains") */
+    uint64_t staging_waits; /* that, reached by their stream, waited for a staging block */
+    /* Of the staged reads: */
+    uint64_t copied_ahead;       /* whose resident bytes the stream copied into device memory of the
+                                    library's before reaching them (docs/async.md, "Reads copied
+                                    ahead into device memory") */
+    uint64_t used_ahead;         /* of those, whose stream copied on from that copy (the values
+                                    bound at the stream were those seen at submission) */
+    uint64_t ahead_on_companion; /* of copied_ahead, copied on a companion stream
+                                    (HIPFILE_ASYNC_AHEAD_STREAM) */
+    uint64_t reserved[10];
+} hipFileExtAsyncWayStats_t;
+
+/* Fills *stats with this process's counts; hipFileInvalidValue for NULL. Needs no open driver. */
+HIPFILE_API hipFileError_t hipFileExtGetAsyncWayStats(hipFileExtAsyncWayStats_t *stats);
+/* "run_at_once", "read_at_submission", "copied_at_submission", "staged", "worker",
+ * "host_function"; "unknown" for another value. Static. */
+HIPFILE_API const char *hipFileExtAsyncWayName(int way);
+
 /* hipFile's two backends, counted by transfer as hipFileGetStatsL3 counts n_nvfs_* / n_posix_*:
  * a transfer that took the compatibility path (buffered or io_uring) for any byte is a Fallback
  * one; the others (page-cache windows, O_DIRECT, host memory) are Fastpath ones. A failure is
@@ -346,6 +394,9 @@ HIPFILE_API hipFileError_t hipFileExtStatsReadLatency(const hipFileExtStatsRegio
                                                       hipFileExtLatencyStats_t *out);
 HIPFILE_API hipFileError_t hipFileExtStatsReadGpu(const hipFileExtStatsRegion_t *region, int device,
                                                   hipFileExtGpuStats_t *out);
+/* As hipFileExtGetAsyncWayStats in that process. hipFileInvalidValue for NULL. */
+HIPFILE_API hipFileError_t hipFileExtStatsReadAsyncWays(const hipFileExtStatsRegion_t *region,
+                                                        hipFileExtAsyncWayStats_t *out);
 /* Unmaps it; NULL is ignored. */
 HIPFILE_API void hipFileExtStatsClose(hipFileExtStatsRegion_t *region);
 

@@ -99,12 +99,20 @@ def stats() -> dict:
     (``read_bytes``, ``read_ops`` as ``{"ok", "err"}``, latencies, batch counters) and, under
     ``"paths"``, the bytes and operations of each way bytes moved (``page_cache``, ``direct``,
     ``buffered``, ``io_uring``, ``host``) with ``"buffered_by_reason"``
-    (hipFileExtGetPathStats, docs/stats.md)."""
+    (hipFileExtGetPathStats, docs/stats.md); under ``"async_ways"``, the stream-ordered
+    operations by the way each went (``run_at_once``, ``read_at_submission``,
+    ``copied_at_submission``, ``staged``, ``worker``, ``host_function``, each
+    ``{"read_ops", "write_ops"}``) and what the staged ones did (``large_chunks``,
+    ``chains_alone``, ``staging_waits``, ``copied_ahead``, ``used_ahead``,
+    ``ahead_on_companion``) (hipFileExtGetAsyncWayStats)."""
     l1, err = _c._stats_l1()
     check_err(err, "hipfile.stats")
     paths, err = _c._path_stats()
     check_err(err, "hipfile.stats")
     l1.update(paths)
+    ways, err = _c._async_way_stats()
+    check_err(err, "hipfile.stats")
+    l1["async_ways"] = ways
     return l1
 
 

@@ -80,6 +80,25 @@ std::tuple<nb::dict, ErrTuple> PathStats() {
   return {out, Err(e)};
 }
 
+std::tuple<nb::dict, ErrTuple> AsyncWayStats() {
+  hipFileExtAsyncWayStats_t s{};
+  const hipFileError_t e = hipFileExtGetAsyncWayStats(&s);
+  nb::dict ways;
+  for (int w = 0; w < HIPFILE_EXT_ASYNC_WAY_COUNT; ++w) {
+    nb::dict d;
+    d["read_ops"] = s.read_ops[w];
+    d["write_ops"] = s.write_ops[w];
+    ways[hipFileExtAsyncWayName(w)] = d;
+  }
+  ways["large_chunks"] = s.large_chunks;
+  ways["chains_alone"] = s.chains_alone;
+  ways["staging_waits"] = s.staging_waits;
+  ways["copied_ahead"] = s.copied_ahead;
+  ways["used_ahead"] = s.used_ahead;
+  ways["ahead_on_companion"] = s.ahead_on_companion;
+  return {ways, Err(e)};
+}
+
 void BindParameters(nb::module_& m) {
   m.def(
       "_get_size_t",
@@ -134,6 +153,7 @@ void BindParameters(nb::module_& m) {
 void BindObserve(nb::module_& m) {
   m.def("_stats_l1", &StatsL1, "hipFileGetStatsL1 as (dict, err).");
   m.def("_path_stats", &PathStats, "hipFileExtGetPathStats as (dict, err).");
+  m.def("_async_way_stats", &AsyncWayStats, "hipFileExtGetAsyncWayStats as (dict, err).");
   m.def("_runtime_name", [] { return std::string(hipFileExtRuntimeName()); });
   m.def("_runtime_reason", [] { return std::string(hipFileExtRuntimeReason()); });
   BindParameters(m);

@@ -196,6 +196,9 @@ def test_stream_ordered_pointer_form(data_file, device_buffer, tmp_path):
     size = data.nbytes
     ptr = device_buffer(size)
     stream = hipStreamCreate()
+    ways = ("run_at_once", "read_at_submission", "copied_at_submission", "staged", "worker",
+            "host_function")
+    before = hipfile.stats()["async_ways"]
     try:
         with hipfile.Stream(stream) as st, hipfile.FileHandle(path, os.O_RDONLY) as fh:
             assert st.registered
@@ -210,6 +213,12 @@ def test_stream_ordered_pointer_form(data_file, device_buffer, tmp_path):
             hipStreamSynchronize(stream)
             assert io.bytes_done == size
         assert out.read_bytes() == data.tobytes()
+        # Each operation counted once, by direction, under one way (hipFileExtGetAsyncWayStats).
+        after = hipfile.stats()["async_ways"]
+        assert set(after) == set(ways) | {"large_chunks", "chains_alone", "staging_waits",
+                                          "copied_ahead", "used_ahead", "ahead_on_companion"}
+        for key in ("read_ops", "write_ops"):
+            assert sum(after[w][key] - before[w][key] for w in ways) == 1, key
     finally:
         hipStreamDestroy(stream)
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // hipfile_ext.h's path statistics: hipFileExtGetPathStats and the names of paths and reasons;
 // the latency buckets and ais-stats' per-GPU tables (hipFileExtGetLatencyStats,
-// hipFileExtGetGpuStats). Like the hipFileGetStats functions, they do not open the driver.
+// hipFileExtGetGpuStats); where stream-ordered operations' time went and the way each went
+// (hipFileExtGetAsyncStageStats, hipFileExtGetAsyncWayStats). Like the hipFileGetStats functions,
+// they do not open the driver.
 #include <hipfile.h>
 #include <hipfile_ext.h>
 
@@ -67,6 +69,21 @@ HIPFILE_API const char* hipFileExtAsyncStageName(int stage) {
   static const char* const kNames[HIPFILE_EXT_ASYNC_STAGES] = {"submit",  "reach", "handoff", "io",
                                                                "release", "copy",  "total"};
   return stage >= 0 && stage < HIPFILE_EXT_ASYNC_STAGES ? kNames[stage] : "unknown";
+}
+
+HIPFILE_API hipFileError_t hipFileExtGetAsyncWayStats(hipFileExtAsyncWayStats_t* stats) {
+  return hipfile::api::GuardError("hipFileExtGetAsyncWayStats", [&] {
+    if (stats == nullptr) return OpError(hipFileInvalidValue);
+    Driver::Global().stats().FillAsyncWays(stats);
+    return Success();
+  });
+}
+
+HIPFILE_API const char* hipFileExtAsyncWayName(int way) {
+  static const char* const kNames[HIPFILE_EXT_ASYNC_WAY_COUNT] = {
+      "run_at_once", "read_at_submission", "copied_at_submission", "staged",
+      "worker",      "host_function"};
+  return way >= 0 && way < HIPFILE_EXT_ASYNC_WAY_COUNT ? kNames[way] : "unknown";
 }
 
 HIPFILE_API hipFileError_t hipFileExtGetGpuStats(int device, hipFileExtGpuStats_t* stats) {

@@ -86,6 +86,15 @@ HIPFILE_API hipFileError_t hipFileExtStatsReadGpu(const hipFileExtStatsRegion_t*
   });
 }
 
+HIPFILE_API hipFileError_t hipFileExtStatsReadAsyncWays(const hipFileExtStatsRegion_t* region,
+                                                        hipFileExtAsyncWayStats_t* out) {
+  return hipfile::api::GuardError("hipFileExtStatsReadAsyncWays", [&] {
+    if (region == nullptr || out == nullptr) return OpError(hipFileInvalidValue);
+    hipfile::core::FillAsyncWays(region->region->counters(), out);
+    return Success();
+  });
+}
+
 HIPFILE_API void hipFileExtStatsClose(hipFileExtStatsRegion_t* region) { delete region; }
 
 }  // extern "C"

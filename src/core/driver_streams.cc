@@ -23,7 +23,7 @@ Result<AsyncExecutor*> Driver::Async() {
     // Its threads may be refused (a process limit): the call fails, and a later one tries again.
     HF_ASSIGN_OR_RETURN(async_,
                         AsyncExecutor::Create(sys_, gpu_, async_pool_, AsyncExecutor::kMaxChannels,
-                                              &async_stage_stats_));
+                                              &async_stage_stats_, &stats_));
     async_->SetStagingBlocks(stream_staging_blocks_.load(std::memory_order_relaxed));
     async_->SetDeviceScratchBytes(device_scratch_bytes_.load(std::memory_order_relaxed));
     async_->SetRunIdleBytes(async_run_idle_bytes_);

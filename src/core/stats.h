@@ -128,6 +128,11 @@ class Stats {
   // path is not known, counted as host memory moved by the system calls).
   void RecordIo(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
                 bool unaligned, const engine::PathBytes* paths = nullptr);
+  // One stream-ordered operation accepted, by the way it went; one AsyncEvent of a staged one.
+  void RecordAsyncWay(IoDirection direction, AsyncWay way) {
+    Count(c_->async_ways[direction == IoDirection::kRead ? 0 : 1][static_cast<size_t>(way)]);
+  }
+  void RecordAsyncEvent(AsyncEvent event) { Count(c_->async_events[static_cast<size_t>(event)]); }
   // Device `device`'s uuid, for tools reading the counters (hipFileGetStatsL3 in another process).
   void PublishUuid(int device, const char (&uuid)[16]);
   // Everything an IoTally recorded (IoTally::Flush calls it).
@@ -141,6 +146,7 @@ class Stats {
   void FillL2(hipFileStatsLevel2_t* out) const { core::FillL2(*c_, out); }
   void FillLatency(hipFileExtLatencyStats_t* out) const { core::FillLatency(*c_, out); }
   void FillGpu(int device, hipFileExtGpuStats_t* out) const { core::FillGpu(*c_, device, out); }
+  void FillAsyncWays(hipFileExtAsyncWayStats_t* out) const { core::FillAsyncWays(*c_, out); }
   // uuid of each GPU in use from gpu.GetDeviceUuid (zeros when it fails).
   void FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const;
 

@@ -196,4 +196,28 @@ void FillGpu(const StatsCounters& c, int device, hipFileExtGpuStats_t* out) {
   }
 }
 
+void FillAsyncWays(const StatsCounters& c, hipFileExtAsyncWayStats_t* out) {
+  std::memset(out, 0, sizeof *out);
+  static_assert(
+      kAsyncWays == HIPFILE_EXT_ASYNC_WAY_COUNT && kAsyncWays <= HIPFILE_EXT_MAX_ASYNC_WAYS &&
+          hipFileExtAsyncWayRunAtOnce == static_cast<int>(AsyncWay::kRunAtOnce) &&
+          hipFileExtAsyncWayReadAtSubmission == static_cast<int>(AsyncWay::kReadAtSubmission) &&
+          hipFileExtAsyncWayCopiedAtSubmission == static_cast<int>(AsyncWay::kCopiedAtSubmission) &&
+          hipFileExtAsyncWayStaged == static_cast<int>(AsyncWay::kStaged) &&
+          hipFileExtAsyncWayWorker == static_cast<int>(AsyncWay::kWorker) &&
+          hipFileExtAsyncWayHostFunc == static_cast<int>(AsyncWay::kHostFunc),
+      "hipfile_ext.h's ways");
+  for (size_t i = 0; i < kAsyncWays; ++i) {
+    out->read_ops[i] = Load(c.async_ways[0][i]);
+    out->write_ops[i] = Load(c.async_ways[1][i]);
+  }
+  const auto event = [&c](AsyncEvent e) { return Load(c.async_events[static_cast<size_t>(e)]); };
+  out->large_chunks = event(AsyncEvent::kLargeChunks);
+  out->chains_alone = event(AsyncEvent::kChainAlone);
+  out->staging_waits = event(AsyncEvent::kStagingWait);
+  out->copied_ahead = event(AsyncEvent::kCopiedAhead);
+  out->used_ahead = event(AsyncEvent::kUsedAhead);
+  out->ahead_on_companion = event(AsyncEvent::kAheadOnCompanion);
+}
+
 }  // namespace hipfile::core

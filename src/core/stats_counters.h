@@ -37,6 +37,26 @@ inline constexpr size_t kLatencyBuckets = 32;
 // under Fastpath, the path hipFile tries first.
 enum class StatsBackend : size_t { kFastpath = 0, kFallback = 1 };
 inline constexpr size_t kStatsBackends = 2;
+// Stream-ordered operations by the way they went (hipFileExtAsyncWay_t, whose values these are),
+// and what happened to the staged ones (hipFileExtAsyncWayStats_t's other fields).
+enum class AsyncWay : size_t {
+  kRunAtOnce = 0,
+  kReadAtSubmission = 1,
+  kCopiedAtSubmission = 2,
+  kStaged = 3,
+  kWorker = 4,
+  kHostFunc = 5
+};
+inline constexpr size_t kAsyncWays = 6;
+enum class AsyncEvent : size_t {
+  kLargeChunks = 0,
+  kChainAlone = 1,
+  kStagingWait = 2,
+  kCopiedAhead = 3,
+  kUsedAhead = 4,
+  kAheadOnCompanion = 5
+};
+inline constexpr size_t kAsyncEvents = 6;
 
 struct StatsCounters {
   using Counter = std::atomic<uint64_t>;
@@ -72,6 +92,9 @@ struct StatsCounters {
   Direction read, write;  // all GPUs, and failures with no GPU known
   PerGpu gpus[HIPFILE_MAX_GPUS];
   BatchCounters batch;  // L1's batch fields
+  // Stream-ordered operations: [0 read, 1 write][AsyncWay], and AsyncEvent counts.
+  Counter async_ways[2][kAsyncWays];
+  Counter async_events[kAsyncEvents];
 };
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free,
@@ -93,5 +116,6 @@ void FillProcessExtras(const StatsCounters& c, hipFileExtProcessStats_t* out);
 void FillLatency(const StatsCounters& c, hipFileExtLatencyStats_t* out);
 // GPU `device`'s ais-stats tables (0 <= device < HIPFILE_MAX_GPUS).
 void FillGpu(const StatsCounters& c, int device, hipFileExtGpuStats_t* out);
+void FillAsyncWays(const StatsCounters& c, hipFileExtAsyncWayStats_t* out);
 
 }  // namespace hipfile::core

@@ -7,9 +7,10 @@
 //
 // Layout: StatsRegionHeader at offset 0, StatsCounters at counters_offset. The version changes
 // with any change of StatsCounters' layout (2: ais-stats' per-GPU size buckets, latency buckets,
-// uuids); a reader refuses a region of another version (EPROTO), so a tool and a program of
-// different versions of the library fail clearly rather than read each other's words wrong. The
-// memory file is mode 0600: only the same user (who may also read /proc/PID/fd) sees it.
+// uuids; 3: stream-ordered operations by way); a reader refuses a region of another version
+// (EPROTO), so a tool and a program of different versions of the library fail clearly rather than
+// read each other's words wrong. The memory file is mode 0600: only the same user (who may also
+// read /proc/PID/fd) sees it.
 #pragma once
 
 #include <sys/types.h>
@@ -32,7 +33,7 @@ inline constexpr char kEnvStatsFd[] = "HIPFILE_STATS_FD";
 // The memory file's name, as /proc/PID/fd shows it: "/memfd:hipfile-stats (deleted)".
 inline constexpr char kStatsMemoryFileName[] = "hipfile-stats";
 inline constexpr char kStatsRegionMagic[8] = {'H', 'F', 'S', 'T', 'A', 'T', 'S', '\0'};
-inline constexpr uint32_t kStatsRegionVersion = 2;
+inline constexpr uint32_t kStatsRegionVersion = 3;
 
 struct StatsRegionHeader {
   char magic[8];

@@ -52,6 +52,7 @@ TEST_P(AsyncAheadStreamTest, TheCopyAheadRunsWhileTheStreamIsHeld) {
   ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   EXPECT_EQ(Executor().CopiedAhead(), 1u);
   EXPECT_EQ(Executor().AheadOnCompanion(), 1u);
+  EXPECT_EQ(AsyncWays().ahead_on_companion, 1u);
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamCreate), streams_made + 1) << "one companion";
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitEvent), waits + 1) << "the stream waits for its copies";
   const runtime::Stream companion = Executor().CompanionOf(stream_);

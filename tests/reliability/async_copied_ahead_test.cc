@@ -54,6 +54,7 @@ TEST_P(AsyncCopiedAheadTest, ABusyStreamsResidentReadIsCopiedAhead) {
   AsyncSlot slot{kFile - 20, 20, 3};
   ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   EXPECT_EQ(Executor().CopiedAhead(), 1u) << "counted once its copies are on the stream";
+  EXPECT_EQ(AsyncWays().copied_ahead, 1u);
   EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
   EXPECT_GE(Executor().DeviceScratchBytes(0), kFile);
   gate.Open();
@@ -63,6 +64,8 @@ TEST_P(AsyncCopiedAheadTest, ABusyStreamsResidentReadIsCopiedAhead) {
   EXPECT_EQ(DeviceBytes(3)[2], 0xee);
   Executor().WaitIdle();
   EXPECT_EQ(Executor().UsedAhead(), 1u);
+  EXPECT_EQ(AsyncWays().used_ahead, 1u);
+  EXPECT_EQ(AsyncWays().ahead_on_companion, 0u);
   EXPECT_EQ(ReadBytes(hipFileExtPathPageCache) - page_cache, kFile - 20);
   EXPECT_EQ(sys_.Calls(SysOp::kPread), preads) << "a resident byte was staged";
 }

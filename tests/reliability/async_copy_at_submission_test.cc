@@ -55,6 +55,7 @@ TEST_P(AsyncCopyAtSubmissionTest, AnIdleStreamGetsTheCopiesAtSubmission) {
   ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
   EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
+  EXPECT_EQ(AsyncWays().read_ops[hipFileExtAsyncWayCopiedAtSubmission], 1u);
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
   EXPECT_TRUE(DeviceHoldsFile(3, 12345, slot.size));
   const std::vector<unsigned char> got = DeviceBytes(slot.size + 4);

@@ -137,6 +137,7 @@ TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStre
   EXPECT_EQ(first.bytes, static_cast<ssize_t>(first.size));
   EXPECT_EQ(second.bytes, static_cast<ssize_t>(second.size));
   EXPECT_EQ(Executor().CachedAtSubmission(), 2u);
+  EXPECT_EQ(AsyncWays().read_ops[hipFileExtAsyncWayReadAtSubmission], 2u);
   EXPECT_EQ(Executor().Outstanding(), 0u) << "a read at submission held something";
   EXPECT_EQ(gpu_.Calls(GpuOp::kMemcpyAsync), 2u);
   EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitValue32), 0u) << "the stream waits on the library";

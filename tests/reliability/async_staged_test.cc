@@ -515,6 +515,7 @@ TEST_P(AsyncStagedTest, ChainsAreQueuedOneAtATimeWhenNoBlockIsFree) {
     EXPECT_EQ(failed.load(), 0);
     EXPECT_EQ(overlap.Most(), 1) << "a chain queued alone overlapped another";
     EXPECT_EQ(executor.ExclusiveChains() - alone, static_cast<size_t>(kThreads));
+    EXPECT_EQ(AsyncWays().chains_alone, executor.ExclusiveChains());
   }
   sys_.OpenGate();
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
@@ -979,6 +980,7 @@ TEST_P(AsyncLargeChunksTest, ReadsAndWritesInLargeChunksMoveEveryByte) {
   EXPECT_TRUE(std::equal(file.begin(), file.end(), got.begin()));
   EXPECT_EQ(got[kLargeFile], 0xee) << "a byte past the transfer was written";
   EXPECT_EQ(Large(), before + 1) << "not moved in large chunks";
+  EXPECT_EQ(AsyncWays().large_chunks, Large());
   // Odd offsets across a large chunk's end, short at end of file.
   FillDevice(std::vector<unsigned char>(kLargeBuffer, 0xee));
   Slot odd{2 * kLarge, static_cast<off_t>(kLarge - 7), 5};

@@ -288,6 +288,12 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
     for (const uint64_t b : p.read_bytes) sum += b;
     return sum;
   }
+  // Stream-ordered operations by the way they went so far (hipFileExtGetAsyncWayStats).
+  hipFileExtAsyncWayStats_t AsyncWays() {
+    hipFileExtAsyncWayStats_t w = {};
+    driver_->stats().FillAsyncWays(&w);
+    return w;
+  }
   // A stream-ordered operation's variables, which must live until its stream has passed it.
   struct AsyncSlot {
     size_t size = 0;

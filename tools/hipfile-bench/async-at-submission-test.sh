@@ -11,6 +11,8 @@
 # operation's time goes"). FILE is read into the page cache first (-x 10, buffered preads): a
 # file the cache dropped is read by O_DIRECT, which leaves it cold, and only resident bytes are
 # copied from windows. Every byte is checked (-V in ARGS).
+# With EXPECT_WAY (a way of hipFileExtAsyncWayName) set, more than half the operations must have
+# gone that way by "async_ways" (docs/stats.md).
 # Usage: async-at-submission-test.sh HIPFILE_BENCH FILE SIZE ARGS... (ARGS with --json)
 set -eu
 bench=$1 file=$2 size=$3
@@ -24,4 +26,12 @@ for part in reach handoff io; do
   v=$(p50 "$out" "$part")
   [ "$v" = "0.000" ] || { echo "$part p50 is '$v' us: the operations were queued"; echo "$out"; exit 1; }
 done
+if [ -n "${EXPECT_WAY:-}" ]; then
+  # Most of the run's operations went the way it is about (async_ways, docs/stats.md).
+  ops=$(echo "$out" | sed -n 's/.*"ops": \([0-9]*\).*/\1/p')
+  n=$(echo "$out" | sed 's/.*"async_ways": {//' | sed -n "s/.*\"$EXPECT_WAY\": \([0-9]*\).*/\1/p")
+  [ -n "$n" ] && [ $((2 * n)) -gt "$ops" ] ||
+    { echo "async_ways.$EXPECT_WAY is '$n' of $ops operations"; echo "$out"; exit 1; }
+  echo "$n of $ops operations went $EXPECT_WAY"
+fi
 echo "decided at submission: reach, handoff and io p50 0 us"

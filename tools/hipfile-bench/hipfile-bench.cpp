@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "async_stages.h"
+#include "async_ways.h"
 #include "data_set.h"
 #include "options.h"
 #include "path_shares.h"
@@ -730,6 +731,8 @@ int Run(int argc, char** argv) {
   if (uses_hipfile) (void)hipFileExtGetPathStats(&paths_before);
   hipFileExtAsyncStageStats_t stages_before = {};
   if (o.xfer == 5) (void)hipFileExtGetAsyncStageStats(&stages_before);
+  hipFileExtAsyncWayStats_t ways_before = {};
+  if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
   StartLine line(o.threads, o.seconds);
   s.line = &line;
   for (int t = 0; t < o.threads; ++t) {
@@ -754,6 +757,7 @@ int Run(int argc, char** argv) {
   // The run's bytes by the path the library took (hipfile_ext.h), both directions together.
   hipfile_tools::PathShares paths;
   hipFileExtAsyncStageStats_t stages_after = {};
+  hipFileExtAsyncWayStats_t ways = {};
   if (uses_hipfile) {
     hipFileExtPathStats_t after = {};
     (void)hipFileExtGetPathStats(&after);
@@ -776,6 +780,10 @@ int Run(int argc, char** argv) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
       stages_after = StagesBetween(stages_before, now);
+      // Counted at submission (used_ahead when its operation finished): every one is in by now.
+      hipFileExtAsyncWayStats_t ways_after = {};
+      (void)hipFileExtGetAsyncWayStats(&ways_after);
+      ways = WaysBetween(ways_before, ways_after);
     }
     hipFileHandleDeregister(s.fh);
     (void)hipFileDriverClose();
@@ -826,14 +834,16 @@ int Run(int argc, char** argv) {
         "\"event_every\": %d, \"queue_depth\": %d, "
         "\"cpu_cores\": %.2f, "
         "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"paths\": %s, "
-        "\"fallbacks\": %s%s%s, \"ok\": %s}\n",
+        "\"fallbacks\": %s%s%s%s%s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0, o.rate,
         o.wait_when_full ? "true" : "false", o.event_every, queued ? o.queue_depth : 1, cpu_cores,
         gib_s > 0 ? cpu_cores / gib_s : 0, o.verify ? "true" : "false", runtime,
         paths.Json().c_str(), paths.FallbackJson().c_str(),
         o.xfer == 5 ? ", \"async_stages\": " : "",
-        o.xfer == 5 ? StagesJson(stages_after).c_str() : "", failed ? "false" : "true");
+        o.xfer == 5 ? StagesJson(stages_after).c_str() : "",
+        o.xfer == 5 ? ", \"async_ways\": " : "", o.xfer == 5 ? WaysJson(ways).c_str() : "",
+        failed ? "false" : "true");
   } else {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);
@@ -847,7 +857,9 @@ int Run(int argc, char** argv) {
                 bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs, runtime);
     if (uses_hipfile) std::printf(" Paths: %s", paths.Text().c_str());
     std::printf("\n");
-    if (o.xfer == 5 && o.stages) std::printf("%s", StagesText(stages_after).c_str());
+    if (o.xfer == 5 && o.stages) {
+      std::printf("%s%s", StagesText(stages_after).c_str(), WaysText(ways).c_str());
+    }
   }
   return failed ? 1 : 0;
 }

@@ -125,6 +125,26 @@ void PrintJsonArray(std::FILE* out, const char* name, const uint64_t* values, in
   std::fprintf(out, "]");
 }
 
+// Stream-ordered operations by way (docs/stats.md), and what the staged ones did; nothing for a
+// process that made none.
+void PrintAsyncWays(std::FILE* out, const hipFileExtAsyncWayStats_t& w) {
+  uint64_t total = 0;
+  for (int i = 0; i < HIPFILE_EXT_ASYNC_WAY_COUNT; ++i) total += w.read_ops[i] + w.write_ops[i];
+  if (total == 0) return;
+  std::fprintf(out, "Stream-ordered operations:\n");
+  std::fprintf(out, "  %-22s %12s %12s\n", "Way", "Reads", "Writes");
+  for (int i = 0; i < HIPFILE_EXT_ASYNC_WAY_COUNT; ++i) {
+    std::fprintf(out, "  %-22s %12" PRIu64 " %12" PRIu64 "\n", hipFileExtAsyncWayName(i),
+                 w.read_ops[i], w.write_ops[i]);
+  }
+  std::fprintf(out,
+               "  staged: %" PRIu64 " in large chunks, %" PRIu64 " queued alone, %" PRIu64
+               " waited for a block; reads copied ahead %" PRIu64 " (%" PRIu64 " used, %" PRIu64
+               " on a companion stream)\n",
+               w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
+               w.ahead_on_companion);
+}
+
 }  // namespace
 
 void PrintText(std::FILE* out, const Snapshot& snap) {
@@ -199,6 +219,7 @@ void PrintText(std::FILE* out, const Snapshot& snap) {
     PrintUuid(out, snap.gpus[gpu].uuid);
     std::fprintf(out, "\n");
   }
+  PrintAsyncWays(out, snap.async_ways);
 }
 
 void PrintJson(std::FILE* out, const Snapshot& snap) {
@@ -247,7 +268,18 @@ void PrintJson(std::FILE* out, const Snapshot& snap) {
     std::fprintf(out, "}");
     sep = ", ";
   }
-  std::fprintf(out, "]}\n");
+  const hipFileExtAsyncWayStats_t& w = snap.async_ways;
+  std::fprintf(out, "], \"async_ways\": {");
+  for (int i = 0; i < HIPFILE_EXT_ASYNC_WAY_COUNT; ++i) {
+    std::fprintf(out, "\"%s\": {\"read_ops\": %" PRIu64 ", \"write_ops\": %" PRIu64 "}, ",
+                 hipFileExtAsyncWayName(i), w.read_ops[i], w.write_ops[i]);
+  }
+  std::fprintf(out,
+               "\"large_chunks\": %" PRIu64 ", \"chains_alone\": %" PRIu64
+               ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
+               ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64 "}}\n",
+               w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
+               w.ahead_on_companion);
 }
 
 void PrintRates(std::FILE* out, const hipFileExtProcessStats_t& before,

@@ -15,15 +15,18 @@ struct Snapshot {
   hipFileExtProcessStats_t process;
   hipFileExtLatencyStats_t latency;
   hipFileExtGpuStats_t gpus[HIPFILE_MAX_GPUS];
+  hipFileExtAsyncWayStats_t async_ways;
 };
 
 // ais-stats' V1 report (AIS-STATS Version: 1 ... per GPU in use, its four histogram tables and
-// unaligned counts), then "Paths:", "Buffered by reason:", "Latency Histogram (us)" and the GPUs'
-// uuids.
+// unaligned counts), then "Paths:", "Buffered by reason:", "Latency Histogram (us)", the GPUs'
+// uuids and, where there were any, "Stream-ordered operations:" by way and what the staged ones
+// did.
 void PrintText(std::FILE* out, const Snapshot& s);
 // One line: {"pid", "read_bytes", "write_bytes", "read_ops", "write_ops", "errors",
-// "paths": {NAME: {"read_bytes", "write_bytes", "ops"}}, "latency": {...}, "gpus": [...]}; the
-// paths add up to the totals.
+// "paths": {NAME: {"read_bytes", "write_bytes", "ops"}}, "latency": {...}, "gpus": [...],
+// "async_ways": {WAY: {"read_ops", "write_ops"}, "large_chunks", "chains_alone", "staging_waits",
+// "copied_ahead", "used_ahead", "ahead_on_companion"}}; the paths add up to the totals.
 void PrintJson(std::FILE* out, const Snapshot& s);
 // Rates between two snapshots `seconds` apart, on one line.
 void PrintRates(std::FILE* out, const hipFileExtProcessStats_t& before,

@@ -79,12 +79,13 @@ Status AsyncExecutor::RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) {
   // parameters are bound now and the bytes move on this thread, as hipFileRead / hipFileWrite
   // move them. Nothing is queued on the stream, whose later work finds the bytes in place.
   *op->bytes_p = RunBoundNoThrow(*op);
-  EndedAtSubmission(channel, std::move(op), &AsyncExecutor::ran_at_once_);
+  EndedAtSubmission(channel, std::move(op), AsyncWay::kRunAtOnce, &AsyncExecutor::ran_at_once_);
   return Status::Ok();
 }
 
-void AsyncExecutor::EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op,
+void AsyncExecutor::EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op, AsyncWay way,
                                       size_t AsyncExecutor::*count) {
+  CountWay(op->work->Write(), way);
   const std::shared_ptr<AsyncStamps> stamps = op->stamps;
   op.reset();  // the work's references (file, buffer) are let go on this thread
   if (stamps != nullptr) {
@@ -167,7 +168,7 @@ AsyncExecutor::Planned AsyncExecutor::PlanAtSubmission(Channel* channel,
     // Refused with the parameters the stream would bind (and recorded so): the operation ends
     // here, as one run at once.
     *op->bytes_p = work.Finish(planned.status());
-    EndedAtSubmission(channel, std::move(op), nullptr);
+    EndedAtSubmission(channel, std::move(op), AsyncWay::kCopiedAtSubmission, nullptr);
     *status = Status::Ok();
     return Planned::kEnded;
   }
@@ -230,7 +231,8 @@ bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream str
   channel->cached_unmarked += plan.size;
   if (channel->cached_unmarked >= kCachedMarkEvery) MarkCached(channel, stream);
   *op->bytes_p = work.Finish(plan.size);
-  EndedAtSubmission(channel, std::move(op), &AsyncExecutor::cached_at_submission_);
+  EndedAtSubmission(channel, std::move(op), AsyncWay::kReadAtSubmission,
+                    &AsyncExecutor::cached_at_submission_);
   *status = Status::Ok();
   return true;
 }
@@ -375,6 +377,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   mine->filled = true;
   ++from_windows_pending_;
   ++copied_at_submission_;
+  CountWay(false, AsyncWay::kCopiedAtSubmission);  // reads only
   MarkBusyLocked(channel);
   EndSubmissionLocked(channel, false);
   if (stamps != nullptr) StampAllAt(stamps.get(), StampNow());

@@ -27,19 +27,21 @@ struct AsyncExecutor::Ready {
   AsyncOp* op;
 };
 
-Result<std::unique_ptr<AsyncExecutor>> AsyncExecutor::Create(platform::Sys& sys,
-                                                             runtime::GpuRuntime& gpu,
-                                                             engine::WorkerPool& workers,
-                                                             size_t max_channels,
-                                                             AsyncStageStats* stage_stats) {
-  std::unique_ptr<AsyncExecutor> executor(new AsyncExecutor(gpu, max_channels, stage_stats));
+Result<std::unique_ptr<AsyncExecutor>> AsyncExecutor::Create(
+    platform::Sys& sys, runtime::GpuRuntime& gpu, engine::WorkerPool& workers, size_t max_channels,
+    AsyncStageStats* stage_stats, Stats* stats) {
+  std::unique_ptr<AsyncExecutor> executor(new AsyncExecutor(gpu, max_channels, stage_stats, stats));
   HF_RETURN_IF_ERROR(executor->Start(sys, workers));
   return executor;
 }
 
 AsyncExecutor::AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels,
-                             AsyncStageStats* stage_stats)
-    : gpu_(gpu), stage_stats_(stage_stats), scratch_(gpu), max_channels_(max_channels) {
+                             AsyncStageStats* stage_stats, Stats* stats)
+    : gpu_(gpu),
+      stage_stats_(stage_stats),
+      stats_(stats),
+      scratch_(gpu),
+      max_channels_(max_channels) {
   void* slab = nullptr;
   const hipError_t e = gpu_.HostMalloc(&slab, max_channels_ * kWordsPerChannel * sizeof(uint32_t),
                                        hipHostMallocPortable | hipHostMallocMapped);
@@ -438,6 +440,8 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     return SubmitStaged(channel, stream, staged_op, seq, first_token, chunks);
   }
 
+  // Read now: once the stream has the operation, it may run and be gone before this call ends.
+  const bool write = op->work->Write();
   if (ready != nullptr) {
     *ready = Ready{this, channel, seq, op.get()};
     const hipError_t err = NoThrow(
@@ -450,6 +454,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     (void)ready.release();  // the host function's call owns both now, and completes the op
     (void)op.release();
     EndSubmissionLocked(channel, false);
+    CountWay(write, AsyncWay::kHostFunc);
     return Status::Ok();
   }
 
@@ -473,6 +478,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     ++queued_;
     EndSubmissionLocked(channel, false);
   }
+  if (wait == hipSuccess) CountWay(write, AsyncWay::kWorker);
   wake_poller_.NotifyOne();
   return Status::FromGpu(wait);
 }
@@ -654,6 +660,7 @@ void AsyncExecutor::PollLoop(platform::Sys& sys) {
           } else {
             starved_.push_back(channel);  // reserved at construction: one entry per channel
             ++staging_waits_;
+            CountEvent(AsyncEvent::kStagingWait);
           }
         } else {
           AsyncOp* op = pending.op.release();

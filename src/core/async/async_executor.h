@@ -135,6 +135,7 @@
 #include "core/async/async_stage_stats.h"
 #include "core/async/reap_queue.h"
 #include "core/async/stream_key.h"
+#include "core/stats.h"
 #include "engine/device_scratch.h"
 #include "engine/stream_staging.h"
 #include "engine/worker_pool.h"
@@ -157,7 +158,8 @@ class AsyncExecutor {
   static Result<std::unique_ptr<AsyncExecutor>> Create(platform::Sys& sys, runtime::GpuRuntime& gpu,
                                                        engine::WorkerPool& workers,
                                                        size_t max_channels = kMaxChannels,
-                                                       AsyncStageStats* stage_stats = nullptr);
+                                                       AsyncStageStats* stage_stats = nullptr,
+                                                       Stats* stats = nullptr);
   ~AsyncExecutor();  // waits for submitted operations, then stops its threads
   AsyncExecutor(const AsyncExecutor&) = delete;
   AsyncExecutor& operator=(const AsyncExecutor&) = delete;
@@ -174,8 +176,9 @@ class AsyncExecutor {
   unsigned StreamFlags(runtime::Stream stream);
 
   // Enqueues `op` on `stream`, with the stream's registered HIPFILE_STREAM_FIXED_* flags added to
-  // op->fixed_flags. On error nothing was enqueued that will run it. Where `stage_stats` (Create)
-  // is enabled, the operation's round trip is stamped and recorded there.
+  // op->fixed_flags. On error nothing was enqueued that will run it; accepted, it is counted once
+  // by the way it went in `stats` (Create; hipFileExtGetAsyncWayStats). Where `stage_stats`
+  // (Create) is enabled, the operation's round trip is stamped and recorded there.
   Status Submit(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
 
   // Operations submitted and not yet completed. An operation counts as completed a moment after
@@ -290,7 +293,20 @@ class AsyncExecutor {
   struct ChainLimits;
   struct Ahead;
 
-  AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels, AsyncStageStats* stage_stats);
+  AsyncExecutor(runtime::GpuRuntime& gpu, size_t max_channels, AsyncStageStats* stage_stats,
+                Stats* stats);
+  // An accepted operation's way, and a staged operation's events, in the process's statistics
+  // (Create's `stats`; none without).
+  void CountWay(bool write, AsyncWay way) {
+    if (stats_ != nullptr)
+      stats_->RecordAsyncWay(write ? IoDirection::kWrite : IoDirection::kRead, way);
+  }
+  void CountEvent(AsyncEvent event) {
+    if (stats_ != nullptr) stats_->RecordAsyncEvent(event);
+  }
+  // A staged operation accepted: its way, and whether it took a large block, was queued alone,
+  // was copied ahead, on a companion.
+  void CountStaged(bool write, bool large, bool alone, bool ahead, bool on_companion);
   Status SubmitUntimed(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
   // Whether `op` may run at once (SetRunIdleBytes): small enough, nothing of the executor's left
   // on the channel, and the stream idle. submit_mu held.
@@ -299,10 +315,10 @@ class AsyncExecutor {
   // Runs it on this thread and ends its submission. submit_mu held.
   Status RunAtOnce(Channel* channel, std::unique_ptr<AsyncOp> op) REQUIRES(SubmitMu(channel))
       EXCLUDES(mutex_);
-  // Ends a submission whose operation finished on this thread (*bytes_p set): destroys `op`,
-  // records its stamps (all of it `submit`), and adds one to the counter `count` names, if any
-  // (ran_at_once_, cached_at_submission_; under mutex_).
-  void EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op,
+  // Ends a submission whose operation finished on this thread (*bytes_p set): counts it as `way`
+  // (CountWay), destroys `op`, records its stamps (all of it `submit`), and adds one to the
+  // counter `count` names, if any (ran_at_once_, cached_at_submission_; under mutex_).
+  void EndedAtSubmission(Channel* channel, std::unique_ptr<AsyncOp> op, AsyncWay way,
                          size_t AsyncExecutor::*count) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // Nothing of the executor's is left on the channel and the stream is idle (for a stream that
   // waits for the legacy default stream, that one too); never the null stream. submit_mu held.
@@ -467,6 +483,7 @@ class AsyncExecutor {
 
   runtime::GpuRuntime& gpu_;
   AsyncStageStats* const stage_stats_;  // null: no timing
+  Stats* const stats_;                  // null: ways not counted
   // Device memory of reads copied ahead; its regions are freed after everything below is gone.
   engine::DeviceScratch scratch_;
   std::unique_ptr<engine::TaskGroup> workers_;  // drained before the members its tasks use

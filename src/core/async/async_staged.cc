@@ -227,6 +227,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   // A large block was reserved already (SubmitOrdered): queued side by side, whatever else is in
   // flight (header comment).
   const bool large = chain->large;  // nothing is on the stream: the poller has not taken it
+  const bool write = chain->op->work->Write();
   bool reserved = false;
   chain_mu_.LockShared();
   if (!large) {
@@ -315,6 +316,8 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       ++staged_ops_;
       if (queued.ahead > 0) ++copied_ahead_;
       if (queued.ahead > 0 && on_companion) ++ahead_on_companion_;
+      CountStaged(write, large, !reserved && !large, queued.ahead > 0,
+                  queued.ahead > 0 && on_companion);
     }
     EndSubmissionLocked(channel, false);
   }
@@ -557,7 +560,10 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
     last_copy = s.data.first_token + static_cast<uint32_t>(copies) - 1;
     ReleaseBlockLocked(channel, std::exchange(s.block, engine::StreamStagingBlock()),
                        s.data.first_token + static_cast<uint32_t>(copies) - 1);
-    if (s.used_ahead) ++used_ahead_;
+    if (s.used_ahead) {
+      ++used_ahead_;
+      CountEvent(AsyncEvent::kUsedAhead);
+    }
     finished = std::move(channel->active);
     --staged_in_flight_;
     if (s.large) {
@@ -608,6 +614,14 @@ size_t AsyncExecutor::DeferredLeases() {
 size_t AsyncExecutor::StagedOperations() {
   MutexLock lock(mutex_);
   return staged_ops_;
+}
+
+void AsyncExecutor::CountStaged(bool write, bool large, bool alone, bool ahead, bool on_companion) {
+  CountWay(write, AsyncWay::kStaged);
+  if (large) CountEvent(AsyncEvent::kLargeChunks);
+  if (alone) CountEvent(AsyncEvent::kChainAlone);
+  if (ahead) CountEvent(AsyncEvent::kCopiedAhead);
+  if (on_companion) CountEvent(AsyncEvent::kAheadOnCompanion);
 }
 
 }  // namespace hipfile::core

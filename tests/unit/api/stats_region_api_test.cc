@@ -4,12 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <hip/hip_runtime_api.h>
 #include <hipfile.h>
 #include <hipfile_ext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <numeric>
 
 #include "api_test_util.h"
 
@@ -27,6 +29,8 @@ TEST(StatsRegionApiTest, RefusesNullAndAmbiguousSources) {
   EXPECT_EQ(hipFileExtStatsReadLatency(nullptr, &latency).err, hipFileInvalidValue);
   hipFileExtGpuStats_t gpu;
   EXPECT_EQ(hipFileExtStatsReadGpu(nullptr, 0, &gpu).err, hipFileInvalidValue);
+  hipFileExtAsyncWayStats_t ways;
+  EXPECT_EQ(hipFileExtStatsReadAsyncWays(nullptr, &ways).err, hipFileInvalidValue);
   EXPECT_EQ(hipFileExtGetLatencyStats(nullptr).err, hipFileInvalidValue);
   EXPECT_EQ(hipFileExtGetGpuStats(0, nullptr).err, hipFileInvalidValue);
   EXPECT_EQ(hipFileExtGetGpuStats(-1, &gpu).err, hipFileInvalidValue);
@@ -149,6 +153,49 @@ TEST_F(StatsTablesApiTest, KnownTransfersFillTheGpuTablesAndLatency) {
   EXPECT_NE(std::memcmp(theirs.uuid, zero, sizeof zero), 0) << "no uuid published";
   EXPECT_EQ(std::memcmp(theirs.uuid, l3.per_gpu_stats[device].uuid, sizeof zero), 0);
   hipFileExtStatsClose(region);
+  hipFileHandleDeregister(fh);
+}
+
+// Stream-ordered reads and writes through the API are each counted once, by direction, under
+// one way (hipFileExtGetAsyncWayStats), and another reader of the region sees the same counts.
+TEST_F(StatsTablesApiTest, StreamOrderedOperationsAreCountedByWayAndPublished) {
+  constexpr size_t kBytes = 1 << 20;
+  const int fd = OpenFile("ways.dat", kBytes, O_RDWR);
+  void* buf = DeviceAlloc(kBytes);
+  ASSERT_TRUE(hipfile::api::IsSuccess(hipFileDriverOpen()));
+  hipFileHandle_t fh = Register(fd);
+  hipStream_t stream = nullptr;
+  ASSERT_EQ(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), hipSuccess);
+  hipFileExtAsyncWayStats_t before;
+  ASSERT_EQ(hipFileExtGetAsyncWayStats(&before).err, hipFileSuccess);
+  size_t sizes[3] = {kBytes, 4096, kBytes / 2};
+  hoff_t file_offsets[3] = {0, 8192, 0};
+  hoff_t buf_offsets[3] = {0, 0, 0};
+  ssize_t bytes[3] = {-1, -1, -1};
+  ASSERT_TRUE(hipfile::api::IsSuccess(
+      hipFileReadAsync(fh, buf, &sizes[0], &file_offsets[0], &buf_offsets[0], &bytes[0], stream)));
+  ASSERT_TRUE(hipfile::api::IsSuccess(
+      hipFileReadAsync(fh, buf, &sizes[1], &file_offsets[1], &buf_offsets[1], &bytes[1], stream)));
+  ASSERT_TRUE(hipfile::api::IsSuccess(
+      hipFileWriteAsync(fh, buf, &sizes[2], &file_offsets[2], &buf_offsets[2], &bytes[2], stream)));
+  ASSERT_EQ(hipStreamSynchronize(stream), hipSuccess);
+  EXPECT_EQ(bytes[0], static_cast<ssize_t>(kBytes));
+  EXPECT_EQ(bytes[1], 4096);
+  EXPECT_EQ(bytes[2], static_cast<ssize_t>(kBytes / 2));
+  hipFileExtAsyncWayStats_t after;
+  ASSERT_EQ(hipFileExtGetAsyncWayStats(&after).err, hipFileSuccess);
+  const auto sum = [](const uint64_t(&ops)[HIPFILE_EXT_MAX_ASYNC_WAYS]) {
+    return std::accumulate(ops, ops + HIPFILE_EXT_MAX_ASYNC_WAYS, uint64_t{0});
+  };
+  EXPECT_EQ(sum(after.read_ops) - sum(before.read_ops), 2u);
+  EXPECT_EQ(sum(after.write_ops) - sum(before.write_ops), 1u);
+  hipFileExtStatsRegion_t* region = nullptr;
+  ASSERT_EQ(hipFileExtStatsOpen(getpid(), -1, &region).err, hipFileSuccess) << errno;
+  hipFileExtAsyncWayStats_t theirs;
+  ASSERT_EQ(hipFileExtStatsReadAsyncWays(region, &theirs).err, hipFileSuccess);
+  EXPECT_EQ(std::memcmp(&theirs, &after, sizeof after), 0);
+  hipFileExtStatsClose(region);
+  EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
   hipFileHandleDeregister(fh);
 }
 

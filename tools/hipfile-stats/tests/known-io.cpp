@@ -2,7 +2,8 @@
 // known-io FILE EXPECT [--wait]: I/O of known sizes through every kind of call, for hipfile-stats'
 // tests. Synchronous writes (two aligned 1 MiB, one unaligned 5000 bytes) and reads (eight 4 KiB,
 // one 1 MiB), a batch of four 64 KiB reads and a stream-ordered 256 KiB read; then writes to
-// EXPECT what they add up to: "read_bytes=N write_bytes=N read_ops=N write_ops=N".
+// EXPECT what they add up to: "read_bytes=N write_bytes=N read_ops=N write_ops=N
+// async_read_ops=N async_write_ops=N" (the last two: of the operations, the stream-ordered ones).
 // With --wait it prints "ready" after that, reads a line from stdin, does one more 1 MiB write
 // (in EXPECT as the "after_wait_" totals) and exits: hipfile-stats -p attaches in between.
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 namespace {
 
 uint64_t read_bytes = 0, write_bytes = 0, read_ops = 0, write_ops = 0;
+uint64_t async_read_ops = 0;  // of read_ops, stream-ordered
 
 bool Ok(hipFileError_t e, const char* what) {
   if (e.err == hipFileSuccess) return true;
@@ -92,6 +94,7 @@ bool StreamRead(hipFileHandle_t fh, char* buf) {
   if (ok) {
     read_bytes += 262144;
     ++read_ops;
+    ++async_read_ops;
   }
   return ok;
 }
@@ -126,9 +129,12 @@ int main(int argc, char** argv) {
   if (!ok) return 1;
   FILE* expect = std::fopen(argv[2], "w");
   if (expect == nullptr) return 1;
-  std::fprintf(expect, "read_bytes=%llu write_bytes=%llu read_ops=%llu write_ops=%llu\n",
+  std::fprintf(expect,
+               "read_bytes=%llu write_bytes=%llu read_ops=%llu write_ops=%llu async_read_ops=%llu "
+               "async_write_ops=0\n",
                (unsigned long long)read_bytes, (unsigned long long)write_bytes,
-               (unsigned long long)read_ops, (unsigned long long)write_ops);
+               (unsigned long long)read_ops, (unsigned long long)write_ops,
+               (unsigned long long)async_read_ops);
   if (wait) {
     std::fflush(expect);
     std::printf("ready\n");

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: MIT
 # stats-test.sh TOOL KNOWN_IO DIR CASE [PYTHON]: hipfile-stats as a user types it, against known-io
 # (I/O of known sizes; it writes what they add up to). CASE:
-#   json     hipfile-stats --json PROGRAM: totals and per-path sums match what the program did
+#   json     hipfile-stats --json PROGRAM: totals and per-path sums match what the program did,
+#            and its stream-ordered operations are counted once each by way ("async_ways")
 #   wrapper  the same through sh -c: the program's library finds the region the tool handed down
 #   attach   -p PID -i while it waits (its own totals), -p PID until it exits (its final totals),
 #            the region's mode (0600), nothing left under /dev/shm after
 #   watch    --watch prints rate lines while it runs, then the report
 #   none     -p of a process without the library, and of no process: exit 1, one line
 #   tables   --json's "gpus" and "latency" hold each transfer in its size bucket and backend, and
-#            add up to the totals (check-tables.py, run by PYTHON); the text report has them too
+#            add up to the totals (check-tables.py, run by PYTHON); the text report has them too,
+#            and its stream-ordered operations by way
 #   level0   a program at HIPFILE_STATS_LEVEL=0 publishes level 0 and zeros: -p PID -i reports
 #            them (exit 0), as does hipfile-stats PROGRAM
 # Prints "stats-test: ok" at the end when every check passed.
@@ -25,8 +27,10 @@ top() { sed 's/, "paths".*//' "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
 # the sum over paths of one of their numbers
 paths_sum() { sed 's/.*"paths": //' "$1" | grep -o "\"$2\": [0-9]*" | awk '{s += $2} END {print s + 0}'; }
 path() { sed "s/.*\"$2\": {\"read_bytes\": \([0-9]*\), \"write_bytes\": \([0-9]*\).*/\1 \2/" "$1"; }
+# the sum over "async_ways"' ways of read_ops or write_ops
+ways_sum() { sed 's/.*"async_ways": //' "$1" | grep -o "\"$2\": [0-9]*" | awk '{s += $2} END {print s + 0}'; }
 
-check_json() {  # FILE READ_BYTES WRITE_BYTES [READ_OPS WRITE_OPS]
+check_json() {  # FILE READ_BYTES WRITE_BYTES [READ_OPS WRITE_OPS [ASYNC_READ_OPS ASYNC_WRITE_OPS]]
   json=$1
   [ "$(wc -l < "$json")" -eq 1 ] || fail "--json printed $(wc -l < "$json") lines, not one object"
   [ "$(top "$json" read_bytes)" = "$2" ] || fail "read_bytes $(top "$json" read_bytes), did $2"
@@ -34,6 +38,11 @@ check_json() {  # FILE READ_BYTES WRITE_BYTES [READ_OPS WRITE_OPS]
   if [ $# -ge 5 ]; then
     [ "$(top "$json" read_ops)" = "$4" ] || fail "read_ops $(top "$json" read_ops), did $4"
     [ "$(top "$json" write_ops)" = "$5" ] || fail "write_ops $(top "$json" write_ops), did $5"
+  fi
+  if [ $# -ge 7 ]; then
+    grep -q '"async_ways": {"run_at_once": {' "$json" || fail "no async_ways"
+    [ "$(ways_sum "$json" read_ops)" = "$6" ] || fail "async_ways' read_ops $(ways_sum "$json" read_ops), did $6"
+    [ "$(ways_sum "$json" write_ops)" = "$7" ] || fail "async_ways' write_ops $(ways_sum "$json" write_ops), did $7"
   fi
   [ "$(top "$json" errors)" = 0 ] || fail "errors $(top "$json" errors)"
   [ "$(paths_sum "$json" read_bytes)" = "$(top "$json" read_bytes)" ] || fail "paths' read_bytes"
@@ -71,7 +80,7 @@ json | wrapper)
   cat "$dir/out.json"
   [ $rc -eq 0 ] || fail "exit status $rc"
   check_json "$dir/out.json" "$(want read_bytes)" "$(want write_bytes)" "$(want read_ops)" \
-    "$(want write_ops)"
+    "$(want write_ops)" "$(want async_read_ops)" "$(want async_write_ops)"
   ;;
 attach)
   mkfifo "$dir/go" || exit 1
@@ -87,7 +96,7 @@ attach)
   "$tool" -p "$pid" -i --json > "$dir/now.json" || fail "-p $pid -i exited $?"
   cat "$dir/now.json"
   check_json "$dir/now.json" "$(want read_bytes)" "$(want write_bytes)" "$(want read_ops)" \
-    "$(want write_ops)"
+    "$(want write_ops)" "$(want async_read_ops)" "$(want async_write_ops)"
   "$tool" -p "$pid" --json > "$dir/final.json" &
   tpid=$!
   # Once the tool has the region mapped, the program may go.
@@ -140,12 +149,17 @@ tables)
   for line in '^GPU 0:$' '^IO Size Histogram$' '^IO Bandwidth Histogram$' \
     '^IO Latency Histogram$' '^IO Errors Histogram$' '^Fallback Write Unaligned Count: [01]$' \
     '^1024-2048 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$' '^65536-\.\.\. +0 +0 +0 +0$' \
-    '^Latency Histogram \(us\) +Read Count +Write Count$' '^GPU 0 uuid: [0-9a-f-]{36}$'; do
+    '^Latency Histogram \(us\) +Read Count +Write Count$' '^GPU 0 uuid: [0-9a-f-]{36}$' \
+    '^Stream-ordered operations:$' '^  Way +Reads +Writes$' '^  host_function +0 +0$' \
+    '^  staged: [0-9]+ in large chunks, [0-9]+ queued alone, [0-9]+ waited for a block; reads copied ahead [0-9]+ \([0-9]+ used, [0-9]+ on a companion stream\)$'; do
     grep -Eq "$line" "$dir/out.txt" || fail "no line '$line' in the report"
   done
   # The latency rows add up to the transfers.
   rows=$(sed -n '/^Latency Histogram/,/^GPU 0 uuid/p' "$dir/out.txt" | awk 'NF == 3 && $1 ~ /^[0-9]/ {s += $2 + $3} END {print s + 0}')
   [ "$rows" = $(($(want read_ops) + $(want write_ops))) ] || fail "latency rows add up to $rows"
+  # The way rows add up to the stream-ordered operations.
+  rows=$(sed -n '/^Stream-ordered operations:/,/^  staged:/p' "$dir/out.txt" | awk 'NF == 3 && $2 ~ /^[0-9]+$/ {s += $2 + $3} END {print s + 0}')
+  [ "$rows" = $(($(want async_read_ops) + $(want async_write_ops))) ] || fail "way rows add up to $rows"
   ;;
 level0)
   mkfifo "$dir/go" || exit 1
@@ -166,7 +180,8 @@ level0)
     2> "$dir/err" || fail "exit status $?"
   cat "$dir/out.json" "$dir/err"
   grep -q 'published no statistics' "$dir/err" && fail "level 0 reported as no statistics"
-  check_json "$dir/out.json" 0 0 0 0
+  check_json "$dir/out.json" 0 0 0 0 0 0
+  grep -q '^Stream-ordered operations:$' "$dir/now.txt" && fail "stream-ordered operations counted at level 0"
   grep -q '"gpus": \[\]' "$dir/out.json" || fail "a GPU in use at level 0"
   ;;
 *) fail "unknown case" ;;

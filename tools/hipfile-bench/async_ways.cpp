@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#include "async_ways.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace hipfile_bench {
+namespace {
+
+uint64_t Ops(const hipFileExtAsyncWayStats_t& w, int way) {
+  return w.read_ops[way] + w.write_ops[way];
+}
+
+}  // namespace
+
+hipFileExtAsyncWayStats_t WaysBetween(const hipFileExtAsyncWayStats_t& before,
+                                      const hipFileExtAsyncWayStats_t& after) {
+  hipFileExtAsyncWayStats_t d = {};
+  for (int i = 0; i < HIPFILE_EXT_MAX_ASYNC_WAYS; ++i) {
+    d.read_ops[i] = after.read_ops[i] - before.read_ops[i];
+    d.write_ops[i] = after.write_ops[i] - before.write_ops[i];
+  }
+  d.large_chunks = after.large_chunks - before.large_chunks;
+  d.chains_alone = after.chains_alone - before.chains_alone;
+  d.staging_waits = after.staging_waits - before.staging_waits;
+  d.copied_ahead = after.copied_ahead - before.copied_ahead;
+  d.used_ahead = after.used_ahead - before.used_ahead;
+  d.ahead_on_companion = after.ahead_on_companion - before.ahead_on_companion;
+  return d;
+}
+
+std::string WaysJson(const hipFileExtAsyncWayStats_t& w) {
+  std::string out = "{";
+  for (int i = 0; i < HIPFILE_EXT_ASYNC_WAY_COUNT; ++i) {
+    char way[96];
+    std::snprintf(way, sizeof way, "\"%s\": %" PRIu64 ", ", hipFileExtAsyncWayName(i), Ops(w, i));
+    out += way;
+  }
+  char rest[320];
+  std::snprintf(rest, sizeof rest,
+                "\"large_chunks\": %" PRIu64 ", \"chains_alone\": %" PRIu64
+                ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
+                ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64 "}",
+                w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
+                w.ahead_on_companion);
+  return out + rest;
+}
+
+std::string WaysText(const hipFileExtAsyncWayStats_t& w) {
+  std::string out = "Async ways:";
+  for (int i = 0; i < HIPFILE_EXT_ASYNC_WAY_COUNT; ++i) {
+    char way[96];
+    std::snprintf(way, sizeof way, "%s %s %" PRIu64, i == 0 ? "" : ",", hipFileExtAsyncWayName(i),
+                  Ops(w, i));
+    out += way;
+  }
+  char rest[320];
+  std::snprintf(rest, sizeof rest,
+                "; staged: %" PRIu64 " in large chunks, %" PRIu64 " queued alone, %" PRIu64
+                " waited for a block, %" PRIu64 " copied ahead (%" PRIu64 " used, %" PRIu64
+                " on a companion stream)\n",
+                w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
+                w.ahead_on_companion);
+  return out + rest;
+}
+
+}  // namespace hipfile_bench
