@@ -481,6 +481,43 @@ TEST_P(AsyncStagedTest, ChainsWithBlocksToSpareAreQueuedSideBySide) {
   for (auto& s : streams) EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
 }
 
+// A stream kept busy from its first read (held by a host function, 8 reads queued behind it):
+// the pool grows by as many blocks as each submission needs, so every one of them reserves a
+// block and no chain goes alone. Until 2026-12-05 the pool grew by one block per submission and
+// so stayed one short of what a reservation needs while the reads stayed in flight: every chain
+// went alone, and with one alone in flight none after it may reserve.
+TEST_P(AsyncStagedTest, AStreamKeptBusyReservesFromItsFirstSubmission) {
+  constexpr int kDepth = 8;
+  constexpr size_t kBytes = 4096;
+  void* fh = OpenFile("f", kFile);
+  const std::vector<unsigned char> file = Pattern(kFile);
+  FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+  AsyncExecutor& executor = Executor();
+  ASSERT_EQ(executor.StagingBlocks(), 0u);
+  ASSERT_GE(executor.StagingBlockLimit(), size_t{kDepth + 1}) << "blocks to spare";
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(Stream(), &testing::StreamGate::Wait, &gate), hipSuccess);
+  std::vector<Slot> slots(kDepth);
+  for (int i = 0; i < kDepth; ++i) {
+    slots[i] =
+        Slot{kBytes, static_cast<off_t>((i * 5 + 1) * kBytes), static_cast<off_t>(i * kBytes)};
+    ASSERT_TRUE(Submit(IoDirection::kRead, fh, &slots[i], stream_).ok()) << "read " << i;
+  }
+  EXPECT_EQ(executor.ExclusiveChains(), 0u) << "a chain went alone with the pool below its limit";
+  EXPECT_EQ(AsyncWays().chains_alone, 0u);
+  EXPECT_EQ(executor.StagingBlocks(), size_t{kDepth + 1}) << "a block per read, and one to spare";
+  gate.Open();
+  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  const std::vector<unsigned char> got = DeviceBytes(kDepth * kBytes);
+  for (int i = 0; i < kDepth; ++i) {
+    EXPECT_EQ(slots[i].bytes, static_cast<ssize_t>(kBytes)) << "read " << i;
+    EXPECT_TRUE(std::equal(file.begin() + slots[i].file_offset,
+                           file.begin() + slots[i].file_offset + kBytes,
+                           got.begin() + slots[i].buffer_offset))
+        << "read " << i;
+  }
+}
+
 // With no block free (the only one is held by an operation whose read waits), every submission
 // is queued alone, one chain at a time, and each operation waits for the block in turn.
 TEST_P(AsyncStagedTest, ChainsAreQueuedOneAtATimeWhenNoBlockIsFree) {

@@ -49,52 +49,58 @@ bool AsyncExecutor::TablesLocked(Channel* channel) {
 
 bool AsyncExecutor::StagingLocked(Channel* channel) {
   if (!TablesLocked(channel)) return false;
-  // A block for the pool when it has fewer than the staged operations in flight (this one
-  // counted, and those pinning theirs) need, with the blocks still draining, and one to spare,
-  // and is under its limit: this operation may not get that block, but below the limit the pool
-  // has one for each operation in flight and one that no reservation may take, so each
-  // submission finds one to reserve (SubmitStaged). Past the limit, operations queue for the
-  // blocks there are.
-  ReapDrainedLocked();
-  const size_t small_in_flight = staged_in_flight_ - large_in_flight_;
-  const size_t small_draining = draining_.size() - large_draining_;
-  if (small_in_flight + pinning_ + small_draining + kSpareBlocks < staged_channels_ ||
-      staged_channels_ >= SmallBlockLimitLocked()) {
-    if (staged_channels_ > 0) return true;
-    WarnNoStagingLocked("the pinned staging limit leaves streams no block", hipSuccess);
-    return false;
+  // Blocks for the pool while it has fewer than the staged operations in flight need - this one
+  // counted (it joins staged_in_flight_ once queued), those pinning theirs, the blocks still
+  // draining - and one to spare, and is under its limit: this operation may not get those
+  // blocks, but below the limit the pool has one for each operation in flight and one that no
+  // reservation may take, so each submission finds one to reserve (SubmitStaged). Past the
+  // limit, operations queue for the blocks there are. Until 2026-12-05 one block was pinned per
+  // submission, which left the pool a block short for as long as operations stayed in flight:
+  // every chain of a busy stream went alone (AsyncStagedTest.AStreamKeptBusyReservesFromItsFirst
+  // Submission).
+  for (;;) {
+    ReapDrainedLocked();
+    const size_t small_in_flight = staged_in_flight_ - large_in_flight_;
+    const size_t small_draining = draining_.size() - large_draining_;
+    const size_t needed = small_in_flight + 1 + pinning_ + small_draining + kSpareBlocks;
+    if (needed <= staged_channels_ || staged_channels_ >= SmallBlockLimitLocked()) {
+      if (staged_channels_ > 0) return true;
+      WarnNoStagingLocked("the pinned staging limit leaves streams no block", hipSuccess);
+      return false;
+    }
+    ++staged_channels_;  // reserved while it is pinned
+    ++pinning_;
+    Result<engine::StreamStagingBlock> block = Status::Gpu(hipErrorOutOfMemory);
+    {
+      MutexUnlock unlocked(mutex_);
+      block = CatchToStatus("pinning a stream's staging",
+                            [&] { return engine::StreamStagingBlock::Pin(gpu_); });
+    }
+    --pinning_;
+    if (!block.ok()) {
+      --staged_channels_;
+      const Status why = block.status();
+      // Operations queue for the blocks there are; with none at all they take the `run` way.
+      if (staged_channels_ > 0) return true;
+      WarnNoStagingLocked("pinning its staging failed", why.kind() == Status::Kind::kGpu
+                                                            ? static_cast<hipError_t>(why.code())
+                                                            : hipErrorOutOfMemory);
+      return false;
+    }
+    try {
+      // Room for every block in either list, so that handing one back never allocates.
+      free_blocks_.reserve(staged_channels_);
+      draining_.reserve(staged_channels_ + large_blocks_);
+      free_blocks_.push_back(*block);
+    } catch (...) {
+      --staged_channels_;
+      {
+        MutexUnlock unlocked(mutex_);
+        block->Free(gpu_);  // no operation has seen it: freeing waits for streams, not for it
+      }
+      return staged_channels_ > 0;
+    }
   }
-  ++staged_channels_;  // reserved while it is pinned
-  ++pinning_;
-  Result<engine::StreamStagingBlock> block = Status::Gpu(hipErrorOutOfMemory);
-  {
-    MutexUnlock unlocked(mutex_);
-    block = CatchToStatus("pinning a stream's staging",
-                          [&] { return engine::StreamStagingBlock::Pin(gpu_); });
-  }
-  --pinning_;
-  if (!block.ok()) {
-    --staged_channels_;
-    const Status why = block.status();
-    // Operations queue for the blocks there are; with none at all they take the `run` way.
-    if (staged_channels_ > 0) return true;
-    WarnNoStagingLocked("pinning its staging failed", why.kind() == Status::Kind::kGpu
-                                                          ? static_cast<hipError_t>(why.code())
-                                                          : hipErrorOutOfMemory);
-    return false;
-  }
-  try {
-    // Room for every block in either list, so that handing one back never allocates.
-    free_blocks_.reserve(staged_channels_);
-    draining_.reserve(staged_channels_ + large_blocks_);
-    free_blocks_.push_back(*block);
-  } catch (...) {
-    --staged_channels_;
-    MutexUnlock unlocked(mutex_);
-    block->Free(gpu_);  // no operation has seen it: freeing waits for streams, not for this one
-    return false;
-  }
-  return true;
 }
 
 size_t AsyncExecutor::SmallBlockLimitLocked() const {
