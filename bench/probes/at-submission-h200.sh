@@ -50,9 +50,11 @@ row() {  # row NAME "VAR=VALUE ..." FLAGS...
 import json, sys
 name, d = sys.argv[1], json.loads(sys.argv[2])
 st = {k: round(v["mean_us"]) for k, v in d.get("async_stages", {}).items()}
+# Which way the operations went (builds since 2026-12-05): the counts that are not 0.
+ways = {k: v for k, v in d.get("async_ways", {}).items() if v}
 print(f'{name:28s} {d["throughput_gib_s"]:7.2f} GiB/s {d["iops"]:9.0f} IOPS p50 {d["p50_latency_us"]:7.1f} '
       f'p99 {d["p99_latency_us"]:8.1f} us cores {d.get("cpu_cores", 0):5.2f} {st if st else ""} '
-      f'{d.get("paths", "")}')
+      f'{("ways " + str(ways)) if ways else ""} {d.get("paths", "")}')
 PY
 }
 tutorial() {  # tutorial NAME "VAR=VALUE ...": async-bench's tables, on a 4 GiB file of its own

@@ -16,14 +16,18 @@ out=${3:?}
 rounds=${ROUNDS:-1}  # each run of at-submission-h200.sh makes two rounds of its rows already
 mkdir -p "$out"
 here=$(dirname "$0")
-# WITH="VAR=VALUE ...": a third run, of the new build with those settings (e.g.
+# MID=BUILD: a build between the two, run after the base one (three builds: what each of two
+# changes did). WITH="VAR=VALUE ...": a last run, of the new build with those settings (e.g.
 # WITH=HIPFILE_ASYNC_AHEAD_STREAM=1, reads' copies ahead on a companion stream).
-runs=(base new)
+runs=(base)
+[[ -n ${MID:-} ]] && runs+=(mid) && mid=$(realpath "$MID")
+runs+=(new)
 [[ -n ${WITH:-} ]] && runs+=(with)
 for round in $(seq "$rounds"); do
   for which in "${runs[@]}"; do
     build=$base settings=
-    [[ $which != base ]] && build=$new
+    [[ $which == mid ]] && build=$mid
+    [[ $which == new || $which == with ]] && build=$new
     [[ $which == with ]] && settings=$WITH
     echo "== round $round: $which ($build) $settings" | tee -a "$out/ab.txt"
     LD_LIBRARY_PATH=$build/src ldd "$build/tools/hipfile-bench/hipfile-bench" | grep libhipfile \
