@@ -38,17 +38,6 @@ class AsyncWayStatsTest : public IoPathTest {
     ASSERT_TRUE(driver_->Open().ok());
   }
 
-  // One operation on the fixture's stream, waited for: what *bytes_p received.
-  ssize_t RunOne(IoDirection direction, void* fh, size_t size, off_t file_offset) {
-    AsyncSlot slot;
-    slot.size = size;
-    slot.file_offset = file_offset;
-    const Status submitted = SubmitSlotOn(Stream(), fh, dev_, &slot, direction);
-    EXPECT_TRUE(submitted.ok()) << submitted.ToString();
-    EXPECT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-    return slot.bytes;
-  }
-
   hipFileExtAsyncWayStats_t Ways() {
     hipFileExtAsyncWayStats_t w;
     std::memset(&w, 0xff, sizeof w);  // every field must be written
@@ -60,11 +49,11 @@ class AsyncWayStatsTest : public IoPathTest {
   }
 };
 
-TEST_F(AsyncWayStatsTest, QueuedOperationsCountAsStagedByDirection) {
+TEST_P(AsyncWayStatsTest, QueuedOperationsCountAsStagedByDirection) {
   void* fh = OpenFile("f.bin", kFile);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 64 * 1024, 0), 64 * 1024);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 32 * 1024, 4096), 32 * 1024);
-  EXPECT_EQ(RunOne(IoDirection::kWrite, fh, 16 * 1024, 0), 16 * 1024);
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 64 * 1024, 0).bytes, size_t{64 * 1024});
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 32 * 1024, 4096).bytes, size_t{32 * 1024});
+  EXPECT_EQ(Run(IoDirection::kWrite, fh, 16 * 1024, 0).bytes, size_t{16 * 1024});
   const hipFileExtAsyncWayStats_t w = Ways();
   EXPECT_EQ(w.read_ops[hipFileExtAsyncWayStaged], 2u);
   EXPECT_EQ(w.write_ops[hipFileExtAsyncWayStaged], 1u);
@@ -75,36 +64,39 @@ TEST_F(AsyncWayStatsTest, QueuedOperationsCountAsStagedByDirection) {
   EXPECT_EQ(Executor().StagedOperations(), 3u);
 }
 
-TEST_F(AsyncWayStatsTest, AnEmptyOperationGoesToAWorker) {
+TEST_P(AsyncWayStatsTest, AnEmptyOperationGoesToAWorker) {
   void* fh = OpenFile("f.bin", kFile);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 0, 0), 0);
-  EXPECT_EQ(RunOne(IoDirection::kWrite, fh, 0, 0), 0);
+  for (const IoDirection direction : {IoDirection::kRead, IoDirection::kWrite}) {
+    const Outcome out = Run(direction, fh, 0, 0);
+    EXPECT_TRUE(out.ok) << out.error.ToString();
+    EXPECT_EQ(out.bytes, size_t{0});
+  }
   const hipFileExtAsyncWayStats_t w = Ways();
   EXPECT_EQ(w.read_ops[hipFileExtAsyncWayWorker], 1u);
   EXPECT_EQ(w.write_ops[hipFileExtAsyncWayWorker], 1u);
   EXPECT_EQ(Sum(w.read_ops) + Sum(w.write_ops), 2u);
 }
 
-TEST_F(AsyncWayStatsTest, WithoutStreamMemoryOperationsAHostFunctionRunsIt) {
+TEST_P(AsyncWayStatsTest, WithoutStreamMemoryOperationsAHostFunctionRunsIt) {
   gpu_.SetStreamMemOps(0);  // asked at the first submission to the device
   void* fh = OpenFile("f.bin", kFile);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 8192, 4096), 8192);
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 8192, 4096).bytes, size_t{8192});
   const std::vector<unsigned char> file = testing::PatternBytes(kFile);
   EXPECT_EQ(DeviceBytes(8192),
             std::vector<unsigned char>(file.begin() + 4096, file.begin() + 12288));
-  EXPECT_EQ(RunOne(IoDirection::kWrite, fh, 4096, 0), 4096);
+  EXPECT_EQ(Run(IoDirection::kWrite, fh, 4096, 0).bytes, size_t{4096});
   const hipFileExtAsyncWayStats_t w = Ways();
   EXPECT_EQ(w.read_ops[hipFileExtAsyncWayHostFunc], 1u);
   EXPECT_EQ(w.write_ops[hipFileExtAsyncWayHostFunc], 1u);
   EXPECT_EQ(Sum(w.read_ops) + Sum(w.write_ops), 2u);
 }
 
-TEST_F(AsyncWayStatsTest, AnIdleStreamsSmallOperationRunsAtOnce) {
+TEST_P(AsyncWayStatsTest, AnIdleStreamsSmallOperationRunsAtOnce) {
   Remake([](Config& c) { c.async_run_idle_kb = 16; });
   void* fh = OpenFile("f.bin", kFile);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 4096, 0), 4096);
-  EXPECT_EQ(RunOne(IoDirection::kWrite, fh, 4096, 8192), 4096);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 32 * 1024, 0), 32 * 1024);  // over the limit
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 4096, 0).bytes, size_t{4096});
+  EXPECT_EQ(Run(IoDirection::kWrite, fh, 4096, 8192).bytes, size_t{4096});
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 32 * 1024, 0).bytes, size_t{32 * 1024});  // over the limit
   const hipFileExtAsyncWayStats_t w = Ways();
   EXPECT_EQ(w.read_ops[hipFileExtAsyncWayRunAtOnce], 1u);
   EXPECT_EQ(w.write_ops[hipFileExtAsyncWayRunAtOnce], 1u);
@@ -116,7 +108,7 @@ TEST_F(AsyncWayStatsTest, AnIdleStreamsSmallOperationRunsAtOnce) {
 // With one staging block, held by a read whose pread the test holds, another stream's read
 // reached by its stream waits for the block: counted as a staging wait, and its bytes still
 // arrive once the first is let go.
-TEST_F(AsyncWayStatsTest, AReadReachedWithNoBlockFreeCountsAStagingWait) {
+TEST_P(AsyncWayStatsTest, AReadReachedWithNoBlockFreeCountsAStagingWait) {
   void* fh = OpenFile("f.bin", kFile);
   Executor().SetStagingBlocks(1);
   sys_.CloseGate();
@@ -149,9 +141,10 @@ TEST_F(AsyncWayStatsTest, AReadReachedWithNoBlockFreeCountsAStagingWait) {
   EXPECT_EQ(gpu_.StreamDestroy(other), hipSuccess);
 }
 
-TEST_F(AsyncWayStatsTest, ARefusedSubmissionIsNotCounted) {
+TEST_P(AsyncWayStatsTest, ARefusedSubmissionIsNotCounted) {
   void* fh = OpenFile("f.bin", kFile);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 4096, 0), 4096);  // the channel and its staging made
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 4096, 0).bytes,
+            size_t{4096});  // the channel and its staging made
   gpu_.FailNth(GpuOp::kStreamWriteValue32, 1, hipErrorLaunchFailure);
   AsyncSlot slot;
   slot.size = 4096;
@@ -164,25 +157,28 @@ TEST_F(AsyncWayStatsTest, ARefusedSubmissionIsNotCounted) {
   EXPECT_EQ(Sum(w.write_ops), 0u);
 }
 
-TEST_F(AsyncWayStatsTest, NothingIsCountedAtLevelZero) {
+TEST_P(AsyncWayStatsTest, NothingIsCountedAtLevelZero) {
   void* fh = OpenFile("f.bin", kFile);
   driver_->stats().set_level(0);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 4096, 0), 4096);
-  EXPECT_EQ(RunOne(IoDirection::kWrite, fh, 4096, 0), 4096);
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 4096, 0).bytes, size_t{4096});
+  EXPECT_EQ(Run(IoDirection::kWrite, fh, 4096, 0).bytes, size_t{4096});
   const hipFileExtAsyncWayStats_t w = Ways();
   EXPECT_EQ(Sum(w.read_ops) + Sum(w.write_ops), 0u);
   driver_->stats().set_level(1);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 4096, 0), 4096);
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 4096, 0).bytes, size_t{4096});
   EXPECT_EQ(Ways().read_ops[hipFileExtAsyncWayStaged], 1u);
 }
 
-TEST_F(AsyncWayStatsTest, ResetZeroesThem) {
+TEST_P(AsyncWayStatsTest, ResetZeroesThem) {
   void* fh = OpenFile("f.bin", kFile);
-  EXPECT_EQ(RunOne(IoDirection::kRead, fh, 4096, 0), 4096);
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 4096, 0).bytes, size_t{4096});
   driver_->stats().Reset();
   const hipFileExtAsyncWayStats_t w = Ways();
   EXPECT_EQ(Sum(w.read_ops) + Sum(w.write_ops), 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncWayStatsTest, ::testing::Values(Path::kAsync),
+                         PathName);
 
 TEST(AsyncWayNameTest, EveryWayHasItsName) {
   EXPECT_STREQ(hipFileExtAsyncWayName(hipFileExtAsyncWayRunAtOnce), "run_at_once");

@@ -783,7 +783,7 @@ int Run(int argc, char** argv) {
       // Counted at submission (used_ahead when its operation finished): every one is in by now.
       hipFileExtAsyncWayStats_t ways_after = {};
       (void)hipFileExtGetAsyncWayStats(&ways_after);
-      ways = WaysBetween(ways_before, ways_after);
+      ways = hipfile_tools::WaysBetween(ways_before, ways_after);
     }
     hipFileHandleDeregister(s.fh);
     (void)hipFileDriverClose();
@@ -842,8 +842,8 @@ int Run(int argc, char** argv) {
         paths.Json().c_str(), paths.FallbackJson().c_str(),
         o.xfer == 5 ? ", \"async_stages\": " : "",
         o.xfer == 5 ? StagesJson(stages_after).c_str() : "",
-        o.xfer == 5 ? ", \"async_ways\": " : "", o.xfer == 5 ? WaysJson(ways).c_str() : "",
-        failed ? "false" : "true");
+        o.xfer == 5 ? ", \"async_ways\": " : "",
+        o.xfer == 5 ? hipfile_tools::WaysJson(ways).c_str() : "", failed ? "false" : "true");
   } else {
     std::printf("IoType: %s XferType: %s Threads: %d ", IoName(o.io_type), XferName(o.xfer),
                 o.threads);
@@ -858,7 +858,7 @@ int Run(int argc, char** argv) {
     if (uses_hipfile) std::printf(" Paths: %s", paths.Text().c_str());
     std::printf("\n");
     if (o.xfer == 5 && o.stages) {
-      std::printf("%s%s", StagesText(stages_after).c_str(), WaysText(ways).c_str());
+      std::printf("%s%s", StagesText(stages_after).c_str(), hipfile_tools::WaysText(ways).c_str());
     }
   }
   return failed ? 1 : 0;

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "async_ways.h"
+
 namespace hipfile_stats {
 namespace {
 
@@ -137,12 +139,7 @@ void PrintAsyncWays(std::FILE* out, const hipFileExtAsyncWayStats_t& w) {
     std::fprintf(out, "  %-22s %12" PRIu64 " %12" PRIu64 "\n", hipFileExtAsyncWayName(i),
                  w.read_ops[i], w.write_ops[i]);
   }
-  std::fprintf(out,
-               "  staged: %" PRIu64 " in large chunks, %" PRIu64 " queued alone, %" PRIu64
-               " waited for a block; reads copied ahead %" PRIu64 " (%" PRIu64 " used, %" PRIu64
-               " on a companion stream)\n",
-               w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-               w.ahead_on_companion);
+  std::fprintf(out, "  staged: %s\n", hipfile_tools::StagedText(w).c_str());
 }
 
 }  // namespace
@@ -274,12 +271,7 @@ void PrintJson(std::FILE* out, const Snapshot& snap) {
     std::fprintf(out, "\"%s\": {\"read_ops\": %" PRIu64 ", \"write_ops\": %" PRIu64 "}, ",
                  hipFileExtAsyncWayName(i), w.read_ops[i], w.write_ops[i]);
   }
-  std::fprintf(out,
-               "\"large_chunks\": %" PRIu64 ", \"chains_alone\": %" PRIu64
-               ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
-               ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64 "}}\n",
-               w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-               w.ahead_on_companion);
+  std::fprintf(out, "%s}}\n", hipfile_tools::StagedJson(w).c_str());
 }
 
 void PrintRates(std::FILE* out, const hipFileExtProcessStats_t& before,

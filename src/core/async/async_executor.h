@@ -304,9 +304,11 @@ class AsyncExecutor {
   void CountEvent(AsyncEvent event) {
     if (stats_ != nullptr) stats_->RecordAsyncEvent(event);
   }
-  // A staged operation accepted: its way, and whether it took a large block, was queued alone,
-  // was copied ahead, on a companion.
-  void CountStaged(bool write, bool large, bool alone, bool ahead, bool on_companion);
+  // A staged operation accepted: counted by the executor (StagedOperations, CopiedAhead,
+  // AheadOnCompanion) and in the statistics (CountWay, CountEvent): its direction, and whether it
+  // took a large block, was queued alone, was copied ahead, on a companion.
+  void CountStagedLocked(bool write, bool large, bool alone, bool ahead, bool on_companion)
+      REQUIRES(mutex_);
   Status SubmitUntimed(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
   // Whether `op` may run at once (SetRunIdleBytes): small enough, nothing of the executor's left
   // on the channel, and the stream idle. submit_mu held.

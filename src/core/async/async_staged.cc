@@ -319,11 +319,8 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
              GpuErrorName(e));
     } else {
-      ++staged_ops_;
-      if (queued.ahead > 0) ++copied_ahead_;
-      if (queued.ahead > 0 && on_companion) ++ahead_on_companion_;
-      CountStaged(write, large, !reserved && !large, queued.ahead > 0,
-                  queued.ahead > 0 && on_companion);
+      CountStagedLocked(write, large, !reserved && !large, queued.ahead > 0,
+                        queued.ahead > 0 && on_companion);
     }
     EndSubmissionLocked(channel, false);
   }
@@ -622,7 +619,11 @@ size_t AsyncExecutor::StagedOperations() {
   return staged_ops_;
 }
 
-void AsyncExecutor::CountStaged(bool write, bool large, bool alone, bool ahead, bool on_companion) {
+void AsyncExecutor::CountStagedLocked(bool write, bool large, bool alone, bool ahead,
+                                      bool on_companion) {
+  ++staged_ops_;
+  if (ahead) ++copied_ahead_;
+  if (on_companion) ++ahead_on_companion_;
   CountWay(write, AsyncWay::kStaged);
   if (large) CountEvent(AsyncEvent::kLargeChunks);
   if (alone) CountEvent(AsyncEvent::kChainAlone);

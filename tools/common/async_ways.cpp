@@ -4,7 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-namespace hipfile_bench {
+namespace hipfile_tools {
 namespace {
 
 uint64_t Ops(const hipFileExtAsyncWayStats_t& w, int way) {
@@ -29,6 +29,28 @@ hipFileExtAsyncWayStats_t WaysBetween(const hipFileExtAsyncWayStats_t& before,
   return d;
 }
 
+std::string StagedText(const hipFileExtAsyncWayStats_t& w) {
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "%" PRIu64 " in large chunks, %" PRIu64 " queued alone, %" PRIu64
+                " waited for a block; reads copied ahead %" PRIu64 " (%" PRIu64 " used, %" PRIu64
+                " on a companion stream)",
+                w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
+                w.ahead_on_companion);
+  return text;
+}
+
+std::string StagedJson(const hipFileExtAsyncWayStats_t& w) {
+  char json[320];
+  std::snprintf(json, sizeof json,
+                "\"large_chunks\": %" PRIu64 ", \"chains_alone\": %" PRIu64
+                ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
+                ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64,
+                w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
+                w.ahead_on_companion);
+  return json;
+}
+
 std::string WaysJson(const hipFileExtAsyncWayStats_t& w) {
   std::string out = "{";
   for (int i = 0; i < HIPFILE_EXT_ASYNC_WAY_COUNT; ++i) {
@@ -36,14 +58,7 @@ std::string WaysJson(const hipFileExtAsyncWayStats_t& w) {
     std::snprintf(way, sizeof way, "\"%s\": %" PRIu64 ", ", hipFileExtAsyncWayName(i), Ops(w, i));
     out += way;
   }
-  char rest[320];
-  std::snprintf(rest, sizeof rest,
-                "\"large_chunks\": %" PRIu64 ", \"chains_alone\": %" PRIu64
-                ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
-                ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64 "}",
-                w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-                w.ahead_on_companion);
-  return out + rest;
+  return out + StagedJson(w) + "}";
 }
 
 std::string WaysText(const hipFileExtAsyncWayStats_t& w) {
@@ -54,14 +69,7 @@ std::string WaysText(const hipFileExtAsyncWayStats_t& w) {
                   Ops(w, i));
     out += way;
   }
-  char rest[320];
-  std::snprintf(rest, sizeof rest,
-                "; staged: %" PRIu64 " in large chunks, %" PRIu64 " queued alone, %" PRIu64
-                " waited for a block, %" PRIu64 " copied ahead (%" PRIu64 " used, %" PRIu64
-                " on a companion stream)\n",
-                w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-                w.ahead_on_companion);
-  return out + rest;
+  return out + "; staged: " + StagedText(w) + "\n";
 }
 
-}  // namespace hipfile_bench
+}  // namespace hipfile_tools
