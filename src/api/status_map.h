@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "util/capture_mode.h"
 #include "util/exception_status.h"
 #include "util/status.h"
 #include "util/trace.h"
@@ -28,10 +29,12 @@ ssize_t ToSsize(const Result<size_t>& result);
 // The exception boundary of the C entry points: each runs its body through one of these, so no
 // C++ exception unwinds into a C caller (util/exception_status.h says what each becomes). `name`
 // is the entry point's, for the log line.
-// Each is also the call's NVTX range (util/trace.h), named for the entry point.
+// Each is also the call's NVTX range (util/trace.h), named for the entry point, and makes the
+// call's runtime calls in relaxed capture mode (util/capture_mode.h).
 template <class Fn>
 hipFileError_t GuardError(const char* name, Fn&& fn) noexcept {
   const TraceRange range(name);
+  const RelaxedCapture relaxed;
   try {
     return fn();
   } catch (...) {
@@ -41,6 +44,7 @@ hipFileError_t GuardError(const char* name, Fn&& fn) noexcept {
 template <class Fn>
 ssize_t GuardSsize(const char* name, Fn&& fn) noexcept {
   const TraceRange range(name);
+  const RelaxedCapture relaxed;
   try {
     return fn();
   } catch (...) {
@@ -52,6 +56,7 @@ ssize_t GuardSsize(const char* name, Fn&& fn) noexcept {
 template <class Fn>
 void GuardVoid(const char* name, Fn&& fn) noexcept {
   const TraceRange range(name);
+  const RelaxedCapture relaxed;
   try {
     fn();
   } catch (...) {

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "platform/sys.h"
+#include "util/capture_mode.h"
 
 namespace hipfile::platform {
 namespace {
@@ -153,8 +154,12 @@ class PosixSys final : public Sys {
   Result<std::thread> StartThread(std::function<void()> body) override {
     // std::thread reports pthread_create's error as std::system_error, and the state it
     // allocates for the thread as std::bad_alloc; both become the errno here.
+    // The library's threads make their runtime calls in relaxed capture mode (util/capture_mode.h).
     try {
-      return std::thread(std::move(body));
+      return std::thread([body = std::move(body)] {
+        RelaxCaptureModeForThisThread();
+        body();
+      });
     } catch (const std::system_error& e) {
       const int code = e.code().value();
       return Status::Errno(code > 0 ? code : EAGAIN);

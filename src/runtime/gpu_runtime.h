@@ -197,6 +197,17 @@ class GpuRuntime {
     (void)flags;
     return hipErrorNotSupported;
   }
+  // Whether work queued on the stream now would be recorded into a graph instead of running: a
+  // capture begun on it (or on a stream it joined) and not yet ended, live or invalidated. Of
+  // the legacy default stream CUDA may answer an error instead (hipErrorStreamCaptureUnsupported:
+  // a blocking stream it would wait for is capturing). Asking never disturbs a capture.
+  // Runtimes without graphs answer false.
+  virtual hipError_t StreamIsCapturing(Stream stream, bool* capturing) {
+    (void)stream;
+    if (capturing == nullptr) return hipErrorInvalidValue;
+    *capturing = false;
+    return hipSuccess;
+  }
   // Runs fn(user_data) on a runtime thread once earlier work on the stream is done; later work
   // waits for it to return. fn must not call into the runtime.
   virtual hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) = 0;

@@ -224,6 +224,13 @@ hipError_t FaultRuntime::StreamGetFlags(runtime::Stream stream, unsigned* flags)
   return Forwarded(GpuOp::kStreamGetFlags, base_.StreamGetFlags(stream, flags));
 }
 
+hipError_t FaultRuntime::StreamIsCapturing(runtime::Stream stream, bool* capturing) {
+  if (const hipError_t e = Injected(GpuOp::kStreamIsCapturing)) return e;
+  hipError_t e = base_.StreamIsCapturing(stream, capturing);
+  if (e == hipSuccess && capturing_.load() && capturing_stream_.load() == stream) *capturing = true;
+  return Forwarded(GpuOp::kStreamIsCapturing, e);
+}
+
 hipError_t FaultRuntime::LaunchHostFunc(runtime::Stream stream, runtime::HostFn fn,
                                         void* user_data) {
   if (const hipError_t e = Injected(GpuOp::kLaunchHostFunc)) return e;

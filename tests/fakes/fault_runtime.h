@@ -57,6 +57,7 @@ enum class GpuOp : size_t {
   kStreamWaitEvent,
   kStreamGetDevice,
   kStreamGetFlags,
+  kStreamIsCapturing,
   kLaunchHostFunc,
   kStreamWaitValue32,
   kStreamWriteValue32,
@@ -107,6 +108,12 @@ class FaultRuntime : public runtime::GpuRuntime {
   }
   // What SupportsStreamMemOps answers: -1 forwards (the default), 0 false, 1 true.
   void SetStreamMemOps(int answer) { stream_mem_ops_ = answer; }
+  // StreamIsCapturing answers true for `stream` until Reset, as CUDA does between a program's
+  // cuStreamBeginCapture and cuStreamEndCapture (the CPU runtime has no graphs).
+  void SetCapturing(runtime::Stream stream) {
+    capturing_stream_.store(stream);
+    capturing_.store(true);
+  }
   // Drops every fault and override and zeroes the call counters (Calls, not Succeeded).
   void Reset() {
     plan_.Reset();
@@ -116,6 +123,7 @@ class FaultRuntime : public runtime::GpuRuntime {
       for (auto& hook : after_hooks_) hook = nullptr;
     }
     stream_mem_ops_ = -1;
+    capturing_ = false;
     touching_ = 0;
     hold_copies_fn_ = nullptr;
   }
@@ -164,6 +172,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   hipError_t StreamWaitEvent(runtime::Stream stream, runtime::Event event, unsigned flags) override;
   hipError_t StreamGetDevice(runtime::Stream stream, int* device) override;
   hipError_t StreamGetFlags(runtime::Stream stream, unsigned* flags) override;
+  hipError_t StreamIsCapturing(runtime::Stream stream, bool* capturing) override;
   hipError_t LaunchHostFunc(runtime::Stream stream, runtime::HostFn fn, void* user_data) override;
   bool SupportsStreamMemOps(int device) override;
   hipError_t StreamWaitValue32(runtime::Stream stream, uint32_t* addr, uint32_t value) override;
@@ -208,6 +217,8 @@ class FaultRuntime : public runtime::GpuRuntime {
   runtime::GpuRuntime& base_;
   FaultPlan plan_{Index(GpuOp::kCount)};
   std::atomic<int> stream_mem_ops_{-1};
+  std::atomic<bool> capturing_{false};
+  std::atomic<runtime::Stream> capturing_stream_{nullptr};
   std::atomic<uint64_t> succeeded_[static_cast<size_t>(GpuOp::kCount)] = {};
   std::atomic<uintptr_t> touching_{0};  // FailMemcpyAsyncTouching's address; 0: none
   std::atomic<hipError_t> touching_error_{hipSuccess};

@@ -83,6 +83,8 @@ void ResolveAll(Resolver& r, CudaDriver* d) {
   r.Required(&d->cuStreamGetCtx, "cuStreamGetCtx");
   r.Optional(&d->cuStreamGetDevice, "cuStreamGetDevice");
   r.Optional(&d->cuStreamGetFlags, "cuStreamGetFlags");
+  r.Optional(&d->cuStreamIsCapturing, "cuStreamIsCapturing");
+  r.Optional(&d->cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode");
   r.Required(&d->cuLaunchHostFunc, "cuLaunchHostFunc");
   r.Optional(&d->cuStreamWaitValue32, "cuStreamWaitValue32_v2");
   r.Optional(&d->cuStreamWriteValue32, "cuStreamWriteValue32_v2");

@@ -58,6 +58,9 @@ struct CudaDriver {
   cu::PFN_cuStreamGetCtx cuStreamGetCtx = nullptr;
   cu::PFN_cuStreamGetDevice cuStreamGetDevice = nullptr;  // optional: CUDA 12.8+
   cu::PFN_cuStreamGetFlags cuStreamGetFlags = nullptr;
+  cu::PFN_cuStreamIsCapturing cuStreamIsCapturing = nullptr;
+  // CUDA 10.1+: util/capture_mode.h.
+  cu::PFN_cuThreadExchangeStreamCaptureMode cuThreadExchangeStreamCaptureMode = nullptr;
   cu::PFN_cuLaunchHostFunc cuLaunchHostFunc = nullptr;
   cu::PFN_cuStreamWaitValue32 cuStreamWaitValue32 = nullptr;    // optional: CUDA 11.7+
   cu::PFN_cuStreamWriteValue32 cuStreamWriteValue32 = nullptr;  // optional: CUDA 11.7+

@@ -42,6 +42,11 @@ enum CUpointer_attribute : int {
   CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,        // size_t
 };
 
+// CUstreamCaptureStatus: what cuStreamIsCapturing says of a stream.
+constexpr int CU_STREAM_CAPTURE_STATUS_NONE = 0;
+constexpr int CU_STREAM_CAPTURE_STATUS_ACTIVE = 1;
+constexpr int CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2;
+
 // CUmemorytype. Memory CUDA does not know reports 0.
 constexpr unsigned CU_MEMORYTYPE_HOST = 0x01;
 constexpr unsigned CU_MEMORYTYPE_DEVICE = 0x02;
@@ -144,6 +149,9 @@ using PFN_cuStreamWaitEvent = CUresult (*)(CUstream stream, CUevent event, unsig
 using PFN_cuStreamGetCtx = CUresult (*)(CUstream stream, CUcontext* ctx);
 using PFN_cuStreamGetDevice = CUresult (*)(CUstream stream, CUdevice* device);
 using PFN_cuStreamGetFlags = CUresult (*)(CUstream stream, unsigned int* flags);
+using PFN_cuStreamIsCapturing = CUresult (*)(CUstream stream, int* capture_status);
+// `mode` is a CUstreamCaptureMode (an int): 0 global, 1 thread-local, 2 relaxed.
+using PFN_cuThreadExchangeStreamCaptureMode = CUresult (*)(int* mode);
 using PFN_cuLaunchHostFunc = CUresult (*)(CUstream stream, CUhostFn fn, void* user_data);
 using PFN_cuStreamWaitValue32 = CUresult (*)(CUstream stream, CUdeviceptr addr, uint32_t value,
                                              unsigned flags);

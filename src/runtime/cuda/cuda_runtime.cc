@@ -15,6 +15,7 @@
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/gather_kernel.h"
 #include "runtime/device_attributes.h"
+#include "util/capture_mode.h"
 #include "util/log.h"
 #include "util/mutex.h"
 
@@ -334,6 +335,22 @@ class CudaRuntime final : public GpuRuntime {
     if (d_.cuStreamGetFlags == nullptr) return hipErrorNotSupported;
     if (const hipError_t err = Enter(); err != hipSuccess) return err;
     return Map(d_.cuStreamGetFlags(Cu(stream), flags));
+  }
+
+  // Drivers before CUDA 10 have no graphs, so nothing is captured there.
+  hipError_t StreamIsCapturing(Stream stream, bool* capturing) override {
+    if (capturing == nullptr) return hipErrorInvalidValue;
+    if (d_.cuStreamIsCapturing == nullptr) {
+      *capturing = false;
+      return hipSuccess;
+    }
+    if (const hipError_t err = Enter(); err != hipSuccess) return err;
+    int status = cu::CU_STREAM_CAPTURE_STATUS_NONE;
+    if (const CUresult r = d_.cuStreamIsCapturing(Cu(stream), &status); r != CUDA_SUCCESS) {
+      return Map(r);
+    }
+    *capturing = status != cu::CU_STREAM_CAPTURE_STATUS_NONE;
+    return hipSuccess;
   }
 
   hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) override {
@@ -1005,7 +1022,10 @@ std::unique_ptr<GpuRuntime> CreateCudaRuntime(std::string* why_not,
                                               const CudaRuntimeOptions& options) {
   const CudaDriver* driver = SharedCudaDriver(why_not);
   if (driver == nullptr) return nullptr;
-  return CreateCudaRuntimeWithDriver(*driver, why_not, options);
+  std::unique_ptr<GpuRuntime> runtime = CreateCudaRuntimeWithDriver(*driver, why_not, options);
+  // From here the library's runtime calls are made in relaxed capture mode (util/capture_mode.h).
+  if (runtime != nullptr) InstallCaptureModeExchange(driver->cuThreadExchangeStreamCaptureMode);
+  return runtime;
 }
 
 }  // namespace hipfile::runtime
