@@ -158,5 +158,27 @@ TEST_F(StreamCaptureTest, TheLibrarysWorkDoesNotDisturbAGlobalCaptureElsewhere) 
   EXPECT_EQ(hipStreamDestroy(other), hipSuccess);
 }
 
+// A program reading inside its own capture (a loader called within `with torch.cuda.graph(g):`):
+// the synchronous calls move their bytes at once, on the library's streams, in relaxed mode, and
+// the capture, of another stream of the same thread, still ends with a graph.
+TEST_F(StreamCaptureTest, SynchronousCallsOnTheCapturingThreadWorkAndLeaveTheCaptureWhole) {
+  hipStream_t captured = nullptr;
+  ASSERT_EQ(hipStreamCreateWithFlags(&captured, hipStreamNonBlocking), hipSuccess);
+  void* scratch = DeviceAlloc(4096);
+  ASSERT_EQ(hipMemset(dev_, 0, kFile), hipSuccess);
+  ASSERT_EQ(capture_.begin(captured, Capture::kGlobal), 0);
+  const hipError_t recorded = hipMemsetAsync(scratch, 1, 4096, captured);
+  const ssize_t read = hipFileRead(fh_, dev_, kFile, 0, 0);
+  const ssize_t written = hipFileWrite(fh_, dev_, kFile, 0, 0);
+  // The capture ends before anything is checked: one left open refuses the suite's later calls.
+  const int finished = capture_.Finish(captured);
+  EXPECT_EQ(recorded, hipSuccess);
+  EXPECT_EQ(read, static_cast<ssize_t>(kFile));
+  EXPECT_EQ(written, static_cast<ssize_t>(kFile));
+  EXPECT_EQ(finished, 0) << "the library's calls invalidated the capture";
+  EXPECT_EQ(DeviceBytes(dev_, kFile), testing::PatternBytes(kFile));
+  EXPECT_EQ(hipStreamDestroy(captured), hipSuccess);
+}
+
 }  // namespace
 }  // namespace hipfile::api
