@@ -98,6 +98,7 @@ Status Driver::RegisterStream(runtime::Stream stream, unsigned flags) {
                    flags, static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK));
     return Status::Op(hipFileInvalidValue);
   }
+  HF_RETURN_IF_ERROR(RefuseCapturingStream(gpu_, stream, "hipFileStreamRegister"));
   int device = -1;
   if (const hipError_t e = gpu_.StreamGetDevice(stream, &device); e != hipSuccess) {
     HF_LOG_LIMITED(kWarn,

@@ -123,39 +123,36 @@ void StreamTransfer::LetGo() {
   windows_planned_ = true;  // and none are planned again
 }
 
+// Work queued on a stream being captured is recorded into a graph, to run when the graph is
+// launched, perhaps many times; a stream-ordered operation's file I/O runs on the host when the
+// stream reaches it, which a graph cannot replay. Asked first: before 2026-12-05 the device
+// question came first, and on an H100 a capture asked so ended invalidated.
+Status RefuseCapturingStream(runtime::GpuRuntime& gpu, runtime::Stream stream, const char* entry) {
+  bool capturing = false;
+  const hipError_t e = gpu.StreamIsCapturing(stream, &capturing);
+  if (e == hipSuccess && !capturing) return Status::Ok();
+  if (e == hipSuccess || e == hipErrorStreamCaptureUnsupported) {
+    HF_LOG_LIMITED(
+        kWarn,
+        "%s: stream %p %s a graph, which cannot record stream-ordered file I/O (it runs "
+        "on the host when the stream reaches it); refused, nothing done",
+        entry, static_cast<void*>(stream),
+        e == hipSuccess ? "is being captured into" : "would wait for a stream captured into");
+    return Status::Gpu(hipErrorStreamCaptureUnsupported);
+  }
+  HF_LOG_LIMITED(kWarn,
+                 "%s: stream %p: the GPU runtime cannot say whether it is being captured (%s)",
+                 entry, static_cast<void*>(stream), Status::Gpu(e).ToString().c_str());
+  return Status::Gpu(e);
+}
+
 Status CheckStreamSubmission(const IoService& service, runtime::GpuRuntime& gpu,
                              const PreparedIo& io, const StreamSubmission& s) {
   if (!service.RangeValid(io, s.submitted.size, s.submitted.file_offset,
                           s.submitted.buffer_offset)) {
     return Status::Op(hipFileInvalidValue);
   }
-  // Work queued on a stream being captured is recorded into a graph, to run when the graph is
-  // launched, perhaps many times; the operation's file I/O runs on the host when the stream
-  // reaches it, which a graph cannot replay (docs/async.md, "Streams being captured"). Asked
-  // first: CUDA refuses cuStreamGetDevice on a capturing stream, and the refusal invalidates the
-  // capture (H100, 2026-12-05).
-  bool capturing = false;
-  if (const hipError_t e = gpu.StreamIsCapturing(s.stream, &capturing); e != hipSuccess) {
-    if (e == hipErrorStreamCaptureUnsupported) {
-      HF_LOG_LIMITED(kWarn,
-                     "%s: stream %p would wait for a stream being captured into a graph; nothing "
-                     "was queued",
-                     io.entry, static_cast<void*>(s.stream));
-    } else {
-      HF_LOG_LIMITED(kWarn,
-                     "%s: stream %p: the GPU runtime cannot say whether it is being captured (%s)",
-                     io.entry, static_cast<void*>(s.stream), Status::Gpu(e).ToString().c_str());
-    }
-    return Status::Gpu(e);
-  }
-  if (capturing) {
-    HF_LOG_LIMITED(kWarn,
-                   "%s: stream %p is being captured into a graph; stream-ordered file I/O cannot "
-                   "be captured (it runs on the host when the stream reaches it), so nothing was "
-                   "queued",
-                   io.entry, static_cast<void*>(s.stream));
-    return Status::Gpu(hipErrorStreamCaptureUnsupported);
-  }
+  HF_RETURN_IF_ERROR(RefuseCapturingStream(gpu, s.stream, io.entry));
   int stream_device = -1;
   if (const hipError_t e = gpu.StreamGetDevice(s.stream, &stream_device); e != hipSuccess) {
     HF_LOG_LIMITED(kWarn, "%s: stream %p: the GPU runtime cannot say its device (%s)", io.entry,

@@ -87,9 +87,15 @@ struct StreamSubmission {
   AsyncParams submitted;
 };
 
-// The submission's checks (spec §1.10): offsets and range as hipFileRead checks them, and the
-// stream on the buffer's device. hipFileInvalidValue (logged) or the runtime's error when it cannot
-// say the stream's device.
+// Refuses (logged) a stream being captured into a graph, which cannot record stream-ordered file
+// I/O, with hipErrorStreamCaptureUnsupported, or with the runtime's error when it cannot say;
+// asked before any other question of the stream (docs/async.md, "Streams being captured").
+// `entry` names the C entry point.
+Status RefuseCapturingStream(runtime::GpuRuntime& gpu, runtime::Stream stream, const char* entry);
+
+// The submission's checks (spec §1.10): offsets and range as hipFileRead checks them, the stream
+// not being captured (RefuseCapturingStream), and the stream on the buffer's device.
+// hipFileInvalidValue (logged) or the runtime's error when it cannot say the stream's device.
 Status CheckStreamSubmission(const IoService& service, runtime::GpuRuntime& gpu,
                              const PreparedIo& io, const StreamSubmission& s);
 // Queues the operation on s.stream (CheckStreamSubmission passed): *s.bytes_p is 0 until it

@@ -97,6 +97,9 @@ void AsyncCaptureTest::RefusedAndNothingQueued() {
     }
   }
   EXPECT_GE(gpu_.Calls(GpuOp::kStreamIsCapturing), 4u);
+  // Nothing else was asked of the stream: on CUDA the device question invalidated a capture.
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamGetDevice), 0u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamGetFlags), 0u);
   ExpectNothingQueuedOrMoved();
   // The buffer and the file are as they were.
   EXPECT_EQ(gpu_.StreamSynchronize(stream), hipSuccess);
@@ -134,6 +137,21 @@ TEST_F(AsyncCaptureTest, AnErrorFromTheQuestionRefusesTheOperation) {
   }
   gpu_.Reset();
   ExpectReadOn(stream);
+}
+
+TEST_F(AsyncCaptureTest, ACapturingStreamIsNotRegisteredUntilTheCaptureEnds) {
+  const runtime::Stream stream = Stream();
+  Forget();
+  gpu_.SetCapturing(stream);
+  const Status refused = driver_->RegisterStream(stream, HIPFILE_STREAM_FIXED_FILE_SIZE);
+  EXPECT_TRUE(refused.IsGpu(hipErrorStreamCaptureUnsupported)) << refused.ToString();
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamGetDevice), 0u);
+  // Not registered: deregistering it is refused as for any stream never registered.
+  EXPECT_TRUE(driver_->DeregisterStream(stream).IsOp(hipFileInvalidValue));
+  gpu_.Reset();
+  ASSERT_TRUE(driver_->RegisterStream(stream, HIPFILE_STREAM_FIXED_FILE_SIZE).ok());
+  ExpectReadOn(stream);
+  EXPECT_TRUE(driver_->DeregisterStream(stream).ok());
 }
 
 }  // namespace

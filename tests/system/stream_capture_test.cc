@@ -101,7 +101,10 @@ TEST_F(StreamCaptureTest, AReadOnACapturingStreamIsRefusedAndTheCaptureStaysWhol
     EXPECT_EQ(e.hip_drv_err, hipErrorStreamCaptureUnsupported);
     EXPECT_EQ(bytes, 12345);
   }
-  EXPECT_EQ(capture_.Finish(stream), 0) << "the refusal invalidated the capture";
+  const hipFileError_t registered = hipFileStreamRegister(stream, 0);
+  EXPECT_EQ(capture_.Finish(stream), 0) << "the refusals invalidated the capture";
+  EXPECT_EQ(registered.err, hipFileHipDriverError);
+  EXPECT_EQ(registered.hip_drv_err, hipErrorStreamCaptureUnsupported);
   ExpectReadOn(stream);  // the capture over, the stream takes reads again
   EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
 }
