@@ -5,7 +5,6 @@
 // hipErrorStreamCaptureUnsupported and leaves the capture whole; and the library's own work
 // (windows pinned, scratch allocated, copies, threads of its own) while another thread captures
 // in CUDA's global mode, PyTorch's default, neither fails nor invalidates that capture.
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
@@ -19,38 +18,13 @@
 #include <vector>
 
 #include "core/process_runtime.h"
+#include "fakes/cuda_capture.h"
 #include "unit/api/api_test_util.h"
 
 namespace hipfile::api {
 namespace {
 
 constexpr size_t kFile = 8 << 20;
-
-// The driver API's capture calls, which the library never makes.
-struct Capture {
-  using Begin = int (*)(hipStream_t, int mode);
-  using End = int (*)(hipStream_t, void** graph);
-  using Destroy = int (*)(void* graph);
-  static constexpr int kGlobal = 0;  // CU_STREAM_CAPTURE_MODE_GLOBAL
-  Begin begin = nullptr;
-  End end = nullptr;
-  Destroy destroy = nullptr;
-  Capture() {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    if (lib == nullptr) return;
-    begin = reinterpret_cast<Begin>(dlsym(lib, "cuStreamBeginCapture_v2"));
-    end = reinterpret_cast<End>(dlsym(lib, "cuStreamEndCapture"));
-    destroy = reinterpret_cast<Destroy>(dlsym(lib, "cuGraphDestroy"));
-  }
-  bool ok() const { return begin != nullptr && end != nullptr && destroy != nullptr; }
-  // Ends the capture on `stream`: 0 when it made a graph (destroyed here), else the CUresult.
-  int Finish(hipStream_t stream) const {
-    void* graph = nullptr;
-    const int r = end(stream, &graph);
-    if (graph != nullptr) destroy(graph);
-    return r != 0 ? r : graph == nullptr ? -1 : 0;
-  }
-};
 
 class StreamCaptureTest : public ApiTest {
  protected:
@@ -60,7 +34,6 @@ class StreamCaptureTest : public ApiTest {
       GTEST_SKIP() << "needs CUDA graphs; the runtime is " << ProcessRuntime().Name();
     }
     ASSERT_TRUE(IsSuccess(hipFileDriverOpen()));
-    capture_ = Capture();  // after the driver opened: libcuda is loaded
     ASSERT_TRUE(capture_.ok()) << "libcuda.so.1 lacks the capture calls";
     fh_ = Register(OpenFile("capture.dat", kFile, O_RDWR));
     dev_ = DeviceAlloc(kFile);
@@ -82,7 +55,7 @@ class StreamCaptureTest : public ApiTest {
     EXPECT_EQ(DeviceBytes(dev_, kFile), testing::PatternBytes(kFile));
   }
 
-  Capture capture_;
+  testing::CudaCapture capture_;
   hipFileHandle_t fh_ = nullptr;
   void* dev_ = nullptr;
 };
@@ -90,7 +63,7 @@ class StreamCaptureTest : public ApiTest {
 TEST_F(StreamCaptureTest, AReadOnACapturingStreamIsRefusedAndTheCaptureStaysWhole) {
   hipStream_t stream = nullptr;
   ASSERT_EQ(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), hipSuccess);
-  ASSERT_EQ(capture_.begin(stream, Capture::kGlobal), 0);
+  ASSERT_EQ(capture_.Begin(stream), 0);
   for (const size_t size_asked : {size_t{4096}, kFile}) {
     size_t size = size_asked;
     hoff_t file_offset = 0, buffer_offset = 0;
@@ -121,7 +94,7 @@ TEST_F(StreamCaptureTest, TheLibrarysWorkDoesNotDisturbAGlobalCaptureElsewhere) 
   // synchronous reads and a write (windows pinned, copies). The worker calls nothing but the
   // library: a global capture refuses a thread of the program in global mode most calls of its
   // own (hipStreamSynchronize included), so it waits for *bytes_p instead.
-  ASSERT_EQ(capture_.begin(captured, Capture::kGlobal), 0);
+  ASSERT_EQ(capture_.Begin(captured), 0);
   const hipError_t recorded = hipMemsetAsync(scratch, 1, 4096, captured);
   std::atomic<ssize_t> async_bytes{-1};
   ssize_t sync_bytes[2] = {-1, -1}, written = -1;
@@ -169,7 +142,7 @@ TEST_F(StreamCaptureTest, SynchronousCallsOnTheCapturingThreadWorkAndLeaveTheCap
   ASSERT_EQ(hipStreamCreateWithFlags(&captured, hipStreamNonBlocking), hipSuccess);
   void* scratch = DeviceAlloc(4096);
   ASSERT_EQ(hipMemset(dev_, 0, kFile), hipSuccess);
-  ASSERT_EQ(capture_.begin(captured, Capture::kGlobal), 0);
+  ASSERT_EQ(capture_.Begin(captured), 0);
   const hipError_t recorded = hipMemsetAsync(scratch, 1, 4096, captured);
   const ssize_t read = hipFileRead(fh_, dev_, kFile, 0, 0);
   const ssize_t written = hipFileWrite(fh_, dev_, kFile, 0, 0);

@@ -3,7 +3,6 @@
 // memory shapes, read-only registration of a file mapping, stream memory operations.
 #include "runtime/cuda/cuda_runtime.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -16,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "fakes/cuda_capture.h"
 #include "fakes/temp_dir.h"
 #include "runtime/cuda/cuda_driver.h"
 
@@ -185,27 +185,9 @@ TEST_F(CudaRuntimeGpu, StreamsOfOtherCudaCodeAreAccepted) {
   EXPECT_EQ(driver_->cuStreamDestroy(foreign), 0);
 }
 
-// cuStreamBeginCapture / cuStreamEndCapture / cuGraphDestroy, which the library never calls.
-struct CaptureApi {
-  using Begin = int (*)(cu::CUstream, int mode);
-  using End = int (*)(cu::CUstream, void** graph);
-  using Destroy = int (*)(void* graph);
-  Begin begin = nullptr;
-  End end = nullptr;
-  Destroy destroy = nullptr;
-  static constexpr int kGlobal = 0;  // CU_STREAM_CAPTURE_MODE_GLOBAL, PyTorch's default
-  CaptureApi() {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);  // loaded already: a reference
-    if (lib == nullptr) return;
-    begin = reinterpret_cast<Begin>(dlsym(lib, "cuStreamBeginCapture_v2"));
-    end = reinterpret_cast<End>(dlsym(lib, "cuStreamEndCapture"));
-    destroy = reinterpret_cast<Destroy>(dlsym(lib, "cuGraphDestroy"));
-  }
-};
-
 TEST_F(CudaRuntimeGpu, CapturingStreamsAreToldApartWithoutDisturbingTheCapture) {
-  const CaptureApi api;
-  ASSERT_TRUE(api.begin != nullptr && api.end != nullptr && api.destroy != nullptr);
+  const testing::CudaCapture capture;
+  ASSERT_TRUE(capture.ok());
   ASSERT_EQ(rt_->SetDevice(0), hipSuccess);
   Stream stream = nullptr;
   ASSERT_EQ(rt_->StreamCreate(&stream, hipStreamNonBlocking), hipSuccess);
@@ -214,27 +196,20 @@ TEST_F(CudaRuntimeGpu, CapturingStreamsAreToldApartWithoutDisturbingTheCapture) 
   bool capturing = true;
   ASSERT_EQ(rt_->StreamIsCapturing(stream, &capturing), hipSuccess);
   EXPECT_FALSE(capturing);
-  auto cu_stream = reinterpret_cast<cu::CUstream>(stream);
-  ASSERT_EQ(api.begin(cu_stream, CaptureApi::kGlobal), 0);
+  ASSERT_EQ(capture.Begin(stream), 0);
   // Whatever fails below, the capture ends here: one left open refuses the suite's later calls.
   const hipError_t first = rt_->StreamIsCapturing(stream, &capturing);
   const bool first_answer = capturing;
   const hipError_t memset = rt_->MemsetAsync(dev, 0x22, 4096, stream);  // recorded, not run
   const hipError_t second = rt_->StreamIsCapturing(stream, &capturing);
   const bool second_answer = capturing;
-  void* graph = nullptr;
-  const int ended = api.end(cu_stream, &graph);
-  if (graph != nullptr) {
-    EXPECT_EQ(api.destroy(graph), 0);
-  }
+  const int ended = capture.Finish(stream);
   EXPECT_EQ(first, hipSuccess);
   EXPECT_TRUE(first_answer);
   EXPECT_EQ(memset, hipSuccess);
   EXPECT_EQ(second, hipSuccess);
   EXPECT_TRUE(second_answer);
-  // Asking did not invalidate the capture: it ended with a graph.
-  EXPECT_EQ(ended, 0);
-  EXPECT_NE(graph, nullptr);
+  EXPECT_EQ(ended, 0) << "asking invalidated the capture";
   ASSERT_EQ(rt_->StreamIsCapturing(stream, &capturing), hipSuccess);
   EXPECT_FALSE(capturing);
   EXPECT_EQ(rt_->Free(dev), hipSuccess);
@@ -242,25 +217,19 @@ TEST_F(CudaRuntimeGpu, CapturingStreamsAreToldApartWithoutDisturbingTheCapture) 
 }
 
 TEST_F(CudaRuntimeGpu, TheLegacyStreamIsRefusedWhileABlockingStreamCaptures) {
-  const CaptureApi api;
-  ASSERT_TRUE(api.begin != nullptr && api.end != nullptr && api.destroy != nullptr);
+  const testing::CudaCapture capture;
+  ASSERT_TRUE(capture.ok());
   ASSERT_EQ(rt_->SetDevice(0), hipSuccess);
   Stream blocking = nullptr;
   ASSERT_EQ(rt_->StreamCreate(&blocking, 0), hipSuccess);
   bool capturing = true;
   ASSERT_EQ(rt_->StreamIsCapturing(nullptr, &capturing), hipSuccess);
   EXPECT_FALSE(capturing);
-  auto cu_stream = reinterpret_cast<cu::CUstream>(blocking);
-  ASSERT_EQ(api.begin(cu_stream, CaptureApi::kGlobal), 0);
+  ASSERT_EQ(capture.Begin(blocking), 0);
   const hipError_t legacy = rt_->StreamIsCapturing(nullptr, &capturing);
   EXPECT_TRUE(legacy == hipErrorStreamCaptureUnsupported || (legacy == hipSuccess && capturing))
       << "the legacy stream would wait for the capture: " << legacy << " " << capturing;
-  void* graph = nullptr;
-  const int ended = api.end(cu_stream, &graph);
-  if (graph != nullptr) {
-    EXPECT_EQ(api.destroy(graph), 0);
-  }
-  EXPECT_EQ(ended, 0) << "asking of the legacy stream invalidated the capture";
+  EXPECT_EQ(capture.Finish(blocking), 0) << "asking of the legacy stream invalidated the capture";
   EXPECT_EQ(rt_->StreamDestroy(blocking), hipSuccess);
 }
 
