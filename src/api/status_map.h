@@ -34,7 +34,7 @@ ssize_t ToSsize(const Result<size_t>& result);
 template <class Fn>
 hipFileError_t GuardError(const char* name, Fn&& fn) noexcept {
   const TraceRange range(name);
-  const RelaxedCapture relaxed;
+  RelaxedCapture relaxed;  // not const: InstallCaptureModeExchange may engage it
   try {
     return fn();
   } catch (...) {
@@ -44,7 +44,7 @@ hipFileError_t GuardError(const char* name, Fn&& fn) noexcept {
 template <class Fn>
 ssize_t GuardSsize(const char* name, Fn&& fn) noexcept {
   const TraceRange range(name);
-  const RelaxedCapture relaxed;
+  RelaxedCapture relaxed;  // not const: InstallCaptureModeExchange may engage it
   try {
     return fn();
   } catch (...) {
@@ -56,7 +56,7 @@ ssize_t GuardSsize(const char* name, Fn&& fn) noexcept {
 template <class Fn>
 void GuardVoid(const char* name, Fn&& fn) noexcept {
   const TraceRange range(name);
-  const RelaxedCapture relaxed;
+  RelaxedCapture relaxed;  // not const: InstallCaptureModeExchange may engage it
   try {
     fn();
   } catch (...) {

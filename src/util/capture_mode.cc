@@ -10,12 +10,14 @@ constexpr int kRelaxed = 2;  // CU_STREAM_CAPTURE_MODE_RELAXED
 constexpr int kSuccess = 0;  // CUDA_SUCCESS
 
 std::atomic<CaptureModeExchange> installed{nullptr};
+// The calling thread's outermost scope that began before an exchange was installed.
+thread_local RelaxedCapture* waiting = nullptr;
 
 }  // namespace
 
 void InstallCaptureModeExchange(CaptureModeExchange exchange) {
-  CaptureModeExchange none = nullptr;
-  installed.compare_exchange_strong(none, exchange, std::memory_order_acq_rel);
+  installed.store(exchange, std::memory_order_release);
+  if (exchange != nullptr && waiting != nullptr) waiting->Engage(exchange);
 }
 
 void RelaxCaptureModeForThisThread() noexcept {
@@ -25,13 +27,24 @@ void RelaxCaptureModeForThisThread() noexcept {
   }
 }
 
-RelaxedCapture::RelaxedCapture() noexcept
-    : exchange_(installed.load(std::memory_order_acquire)), previous_(kRelaxed) {
-  // A failed exchange (a driver being torn down) leaves the mode as it was: nothing to restore.
-  if (exchange_ != nullptr && exchange_(&previous_) != kSuccess) exchange_ = nullptr;
+RelaxedCapture::RelaxedCapture() noexcept : previous_(kRelaxed) {
+  if (const CaptureModeExchange exchange = installed.load(std::memory_order_acquire)) {
+    Engage(exchange);
+  } else if (waiting == nullptr) {
+    waiting = this;
+    waiting_ = true;
+  }
+}
+
+// A failed exchange (a driver being torn down) leaves the mode as it was: nothing to restore.
+void RelaxedCapture::Engage(CaptureModeExchange exchange) noexcept {
+  if (exchange_ != nullptr) return;
+  previous_ = kRelaxed;
+  if (exchange(&previous_) == kSuccess) exchange_ = exchange;
 }
 
 RelaxedCapture::~RelaxedCapture() {
+  if (waiting_) waiting = nullptr;
   if (exchange_ != nullptr) (void)exchange_(&previous_);
 }
 

@@ -11,9 +11,10 @@
 // police: each C entry point holds a RelaxedCapture for its span (restoring the caller's mode on
 // return), and the library's own threads are relaxed for good when they start.
 //
-// The CUDA runtime installs cuThreadExchangeStreamCaptureMode when it loads
-// (InstallCaptureModeExchange); before that, and on the CPU runtime, which has no graphs, both do
-// nothing.
+// The CUDA runtime installs cuThreadExchangeStreamCaptureMode when it is made
+// (InstallCaptureModeExchange), usually within a C call (the first hipFileDriverOpen): that
+// call's scope, begun before, is relaxed from then on. Before, and on the CPU runtime, which has
+// no graphs, both do nothing.
 #pragma once
 
 namespace hipfile {
@@ -21,7 +22,8 @@ namespace hipfile {
 // cuThreadExchangeStreamCaptureMode's shape: swaps *mode with the calling thread's mode.
 using CaptureModeExchange = int (*)(int* mode);
 
-// Installs `exchange` for the process (the first non-null one stays).
+// Installs `exchange` for the process (null: none), and relaxes the calling thread's outermost
+// RelaxedCapture scope that began without one.
 void InstallCaptureModeExchange(CaptureModeExchange exchange);
 
 // Relaxes the calling thread's mode for good: the library's own threads, at their start.
@@ -36,8 +38,12 @@ class RelaxedCapture {
   RelaxedCapture& operator=(const RelaxedCapture&) = delete;
 
  private:
-  CaptureModeExchange exchange_;
+  friend void InstallCaptureModeExchange(CaptureModeExchange exchange);
+  void Engage(CaptureModeExchange exchange) noexcept;
+
+  CaptureModeExchange exchange_ = nullptr;  // set once the mode was exchanged
   int previous_;
+  bool waiting_ = false;  // the thread's outermost scope begun with nothing installed
 };
 
 }  // namespace hipfile

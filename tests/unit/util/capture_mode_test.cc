@@ -2,7 +2,8 @@
 // util/capture_mode.h with a stand-in for cuThreadExchangeStreamCaptureMode that keeps each
 // thread's mode in a thread_local, as the driver does: a C entry point's scope relaxes the mode
 // and gives the caller's back, nested scopes too; the library's threads (started through
-// platform::Sys) run relaxed; a failed exchange changes nothing and restores nothing. On a GPU,
+// platform::Sys) run relaxed; a failed exchange changes nothing and restores nothing; a scope begun
+// before the installation is relaxed by it. On a GPU,
 // tests/system/stream_capture_test.cc checks the same against a real capture. This binary
 // never makes the CUDA runtime, so the stand-in is the process's exchange here.
 #include "util/capture_mode.h"
@@ -44,10 +45,10 @@ TEST_F(CaptureModeTest, AScopeRelaxesTheModeAndGivesTheCallersBack) {
   for (const int callers : {kGlobal, kThreadLocal, kRelaxed}) {
     mode = callers;
     {
-      const RelaxedCapture outer;
+      RelaxedCapture outer;
       EXPECT_EQ(mode, kRelaxed);
       {
-        const RelaxedCapture inner;  // an entry point calling another (cuFile's over hipFile's)
+        RelaxedCapture inner;  // an entry point calling another (cuFile's over hipFile's)
         EXPECT_EQ(mode, kRelaxed);
       }
       EXPECT_EQ(mode, kRelaxed);
@@ -92,11 +93,35 @@ TEST_F(CaptureModeTest, AFailedExchangeChangesNothingAndRestoresNothing) {
   failing = true;
   const int before = exchanges.load();
   {
-    const RelaxedCapture scope;
+    RelaxedCapture scope;
     EXPECT_EQ(mode, kGlobal);
   }
   EXPECT_EQ(exchanges.load() - before, 1) << "nothing to give back after a failed exchange";
   EXPECT_EQ(mode, kGlobal);
+}
+
+// The CUDA runtime is made within the first C call that needs it, after that call's scope began:
+// the scope is relaxed from the installation on, and gives the caller's mode back at its end.
+TEST_F(CaptureModeTest, TheCallThatInstallsTheExchangeIsRelaxedFromThenOn) {
+  InstallCaptureModeExchange(nullptr);
+  mode = kThreadLocal;
+  {
+    RelaxedCapture outer;
+    EXPECT_EQ(mode, kThreadLocal);
+    {
+      RelaxedCapture inner;  // nested, also before the installation
+      InstallCaptureModeExchange(&Exchange);
+      EXPECT_EQ(mode, kRelaxed);
+    }
+    EXPECT_EQ(mode, kRelaxed);
+  }
+  EXPECT_EQ(mode, kThreadLocal);
+  // Installed now: a new scope exchanges at once.
+  {
+    RelaxedCapture scope;
+    EXPECT_EQ(mode, kRelaxed);
+  }
+  EXPECT_EQ(mode, kThreadLocal);
 }
 
 }  // namespace
