@@ -35,11 +35,9 @@ class AsyncCaptureTest : public IoPathTest {
   // A fresh driver with every way decided at submission on (the defaults; the fixture's is the
   // queued way alone), the file registered with it.
   void TakeDefaults() {
-    driver_.reset();
     Config config = ParseConfig(sys_);
     config.page_cache_pin_ahead = 0;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    ASSERT_TRUE(driver_->Open().ok());
+    ReplaceDriver(config);
     fh_ = Register(path_);
   }
   // One stream-ordered read of the whole file on `stream`, waited for and checked.

@@ -69,15 +69,13 @@ class AsyncReadAtSubmissionTest : public IoPathTest {
   // A driver of its own (handles and registrations of the last one gone with it), as
   // HIPFILE_ASYNC_QUIET_STREAMS=quiet_streams makes it.
   void RemakeDriver(unsigned quiet_streams) {
-    driver_.reset();
     Config config = ParseConfig(sys_);
     config.page_cache_pin_ahead = 0;
     config.async_run_idle_kb = 64;
     config.async_copy_at_submission = true;
     config.async_read_at_submission = true;
     config.async_quiet_streams = quiet_streams;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    EXPECT_TRUE(driver_->Open().ok());
+    ReplaceDriver(config);
   }
 
   // Reads of 4 KiB, one at a time, on `streams` fresh streams with every flag in turn, twice
@@ -386,12 +384,10 @@ TEST_P(AsyncReadAtSubmissionTest, ARefusedMarkSendsLaterReadsTheStreamsWay) {
 class AsyncReadAtSubmissionOffTest : public AsyncReadAtSubmissionTest {
  protected:
   AsyncReadAtSubmissionOffTest() {
-    driver_.reset();
     Config config = ParseConfig(sys_);
     config.async_run_idle_kb = 64;
     config.async_read_at_submission = false;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    EXPECT_TRUE(driver_->Open().ok());
+    ReplaceDriver(config);
     Executor().SetQuietSubmissions(0);
   }
 };

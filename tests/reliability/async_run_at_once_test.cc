@@ -44,12 +44,10 @@ class AsyncRunAtOnceTest : public IoPathTest {
 
   // A fresh driver that runs operations of at most `kb` KiB at once on idle streams.
   void Remake(unsigned kb) {
-    driver_.reset();
     Config config = ParseConfig(sys_);
     config.page_cache_pin_ahead = 0;
     config.async_run_idle_kb = kb;
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    ASSERT_TRUE(driver_->Open().ok());
+    ReplaceDriver(config);
   }
 
   runtime::Stream NonBlocking() {

@@ -31,11 +31,9 @@ class AsyncWayStatsTest : public IoPathTest {
  protected:
   // A fresh driver with the queued way's configuration (IoPathTest) changed by `adjust`.
   void Remake(const std::function<void(Config&)>& adjust) {
-    driver_.reset();
     Config config = QueuedWayConfig(sys_);
     adjust(config);
-    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
-    ASSERT_TRUE(driver_->Open().ok());
+    ReplaceDriver(config);
   }
 
   hipFileExtAsyncWayStats_t Ways() {
@@ -143,8 +141,8 @@ TEST_P(AsyncWayStatsTest, AReadReachedWithNoBlockFreeCountsAStagingWait) {
 
 TEST_P(AsyncWayStatsTest, ARefusedSubmissionIsNotCounted) {
   void* fh = OpenFile("f.bin", kFile);
-  EXPECT_EQ(Run(IoDirection::kRead, fh, 4096, 0).bytes,
-            size_t{4096});  // the channel and its staging made
+  // The channel and its staging made.
+  EXPECT_EQ(Run(IoDirection::kRead, fh, 4096, 0).bytes, size_t{4096});
   gpu_.FailNth(GpuOp::kStreamWriteValue32, 1, hipErrorLaunchFailure);
   AsyncSlot slot;
   slot.size = 4096;

@@ -134,6 +134,13 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
     config.async_read_at_submission = false;
     return config;
   }
+  // A fresh driver under `config` in place of the fixture's, opened (files registered with the
+  // old one are not registered with it).
+  void ReplaceDriver(const Config& config) {
+    driver_.reset();
+    driver_ = std::make_unique<Driver>(sys_, gpu_, config);
+    ASSERT_TRUE(driver_->Open().ok());
+  }
   ~IoPathTest() override {
     sys_.OpenGate();
     sys_.Reset();
