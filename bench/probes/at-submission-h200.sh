@@ -18,6 +18,8 @@
 #          threads
 #   ahead  the stream's way with reads copied ahead into device memory, budgets 0, 128 MiB
 #          (the default) and 512 MiB; the tutorial's program at 0, 128 MiB and 8 GiB
+#   shape  16 MiB reads copied ahead (budget 512 MiB) at 2 and 4 in flight, on 8 and 32 hardware
+#          queues, against -x 0 with 16 threads on the same queues
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
 #   rate   4 KiB random reads at equal IOPS (--rate 150000 and 250000): taken at submission
@@ -156,6 +158,20 @@ for round in 1 2; do
       tutorial tutorial-ahead-off "$C=0 $(cfg 0)"
       tutorial tutorial-ahead-128M "$C=0"
       tutorial tutorial-ahead-8G "$C=0 $(cfg 8388608)"
+      ;;
+    shape)
+      # What holds busy streams' 16 MiB reads copied ahead under sync (issue 21 item 1): more in
+      # flight per stream (-Q 4, its budget 1 GiB so that every read is still copied ahead) and
+      # a hardware queue per stream (CUDA_DEVICE_MAX_CONNECTIONS=32; 8 by default, two streams
+      # a queue, where one's stop holds up the other's copies), each against -x 0 with 16
+      # threads under the same setting.
+      cfg() { local f=$OUT/cache-$1.json; echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "$f"; echo "HIPFILE_CONFIG=$f"; }
+      for q in 8 32; do
+        Q="CUDA_DEVICE_MAX_CONNECTIONS=$q"
+        row "shape-q$q-512M-16x2" "$Q $C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+        row "shape-q$q-1G-16x4" "$Q $C=0 $I=0 $(cfg 1048576)" -w 16 -i 16M -I 0 -x 5 -Q 4 --stages
+        row "shape-q$q-sync-16" "$Q $C=0 $I=0" -w 16 -i 16M -I 0 -x 0
+      done
       ;;
     queued)
       # Both ways decided at submission off: what the stream's way itself does, resident reads
