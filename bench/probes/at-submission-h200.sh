@@ -20,6 +20,7 @@
 #          (the default) and 512 MiB; the tutorial's program at 0, 128 MiB and 8 GiB
 #   shape  16 MiB reads copied ahead (budget 512 MiB) at 2 and 4 in flight, on 8 and 32 hardware
 #          queues, against -x 0 with 16 threads on the same queues
+#   tokens 16 MiB reads copied ahead (budget 512 MiB) in 2 MiB chunks and in large (8 MiB) ones
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
 #   rate   4 KiB random reads at equal IOPS (--rate 150000 and 250000): taken at submission
@@ -63,6 +64,11 @@ tutorial() {  # tutorial NAME "VAR=VALUE ...": async-bench's tables, on a 4 GiB 
   echo "$1: $(env $2 timeout 150 "$BUILD/bench/async-bench" /var/tmp/hipfile-tutorial.dat 16 256 1000 \
     2>> "$OUT/at-submission.err" | grep -E '^\| (sync|async|ratio)' | tr '\n' ' ')" |
     tee -a "$OUT/at-submission.txt"
+}
+cfg() { # cfg KIB: a HIPFILE_CONFIG setting max_device_cache_size_kb
+  local f=$OUT/cache-$1.json
+  echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "$f"
+  echo "HIPFILE_CONFIG=$f"
 }
 I=HIPFILE_ASYNC_RUN_IDLE_KB
 C=HIPFILE_ASYNC_COPY_AT_SUBMISSION
@@ -143,11 +149,6 @@ for round in 1 2; do
       # take it, as busy streams without the flags do) with the device memory budget off (0),
       # at hipFile's default (128 MiB) and at 512 MiB, against -x 0 with 16 threads; the
       # tutorial's program (16 x 256 MiB) off, at the default and at 8 GiB.
-      cfg() { # cfg KIB: a HIPFILE_CONFIG setting max_device_cache_size_kb
-        local f=$OUT/cache-$1.json
-        echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "$f"
-        echo "HIPFILE_CONFIG=$f"
-      }
       for size in 4M 16M; do
         row "ahead-off-16x2-$size" "$C=0 $I=0 $(cfg 0)" -w 16 -i "$size" -I 0 -x 5 -Q 2 --stages
         row "ahead-128M-16x2-$size" "$C=0 $I=0" -w 16 -i "$size" -I 0 -x 5 -Q 2 --stages
@@ -165,13 +166,21 @@ for round in 1 2; do
       # a hardware queue per stream (CUDA_DEVICE_MAX_CONNECTIONS=32; 8 by default, two streams
       # a queue, where one's stop holds up the other's copies), each against -x 0 with 16
       # threads under the same setting.
-      cfg() { local f=$OUT/cache-$1.json; echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "$f"; echo "HIPFILE_CONFIG=$f"; }
       for q in 8 32; do
         Q="CUDA_DEVICE_MAX_CONNECTIONS=$q"
         row "shape-q$q-512M-16x2" "$Q $C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
         row "shape-q$q-1G-16x4" "$Q $C=0 $I=0 $(cfg 1048576)" -w 16 -i 16M -I 0 -x 5 -Q 4 --stages
         row "shape-q$q-sync-16" "$Q $C=0 $I=0" -w 16 -i 16M -I 0 -x 0
       done
+      ;;
+    tokens)
+      # A read copied ahead has one token per chunk, the first copying it on from device memory
+      # and the rest nothing, each still a wait, a launch and a write on the stream:
+      # stream-stop-probe measured 16 streams x 16 MiB at 46.0 GiB/s with one token and 40.5
+      # with eight (bench/results/h100-2026-12-05-b). Large chunks (8 MiB) give a 16 MiB read two.
+      row tokens-512M-small "$C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      row tokens-512M-large16 "$C=0 $I=0 HIPFILE_ASYNC_LARGE_CHUNKS_MB=16 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      row tokens-sync-16 "$C=0 $I=0" -w 16 -i 16M -I 0 -x 0
       ;;
     queued)
       # Both ways decided at submission off: what the stream's way itself does, resident reads

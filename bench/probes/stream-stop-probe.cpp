@@ -84,6 +84,11 @@ bool g_ahead = false;
 bool g_hostalloc = false;
 unsigned g_tokens = 0;  // PROBE_TOKENS; 0: the copy goes straight to dst, no tokens
 unsigned g_grid = hipfile::runtime::kCopyTableBlocks;  // PROBE_GRID: the first token's blocks
+// PROBE_TOKEN_PARTS: which parts the tokens after the first keep (default "wlc": each a wait, a
+// launch and a `write copied`); `b`: waits and writes, batched in pairs.
+struct TokenParts {
+  bool wait = true, launch = true, write = true, batch = false;
+} g_parts;
 CUfunction g_table_kernel = nullptr;
 constexpr uint32_t kTableToken = 1;  // launches for any other token copy nothing
 
@@ -96,6 +101,15 @@ std::atomic<int64_t> g_progress_ns{0};
 int64_t g_quiet_ns = 0;  // set before the watchdog starts
 const std::vector<struct Lane>* g_lanes = nullptr;
 std::atomic<bool> g_lanes_ready{false};  // the lanes' words are set up: the watchdog may read them
+
+std::string PartsName() {
+  std::string name;
+  if (g_parts.batch) name += 'b';
+  if (g_parts.wait) name += 'w';
+  if (g_parts.launch) name += 'l';
+  if (g_parts.write) name += 'c';
+  return name.empty() ? "-" : name;
+}
 
 void Phase(const char* what, int lane = -1, uint32_t iteration = 0) {
   g_phase_lane.store(lane);
@@ -141,16 +155,36 @@ void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
   Phase("queueing an iteration's stream operations", lane.index, i);
   CHECK(cuStreamWriteValue32(lane.stream, lane.reached_at, i, CU_STREAM_WRITE_VALUE_DEFAULT));
   CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
+  const CUdeviceptr copied_at = lane.go_at + sizeof(uint32_t);
   for (unsigned k = 0; k < g_tokens; ++k) {
-    if (k > 0) CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
-    CUdeviceptr table = lane.table_at[i % 2];
-    unsigned token = kTableToken + k;
-    void* params[] = {&table, &token};
-    CHECK(cuLaunchKernel(g_table_kernel, k == 0 ? g_grid : hipfile::runtime::kCopyTableBlocks, 1, 1,
-                         hipfile::runtime::kGatherThreadsPerBlock, 1, 1, 0, lane.stream, params,
-                         nullptr));
-    CHECK(cuStreamWriteValue32(lane.stream, lane.go_at + sizeof(uint32_t), i,
-                               CU_STREAM_WRITE_VALUE_DEFAULT));
+    // Tokens after the first keep only the parts PROBE_TOKEN_PARTS names; with `b` a token's
+    // `write copied` and the next one's wait are one cuStreamBatchMemOp.
+    const bool first = k == 0, last = k + 1 == g_tokens;
+    if (!first && g_parts.wait && !g_parts.batch) {
+      CHECK(cuStreamWaitValue32(lane.stream, lane.go_at, i, CU_STREAM_WAIT_VALUE_GEQ));
+    }
+    if (first || g_parts.launch) {
+      CUdeviceptr table = lane.table_at[i % 2];
+      unsigned token = kTableToken + k;
+      void* params[] = {&table, &token};
+      CHECK(cuLaunchKernel(g_table_kernel, first ? g_grid : hipfile::runtime::kCopyTableBlocks, 1,
+                           1, hipfile::runtime::kGatherThreadsPerBlock, 1, 1, 0, lane.stream,
+                           params, nullptr));
+    }
+    if (g_parts.batch && !last) {
+      CUstreamBatchMemOpParams ops[2] = {};
+      ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+      ops[0].writeValue.address = copied_at;
+      ops[0].writeValue.value = i;
+      ops[0].writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+      ops[1].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+      ops[1].waitValue.address = lane.go_at;
+      ops[1].waitValue.value = i;
+      ops[1].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+      CHECK(cuStreamBatchMemOp(lane.stream, 2, ops, 0));
+    } else if (first || last || g_parts.write) {
+      CHECK(cuStreamWriteValue32(lane.stream, copied_at, i, CU_STREAM_WRITE_VALUE_DEFAULT));
+    }
   }
   if (g_ahead) CHECK(cuEventRecord(lane.copied_on[i % 2], lane.stream));
 }
@@ -215,11 +249,12 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
     ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
   }
   std::printf(
-      "mode=stop split=%d ahead=%d src=%s tokens=%u grid=%u streams=%zu bytes=%zu stop_us=%ld "
+      "mode=stop split=%d ahead=%d src=%s tokens=%u parts=%s grid=%u streams=%zu bytes=%zu "
+      "stop_us=%ld "
       "GiB/s=%.1f %s\n",
-      g_split ? 2 : 1, g_ahead ? 1 : 0, g_hostalloc ? "hostalloc" : "register", g_tokens, g_grid,
-      lanes.size(), bytes, stop_us, static_cast<double>(copies) * bytes / wall / (1 << 30),
-      ok ? "verified" : "DATA MISMATCH");
+      g_split ? 2 : 1, g_ahead ? 1 : 0, g_hostalloc ? "hostalloc" : "register", g_tokens,
+      PartsName().c_str(), g_grid, lanes.size(), bytes, stop_us,
+      static_cast<double>(copies) * bytes / wall / (1 << 30), ok ? "verified" : "DATA MISMATCH");
   std::fflush(stdout);
 }
 
@@ -308,6 +343,13 @@ int main(int argc, char** argv) {
   g_hostalloc = src != nullptr && std::strcmp(src, "hostalloc") == 0;
   const char* tokens = std::getenv("PROBE_TOKENS");
   g_tokens = tokens != nullptr ? static_cast<unsigned>(std::atoi(tokens)) : 0;
+  if (const char* parts = std::getenv("PROBE_TOKEN_PARTS"); parts != nullptr) {
+    const std::string p = parts;
+    g_parts.wait = p.find('w') != std::string::npos;
+    g_parts.launch = p.find('l') != std::string::npos;
+    g_parts.write = p.find('c') != std::string::npos;
+    g_parts.batch = p.find('b') != std::string::npos;
+  }
   if (const char* grid = std::getenv("PROBE_GRID"); grid != nullptr && std::atoi(grid) > 0) {
     g_grid = static_cast<unsigned>(std::atoi(grid));
   }
