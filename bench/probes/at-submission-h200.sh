@@ -21,6 +21,7 @@
 #   shape  16 MiB reads copied ahead (budget 512 MiB) at 2 and 4 in flight, on 8 and 32 hardware
 #          queues, against -x 0 with 16 threads on the same queues
 #   tokens 16 MiB reads copied ahead (budget 512 MiB) in 2 MiB chunks and in large (8 MiB) ones
+#   runs   reads copied ahead, one launch a read: 16 and 4 MiB, the tutorial's program
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
 #   rate   4 KiB random reads at equal IOPS (--rate 150000 and 250000): taken at submission
@@ -181,6 +182,18 @@ for round in 1 2; do
       row tokens-512M-small "$C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
       row tokens-512M-large16 "$C=0 $I=0 HIPFILE_ASYNC_LARGE_CHUNKS_MB=16 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
       row tokens-sync-16 "$C=0 $I=0" -w 16 -i 16M -I 0 -x 0
+      ;;
+    runs)
+      # Reads copied ahead with one launch for all their tokens (CopyTableRunAsync, 2026-12-05):
+      # 16 and 4 MiB at the default budget, 16 MiB at 512 MiB, the tutorial's program at 8 GiB,
+      # against -x 0 with 16 threads; one row checks every byte.
+      row runs-128M-16x2-16M "$C=0 $I=0" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      row runs-512M-16x2-16M "$C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      row runs-sync-16-16M "$C=0 $I=0" -w 16 -i 16M -I 0 -x 0
+      row runs-128M-16x2-4M "$C=0 $I=0" -w 16 -i 4M -I 0 -x 5 -Q 2 --stages
+      row runs-sync-16-4M "$C=0 $I=0" -w 16 -i 4M -I 0 -x 0
+      row runs-512M-16x2-16M-verify "$C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 -V
+      tutorial tutorial-runs-8G "$C=0 $(cfg 8388608)"
       ;;
     queued)
       # Both ways decided at submission off: what the stream's way itself does, resident reads

@@ -16,6 +16,7 @@ void SetTable(runtime::CopyTable* table, uint32_t token, const void* dst, const 
               size_t bytes) {
   table->count = 0;
   table->token = token;
+  table->last = 0;
   if (bytes == 0) return;
   table->copy[0] = {reinterpret_cast<uintptr_t>(dst), reinterpret_cast<uintptr_t>(src), bytes};
   table->count = 1;
@@ -72,6 +73,7 @@ void StreamCopyTables::Clear() const {
   for (uint32_t t = 0; t < 2; ++t) {
     Table(t)->count = 0;
     Table(t)->token = t;
+    Table(t)->last = 0;
   }
 }
 
@@ -131,6 +133,9 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
   }
   table->count = count;
   table->token = token;
+  // Nothing after this copies (CopyTableRunAsync's launch may stop here): the operation's bytes
+  // are all given to chunks, or the transfer stopped.
+  table->last = stopped || assigned >= size ? 1 : 0;
   StoreRelease(ready, token);  // the table and the staging are written
 }
 

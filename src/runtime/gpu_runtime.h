@@ -66,6 +66,11 @@ struct CopyTable {
   // copies nothing, so whoever fills the table need not touch it for a launch with nothing to
   // copy while the stream may still be running an earlier one that reads it.
   uint32_t token = 0;
+  // 1: no later token of the operation copies anything (a CopyTableRunAsync launch that finds
+  // this table filled for its first token copies it with its whole grid and stops); 0: later
+  // tokens may copy.
+  uint32_t last = 0;
+  uint32_t spare = 0;
   Copy copy[kMaxCopies];
 
   // Whether the launch for `token` copies nothing from the table as it is now.
@@ -176,6 +181,27 @@ class GpuRuntime {
   virtual hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) {
     (void)table;
     (void)token;
+    (void)stream;
+    return hipErrorNotSupported;
+  }
+  // One launch for tokens [first, last] of an operation, where CopyTableAsync takes one launch
+  // each (a launch that copies nothing still cost a stream ~100 us on the H100:
+  // bench/results/h100-2026-12-05-b). `tables` is a stream's two tables (token t reads
+  // tables[t % 2]); the stream must have passed `*ready >= first` before the call. When the
+  // stream gets there: if tables[first % 2] is filled for `first` and says `last`, its copies
+  // are made (as CopyTableAsync's) and nothing more; otherwise, for each token t in turn, it
+  // waits until *ready >= t (wrapping compare), makes table t % 2's copies if it is filled for
+  // t, and stores *copied = t (release) - one token at a time and slowly (one block of threads
+  // on a GPU), the way of an operation whose later chunks are staged, which should be rare.
+  // `ready` and `copied` are words as StreamWaitValue32 takes. hipErrorNotSupported where the
+  // runtime cannot: queue CopyTableAsync per token instead.
+  virtual hipError_t CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
+                                       const uint32_t* ready, uint32_t* copied, Stream stream) {
+    (void)tables;
+    (void)first;
+    (void)last;
+    (void)ready;
+    (void)copied;
     (void)stream;
     return hipErrorNotSupported;
   }

@@ -48,6 +48,7 @@ enum class GpuOp : size_t {
   kMemcpy,
   kMemcpyAsync,
   kCopyTableAsync,
+  kCopyTableRunAsync,
   kMemset,
   kMemsetAsync,
   kStreamCreate,
@@ -99,9 +100,9 @@ class FaultRuntime : public runtime::GpuRuntime {
     MutexLock lock(hooks_mu_);
     after_hooks_[Index(op)] = std::move(hook);
   }
-  // Each CopyTableAsync queued from now on is preceded on its stream by the host function
-  // fn(arg) (null: none), until Reset: a stream held between a staged operation's `ready` and
-  // its copy, e.g. by a testing::StreamGate (fakes/gate.h: &StreamGate::Wait, &gate).
+  // Each CopyTableAsync (and CopyTableRunAsync) queued from now on is preceded on its stream by the
+  // host function fn(arg) (null: none), until Reset: a stream held between a staged operation's
+  // `ready` and its copy, e.g. by a testing::StreamGate (fakes/gate.h: &StreamGate::Wait, &gate).
   void HoldCopyTables(runtime::HostFn fn, void* arg) {
     hold_copies_arg_.store(arg);
     hold_copies_fn_.store(fn);
@@ -163,6 +164,9 @@ class FaultRuntime : public runtime::GpuRuntime {
   bool SupportsCopyTable(int device) override { return base_.SupportsCopyTable(device); }
   hipError_t CopyTableAsync(const runtime::CopyTable* table, uint32_t token,
                             runtime::Stream stream) override;
+  hipError_t CopyTableRunAsync(const runtime::CopyTable* tables, uint32_t first, uint32_t last,
+                               const uint32_t* ready, uint32_t* copied,
+                               runtime::Stream stream) override;
   hipError_t Memset(void* dst, int value, size_t size) override;
   hipError_t MemsetAsync(void* dst, int value, size_t size, runtime::Stream stream) override;
   hipError_t StreamCreate(runtime::Stream* stream, unsigned flags) override;

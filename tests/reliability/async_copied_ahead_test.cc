@@ -104,6 +104,47 @@ TEST_P(AsyncCopiedAheadTest, ValuesChangedAfterSubmissionAreTheOnesRead) {
   }
 }
 
+// A read copied ahead is one launch for all its tokens (CopyTableRunAsync), none per token: its
+// copy on from the region ends the run at its first table. Where the values bound later need
+// staging instead (here a file offset the windows cannot serve at the kernel's word speed, in a
+// range the copy ahead does not hold), the same launch takes the staged chunks one by one: every
+// byte right. (RuntimeConformance.CopyTableRunCopiesItsTokensAsTheHostReleasesThem refills a
+// slot the launch copied out of.)
+TEST_P(AsyncCopiedAheadTest, AReadCopiedAheadIsOneLaunchStagedOrNot) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  for (const bool staged : {false, true}) {
+    SCOPED_TRACE(staged ? "staged after all" : "copied on from the region");
+    const uint64_t runs = gpu_.Calls(GpuOp::kCopyTableRunAsync);
+    const uint64_t tables = gpu_.Calls(GpuOp::kCopyTableAsync);
+    const uint64_t buffered = ReadBytes(hipFileExtPathBuffered);
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    AsyncSlot slot{6 * kMiB, 0, 0};  // three chunks
+    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync), runs + 1);
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableAsync), tables) << "a launch per token";
+    if (staged) {  // past the copy ahead, a file offset unlike the buffer's mod 16: two chunks
+      slot.file_offset = static_cast<off_t>(6 * kMiB) + 5;
+      slot.size = 2 * kMiB + 12000;
+    }
+    gate.Open();
+    Sync();
+    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
+    EXPECT_TRUE(
+        HoldsFile(dev_, static_cast<size_t>(slot.buffer_offset), slot.file_offset, slot.size));
+    EXPECT_EQ(DeviceBytes(static_cast<size_t>(slot.buffer_offset) + slot.size + 1).back(), 0xee);
+    if (staged) {
+      EXPECT_EQ(ReadBytes(hipFileExtPathBuffered) - buffered, slot.size) << "not all staged";
+    } else {
+      EXPECT_EQ(ReadBytes(hipFileExtPathBuffered), buffered) << "a byte was staged";
+    }
+    Executor().WaitIdle();
+    EXPECT_EQ(Executor().Outstanding(), 0u);
+  }
+}
+
 // A budget of 0 (hipFileDriverSetMaxCacheSize(0)) copies nothing ahead; the read is queued and
 // right as before.
 TEST_P(AsyncCopiedAheadTest, NoBudgetNoCopyAhead) {

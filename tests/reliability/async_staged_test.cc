@@ -217,9 +217,11 @@ TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
 }
 
 // Queueing the chain fails part way on the stream: the copy of the second chunk, the `copied`
-// store of the second chunk, or the final wait. The submission reports the GPU error, the stream
-// is let through (whatever of the chain was queued), later operations on it work - on the
-// engine's streams, as its tokens no longer line up - and a fresh stream stages again.
+// store of the second chunk, or the final wait; for a read copied ahead (one launch for its
+// tokens), that launch, the `copied` store after it, or the final wait. The submission reports
+// the GPU error, the stream is let through (whatever of the chain was queued), later operations
+// on it work - on the engine's streams, as its tokens no longer line up - and a fresh stream
+// stages again.
 TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
   Executor().SetLargeChunksFrom(0);  // the chain of small chunks
   void* fh = OpenFile("f", kFile);
@@ -228,21 +230,38 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
     const char* what;
     GpuOp op;
     uint64_t nth;
+    bool ahead;  // the read copied ahead (the device memory budget on), else not
   };
   // A three-chunk read queues: write reached, then per chunk wait / copy / write copied, then
-  // the final wait: so write #3 is chunk 1's `copied`, wait #4 the final one.
-  for (const Fault& fault : {Fault{"copy of chunk 1", GpuOp::kCopyTableAsync, 2},
-                             Fault{"copied store of chunk 1", GpuOp::kStreamWriteValue32, 3},
-                             Fault{"final wait", GpuOp::kStreamWaitValue32, 4}}) {
+  // the final wait: so write #3 is chunk 1's `copied`, wait #4 the final one. Copied ahead:
+  // its copies ahead, write reached, wait for the first chunk, the launch, write copied, the
+  // final wait.
+  constexpr uint64_t kBudget = uint64_t{128} << 20;  // hipFile's default max device cache size
+  for (const Fault& fault :
+       {Fault{"copy of chunk 1", GpuOp::kCopyTableAsync, 2, false},
+        Fault{"copied store of chunk 1", GpuOp::kStreamWriteValue32, 3, false},
+        Fault{"final wait", GpuOp::kStreamWaitValue32, 4, false},
+        Fault{"the launch for a read copied ahead", GpuOp::kCopyTableRunAsync, 1, true},
+        Fault{"copied store after it", GpuOp::kStreamWriteValue32, 2, true},
+        Fault{"final wait after it", GpuOp::kStreamWaitValue32, 2, true}}) {
     SCOPED_TRACE(fault.what);
+    Executor().SetDeviceScratchBytes(fault.ahead ? kBudget : 0);
     runtime::Stream s = nullptr;
     ASSERT_EQ(gpu_.StreamCreate(&s, 0), hipSuccess);
     gpu_.Reset();
     gpu_.FailNth(fault.op, fault.nth, hipErrorLaunchFailure);
+    const size_t copied_ahead = Executor().CopiedAhead();
+    // The stream held until the submission returns: a worker that finished the read (its bytes
+    // all in one table) before the queueing failed would set *bytes_p (issue 21's note).
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(s, &testing::StreamGate::Wait, &gate), hipSuccess);
     Slot slot{kFile, 0, 0};
     const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
+    gate.Open();
     ++g_faults;
     EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) > 0, fault.ahead);
+    EXPECT_EQ(Executor().CopiedAhead(), copied_ahead) << "a refused read is not counted";
     ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
     EXPECT_EQ(slot.bytes, 0) << "a dropped operation reports nothing";
     gpu_.Reset();

@@ -361,6 +361,28 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
         NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
     if (q.error != hipSuccess) return q;
     q.waits = k + 1;
+    if (k == 0 && q.ahead > 0) {
+      // A read copied ahead: one launch for all its tokens, which copies the first table with
+      // the whole grid where the read's copies end there (the read copied on from device
+      // memory, as it nearly always is) - where each token's launch cost its stream ~100 us,
+      // copying nothing (bench/results/h100-2026-12-05-b) - and otherwise takes the tokens one
+      // by one (GpuRuntime::CopyTableRunAsync). Per token where the runtime cannot.
+      const uint32_t last = first + static_cast<uint32_t>(chunks) - 1;
+      q.error = NoThrow([&] {
+        return gpu_.CopyTableRunAsync(channel->tables.Table(0), first, last,
+                                      &channel->words[kReady], &channel->words[kCopied], stream);
+      });
+      if (q.error == hipSuccess) {
+        q.waits = chunks;  // the launch waits for the others itself
+        q.error = NoThrow(
+            [&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], last); });
+        if (q.error != hipSuccess) return q;
+        q.copies = chunks;
+        q.written = last;
+        break;
+      }
+      if (q.error != hipErrorNotSupported) return q;
+    }
     q.error =
         NoThrow([&] { return gpu_.CopyTableAsync(channel->tables.Table(token), token, stream); });
     if (q.error != hipSuccess) return q;

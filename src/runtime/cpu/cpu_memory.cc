@@ -184,34 +184,40 @@ hipError_t CpuRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hipM
   });
 }
 
-hipError_t CpuRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) {
-  if (!table) return hipErrorInvalidValue;
-  // As on a GPU, the table must be memory the device can reach when it gets there.
-  const std::optional<Region> region = memory_.Find(table);
+hipError_t CpuRuntime::CheckTables(const CopyTable* tables, size_t count) const {
+  if (!tables) return hipErrorInvalidValue;
+  // As on a GPU, the tables must be memory the device can reach when it gets there.
+  const std::optional<Region> region = memory_.Find(tables);
   if (!region || region->kind == RegionKind::kDevice ||
-      reinterpret_cast<uintptr_t>(table) + sizeof(CopyTable) > region->end()) {
+      reinterpret_cast<uintptr_t>(tables) + count * sizeof(CopyTable) > region->end()) {
     return hipErrorInvalidValue;
   }
-  return Enqueue(stream, {}, [this, table, token] {
-    // Acquire: what the host stored before releasing the stream to this point is visible.
-    if (__atomic_load_n(&table->token, __ATOMIC_ACQUIRE) != token) return;  // not for this launch
-    const uint32_t count =
-        std::min<uint32_t>(__atomic_load_n(&table->count, __ATOMIC_ACQUIRE), CopyTable::kMaxCopies);
-    for (uint32_t i = 0; i < count; ++i) {
-      const CopyTable::Copy& c = table->copy[i];
-      auto* dst = reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst));
-      const auto* src = reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src));
-      const size_t bytes = static_cast<size_t>(c.bytes);
-      // A GPU would fault on an address it cannot use; here the copy is refused and logged.
-      if (CheckCopy(dst, src, bytes, hipMemcpyDefault) != hipSuccess) {
-        HF_LOG(kError, "CPU runtime: copy table %p entry %llu (%p <- %p, %zu bytes) refused",
-               static_cast<const void*>(table), static_cast<unsigned long long>(i), dst, src,
-               bytes);
-        continue;
-      }
-      if (bytes != 0) memmove(dst, src, bytes);
+  return hipSuccess;
+}
+
+void CpuRuntime::CopyTableNow(const CopyTable* table, uint32_t token) const {
+  // Acquire: what the host stored before releasing the stream to this point is visible.
+  if (__atomic_load_n(&table->token, __ATOMIC_ACQUIRE) != token) return;  // not for this launch
+  const uint32_t count =
+      std::min<uint32_t>(__atomic_load_n(&table->count, __ATOMIC_ACQUIRE), CopyTable::kMaxCopies);
+  for (uint32_t i = 0; i < count; ++i) {
+    const CopyTable::Copy& c = table->copy[i];
+    auto* dst = reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst));
+    const auto* src = reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src));
+    const size_t bytes = static_cast<size_t>(c.bytes);
+    // A GPU would fault on an address it cannot use; here the copy is refused and logged.
+    if (CheckCopy(dst, src, bytes, hipMemcpyDefault) != hipSuccess) {
+      HF_LOG(kError, "CPU runtime: copy table %p entry %llu (%p <- %p, %zu bytes) refused",
+             static_cast<const void*>(table), static_cast<unsigned long long>(i), dst, src, bytes);
+      continue;
     }
-  });
+    if (bytes != 0) memmove(dst, src, bytes);
+  }
+}
+
+hipError_t CpuRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) {
+  if (hipError_t e = CheckTables(table, 1); e != hipSuccess) return e;
+  return Enqueue(stream, {}, [this, table, token] { CopyTableNow(table, token); });
 }
 
 hipError_t CpuRuntime::Memset(void* dst, int value, size_t size) {

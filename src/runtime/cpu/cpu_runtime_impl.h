@@ -58,6 +58,8 @@ class CpuRuntime final : public GpuRuntime {
                          Stream stream) override;
   bool SupportsCopyTable(int device) override { return ValidDevice(device); }
   hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) override;
+  hipError_t CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
+                               const uint32_t* ready, uint32_t* copied, Stream stream) override;
   hipError_t Memset(void* dst, int value, size_t size) override;
   hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) override;
 
@@ -108,6 +110,10 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t CheckFill(void* dst, size_t size) const;
   // For the stream memory operations: a 4-byte aligned word inside a known region.
   hipError_t CheckWord(const uint32_t* addr) const;
+  // `count` copy tables from `tables` in host memory the device can reach.
+  hipError_t CheckTables(const CopyTable* tables, size_t count) const;
+  // What a launch of the table kernel for `token` does, on the stream's thread.
+  void CopyTableNow(const CopyTable* table, uint32_t token) const;
 
   // Streams (cpu_streams.cc).
   // Each device has a null stream of its own, made on first use.

@@ -326,6 +326,30 @@ hipError_t CpuRuntime::StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t
   return Enqueue(stream, {}, [this, addr, value] { WaitAtLeast(addr, value, shutting_down_); });
 }
 
+hipError_t CpuRuntime::CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
+                                         const uint32_t* ready, uint32_t* copied, Stream stream) {
+  if (hipError_t e = CheckTables(tables, 2); e != hipSuccess) return e;
+  if (hipError_t e = CheckWord(ready); e != hipSuccess) return e;
+  if (hipError_t e = CheckWord(copied); e != hipSuccess) return e;
+  if (static_cast<int32_t>(last - first) < 0) return hipErrorInvalidValue;
+  return Enqueue(stream, {}, [this, tables, first, last, ready, copied] {
+    const CopyTable* head = tables + first % 2;
+    if (__atomic_load_n(&head->token, __ATOMIC_ACQUIRE) == first &&
+        __atomic_load_n(&head->last, __ATOMIC_ACQUIRE) != 0) {
+      CopyTableNow(head, first);  // the operation's copies end here
+      return;
+    }
+    // Token by token, as the GPU's one block does: wait for the host, copy, say so.
+    for (uint32_t t = first;; ++t) {
+      WaitAtLeast(ready, t, shutting_down_);
+      if (shutting_down_.load(std::memory_order_relaxed)) return;
+      CopyTableNow(tables + t % 2, t);
+      __atomic_store_n(copied, t, __ATOMIC_RELEASE);
+      if (t == last) return;
+    }
+  });
+}
+
 hipError_t CpuRuntime::StreamWriteValue32(Stream stream, uint32_t* addr, uint32_t value) {
   if (hipError_t e = CheckWord(addr); e != hipSuccess) return e;
   // Release: the stream's earlier work is visible to whoever reads the value.

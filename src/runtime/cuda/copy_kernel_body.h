@@ -23,6 +23,8 @@ struct GatherCopy {
 struct GatherArgs {
   unsigned count;
   unsigned token;
+  unsigned last;  // no later token of the operation copies (CopyTableRunThread)
+  unsigned spare;
   GatherCopy op[128];
 };
 
@@ -34,8 +36,21 @@ struct alignas(16) Word16 {
 };
 #endif
 
+// A load that does not keep the line in the SM's cache (ld.global.cv on a GPU): a run kernel
+// (CopyTableRunThread) reads a staging slot the host refills while the kernel lives, and a
+// cached line of its last use would be stale.
+#ifdef __CUDACC__
+HIPFILE_KERNEL_BODY Word16 LoadFresh(const Word16* p) { return __ldcv(p); }
+HIPFILE_KERNEL_BODY unsigned char LoadFresh(const unsigned char* p) { return __ldcv(p); }
+#else
+inline Word16 LoadFresh(const Word16* p) { return *p; }
+inline unsigned char LoadFresh(const unsigned char* p) { return *p; }
+#endif
+
 // One thread's share of a copy: the words (16 bytes) first, thread + k * step, when both
-// addresses are 16-byte aligned, then the remaining bytes one by one.
+// addresses are 16-byte aligned, then the remaining bytes one by one. `Fresh`: each load
+// fetched anew (LoadFresh).
+template <bool Fresh = false>
 HIPFILE_KERNEL_BODY void CopyPiece(const GatherCopy& c, unsigned long long first,
                                    unsigned long long step) {
   unsigned long long head = 0;  // bytes moved as words
@@ -47,21 +62,23 @@ HIPFILE_KERNEL_BODY void CopyPiece(const GatherCopy& c, unsigned long long first
     // Four loads in flight per thread before the first store: reads of host memory take
     // microseconds each, and a small grid needs the loads of each thread to overlap.
     for (; i + 3 * step < words; i += 4 * step) {
-      const Word16 a = src[i];
-      const Word16 b = src[i + step];
-      const Word16 c2 = src[i + 2 * step];
-      const Word16 d = src[i + 3 * step];
+      const Word16 a = Fresh ? LoadFresh(src + i) : src[i];
+      const Word16 b = Fresh ? LoadFresh(src + i + step) : src[i + step];
+      const Word16 c2 = Fresh ? LoadFresh(src + i + 2 * step) : src[i + 2 * step];
+      const Word16 d = Fresh ? LoadFresh(src + i + 3 * step) : src[i + 3 * step];
       dst[i] = a;
       dst[i + step] = b;
       dst[i + 2 * step] = c2;
       dst[i + 3 * step] = d;
     }
-    for (; i < words; i += step) dst[i] = src[i];
+    for (; i < words; i += step) dst[i] = Fresh ? LoadFresh(src + i) : src[i];
     head = words << 4;
   }
   const unsigned char* src = reinterpret_cast<const unsigned char*>(c.src);
   unsigned char* dst = reinterpret_cast<unsigned char*>(c.dst);
-  for (unsigned long long i = head + first; i < c.bytes; i += step) dst[i] = src[i];
+  for (unsigned long long i = head + first; i < c.bytes; i += step) {
+    dst[i] = Fresh ? LoadFresh(src + i) : src[i];
+  }
 }
 
 // hipfile_gather_copy: block `block` makes copy `block` of the launch's parameter, its threads
@@ -96,6 +113,35 @@ HIPFILE_KERNEL_BODY void CopyTableThread(const GatherArgs* table, unsigned token
     CopyPiece(c, first, step);
     if (e >= n) break;
     c = next;
+  }
+}
+
+// hipfile_copy_table_run (GpuRuntime::CopyTableRunAsync), every thread of the grid first:
+// whether the run ends with its first table - filled for `first` and the operation's last to
+// copy - which the whole grid then copies as CopyTableThread does.
+HIPFILE_KERNEL_BODY bool RunEndsWithFirst(const GatherArgs* tables, unsigned first) {
+  const GatherArgs* head = tables + (first & 1u);
+  return head->token == first && head->last != 0;
+}
+
+// Whether the host has released token `t` (*ready >= t, as cuStreamWaitValue32's GEQ compares:
+// wrapping). `ready` is read anew each time.
+HIPFILE_KERNEL_BODY bool Released(const volatile unsigned* ready, unsigned t) {
+  return static_cast<int>(*ready - t) >= 0;
+}
+
+// A run that goes on past its first table, one block: token `t`'s copies, if table t % 2 is
+// filled for t, this thread's share (`thread` of `threads`). The table and the bytes are read
+// anew (the host fills them while the kernel lives); the caller has seen Released(ready, t).
+HIPFILE_KERNEL_BODY void CopyRunToken(const GatherArgs* tables, unsigned t, unsigned thread,
+                                      unsigned threads) {
+  const volatile GatherArgs* table = tables + (t & 1u);
+  if (table->token != t) return;
+  const unsigned count = table->count;
+  const unsigned n = count < 128 ? count : 128;
+  for (unsigned e = 0; e < n; ++e) {
+    const GatherCopy c = {table->op[e].dst, table->op[e].src, table->op[e].bytes};
+    CopyPiece<true>(c, thread, threads);
   }
 }
 

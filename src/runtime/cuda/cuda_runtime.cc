@@ -277,6 +277,8 @@ class CudaRuntime final : public GpuRuntime {
                               hipError_t* errors) override;
   bool SupportsCopyTable(int device) override;
   hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) override;
+  hipError_t CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
+                               const uint32_t* ready, uint32_t* copied, Stream stream) override;
 
   hipError_t Memset(void* dst, int value, size_t size) override {
     if (size == 0) return hipSuccess;
@@ -519,7 +521,11 @@ class CudaRuntime final : public GpuRuntime {
   struct Kernels {
     cu::CUfunction gather = nullptr;  // hipfile_gather_copy
     cu::CUfunction table = nullptr;   // hipfile_copy_table
+    cu::CUfunction run = nullptr;     // hipfile_copy_table_run
   };
+  // Launches `kernel` of the stream's device (the caller may have another device current) with
+  // `params`, giving the thread its context back: CopyTableAsync, CopyTableRunAsync.
+  hipError_t LaunchTableKernel(cu::CUfunction Kernels::*kernel, void** params, Stream stream);
   const Kernels* KernelsFor(int device) EXCLUDES(mutex_);
   size_t LaunchGathers(const Kernels* kernels, const CopyOp* copies,
                        const std::vector<size_t>& todo, Stream stream);
@@ -871,8 +877,8 @@ bool CudaRuntime::SupportsCopyTable(int device) {
   return ok;
 }
 
-hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) {
-  if (table == nullptr) return hipErrorInvalidValue;
+hipError_t CudaRuntime::LaunchTableKernel(cu::CUfunction Kernels::*kernel, void** params,
+                                          Stream stream) {
   if (!options_.copy_kernel) return hipErrorNotSupported;
   if (const hipError_t err = Enter(); err != hipSuccess) return err;
   // The kernel must come from the stream's context, and the caller (a stream-ordered submission
@@ -890,15 +896,32 @@ hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, S
   }
   const Kernels* kernels = KernelsFor(device);
   hipError_t result = hipErrorNotSupported;
-  if (kernels != nullptr) {
-    CUdeviceptr address = Dptr(table);
-    unsigned int launch_token = token;
-    void* params[] = {&address, &launch_token};
-    result = Map(d_.cuLaunchKernel(kernels->table, kCopyTableBlocks, 1, 1, kGatherThreadsPerBlock,
+  if (kernels != nullptr && kernels->*kernel != nullptr) {
+    result = Map(d_.cuLaunchKernel(kernels->*kernel, kCopyTableBlocks, 1, 1, kGatherThreadsPerBlock,
                                    1, 1, 0, Cu(stream), params, nullptr));
   }
   if (device != current) d_.cuCtxSetCurrent(saved);
   return result;
+}
+
+hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) {
+  if (table == nullptr) return hipErrorInvalidValue;
+  CUdeviceptr address = Dptr(table);
+  unsigned int launch_token = token;
+  void* params[] = {&address, &launch_token};
+  return LaunchTableKernel(&Kernels::table, params, stream);
+}
+
+hipError_t CudaRuntime::CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
+                                          const uint32_t* ready, uint32_t* copied, Stream stream) {
+  if (tables == nullptr || ready == nullptr || copied == nullptr ||
+      static_cast<int32_t>(last - first) < 0) {
+    return hipErrorInvalidValue;
+  }
+  CUdeviceptr tables_at = Dptr(tables), ready_at = Dptr(ready), copied_at = Dptr(copied);
+  unsigned int run_first = first, run_last = last;
+  void* params[] = {&tables_at, &run_first, &run_last, &ready_at, &copied_at};
+  return LaunchTableKernel(&Kernels::run, params, stream);
 }
 
 // Called with the device's primary context current.
@@ -925,7 +948,8 @@ bool CudaRuntime::LoadKernels(int device, Kernels* out, std::string* why_not) {
   }
   modules_.emplace_back(device, module);
   for (const auto& [function, name] :
-       {std::pair{&out->gather, kGatherKernelName}, std::pair{&out->table, kCopyTableKernelName}}) {
+       {std::pair{&out->gather, kGatherKernelName}, std::pair{&out->table, kCopyTableKernelName},
+        std::pair{&out->run, kCopyTableRunKernelName}}) {
     if (const CUresult r = d_.cuModuleGetFunction(function, module, name); r != CUDA_SUCCESS) {
       *why_not = std::string("cuModuleGetFunction(") + name + "): " + CudaErrorString(d_, r);
       return false;

@@ -13,7 +13,7 @@ const char kGatherKernelPtx[] = R"PTX(
 	// .globl	hipfile_gather_copy
 
 .visible .entry hipfile_gather_copy(
-	.param .align 8 .b8 hipfile_gather_copy_param_0[3080]
+	.param .align 8 .b8 hipfile_gather_copy_param_0[3088]
 )
 .maxntid 256, 1, 1
 {
@@ -27,13 +27,13 @@ const char kGatherKernelPtx[] = R"PTX(
 	mov.u32 	%r1, %ctaid.x;
 	mul.wide.u32 	%rd29, %r1, 24;
 	add.s64 	%rd30, %rd27, %rd29;
-	add.s64 	%rd3, %rd30, 8;
+	add.s64 	%rd3, %rd30, 16;
 	mov.u32 	%r2, %tid.x;
 	cvt.u64.u32 	%rd1, %r2;
 	mov.u32 	%r3, %ntid.x;
 	cvt.u64.u32 	%rd2, %r3;
-	ld.param.u64 	%rd31, [%rd30+16];
-	ld.param.u64 	%rd32, [%rd30+8];
+	ld.param.u64 	%rd31, [%rd30+24];
+	ld.param.u64 	%rd32, [%rd30+16];
 	or.b64  	%rd33, %rd31, %rd32;
 	and.b64  	%rd34, %rd33, 15;
 	setp.eq.s64 	%p1, %rd34, 0;
@@ -154,14 +154,14 @@ $L__BB0_11:
 	mul.wide.u32 	%rd2, %r5, %r3;
 	ld.global.v2.u32 	{%r6, %r7}, [%rd40];
 	mov.u64 	%rd75, 1;
-	ld.global.u64 	%rd74, [%rd40+8];
-	ld.global.u64 	%rd73, [%rd40+16];
+	ld.global.u64 	%rd74, [%rd40+16];
+	ld.global.u64 	%rd73, [%rd40+24];
 	setp.eq.s32 	%p1, %r7, %r1;
 	min.u32 	%r10, %r6, 128;
 	selp.b32 	%r11, %r10, 0, %p1;
 	cvt.u64.u32 	%rd5, %r11;
 	setp.eq.s32 	%p2, %r11, 0;
-	ld.global.u64 	%rd43, [%rd40+24];
+	ld.global.u64 	%rd43, [%rd40+32];
 	selp.b64 	%rd72, 0, %rd43, %p2;
 	mul.lo.s64 	%rd7, %rd2, 3;
 	shl.b64 	%rd8, %rd2, 4;
@@ -182,9 +182,9 @@ $L__BB1_1:
 
 	mul.lo.s64 	%rd45, %rd75, 24;
 	add.s64 	%rd46, %rd40, %rd45;
-	ld.global.u64 	%rd78, [%rd46+24];
-	ld.global.u64 	%rd77, [%rd46+16];
-	ld.global.u64 	%rd76, [%rd46+8];
+	ld.global.u64 	%rd78, [%rd46+32];
+	ld.global.u64 	%rd77, [%rd46+24];
+	ld.global.u64 	%rd76, [%rd46+16];
 
 $L__BB1_3:
 	or.b64  	%rd48, %rd74, %rd73;
@@ -231,10 +231,10 @@ $L__BB1_7:
 
 $L__BB1_8:
 	shl.b64 	%rd67, %rd80, 4;
-	add.s64 	%rd68, %rd74, %rd67;
-	add.s64 	%rd69, %rd73, %rd67;
-	ld.v4.u32 	{%r48, %r49, %r50, %r51}, [%rd69];
-	st.v4.u32 	[%rd68], {%r48, %r49, %r50, %r51};
+	add.s64 	%rd68, %rd73, %rd67;
+	add.s64 	%rd69, %rd74, %rd67;
+	ld.v4.u32 	{%r48, %r49, %r50, %r51}, [%rd68];
+	st.v4.u32 	[%rd69], {%r48, %r49, %r50, %r51};
 	add.s64 	%rd80, %rd80, %rd2;
 	setp.lt.u64 	%p8, %rd80, %rd22;
 	@%p8 bra 	$L__BB1_8;
@@ -260,6 +260,322 @@ $L__BB1_12:
 	setp.lt.u64 	%p11, %rd75, %rd5;
 	@%p11 bra 	$L__BB1_14;
 
+	ret;
+
+}
+	// .globl	hipfile_copy_table_run
+.visible .entry hipfile_copy_table_run(
+	.param .u64 hipfile_copy_table_run_param_0,
+	.param .u32 hipfile_copy_table_run_param_1,
+	.param .u32 hipfile_copy_table_run_param_2,
+	.param .u64 hipfile_copy_table_run_param_3,
+	.param .u64 hipfile_copy_table_run_param_4
+)
+.maxntid 256, 1, 1
+{
+	.reg .pred 	%p<28>;
+	.reg .b16 	%rs<2>;
+	.reg .b32 	%r<93>;
+	.reg .b64 	%rd<149>;
+
+
+	ld.param.u64 	%rd70, [hipfile_copy_table_run_param_0];
+	ld.param.u32 	%r91, [hipfile_copy_table_run_param_1];
+	ld.param.u32 	%r7, [hipfile_copy_table_run_param_2];
+	ld.param.u64 	%rd71, [hipfile_copy_table_run_param_3];
+	ld.param.u64 	%rd72, [hipfile_copy_table_run_param_4];
+	cvta.to.global.u64 	%rd1, %rd70;
+	and.b32  	%r8, %r91, 1;
+	cvt.u64.u32 	%rd2, %r8;
+	mul.wide.u32 	%rd73, %r8, 3088;
+	add.s64 	%rd74, %rd1, %rd73;
+	add.s64 	%rd3, %rd74, 4;
+	ld.global.u32 	%r9, [%rd74+4];
+	setp.ne.s32 	%p1, %r9, %r91;
+	@%p1 bra 	$L__BB2_16;
+
+	ld.global.u32 	%r10, [%rd3+4];
+	setp.eq.s32 	%p2, %r10, 0;
+	@%p2 bra 	$L__BB2_16;
+
+	mov.u32 	%r11, %ctaid.x;
+	mov.u32 	%r12, %ntid.x;
+	mul.wide.u32 	%rd76, %r11, %r12;
+	mov.u32 	%r13, %tid.x;
+	cvt.u64.u32 	%rd77, %r13;
+	add.s64 	%rd4, %rd76, %rd77;
+	mov.u32 	%r14, %nctaid.x;
+	mul.wide.u32 	%rd5, %r14, %r12;
+	ld.global.u64 	%rd131, [%rd3+12];
+	ld.global.u64 	%rd132, [%rd3+20];
+	ld.global.u32 	%r15, [%rd3+-4];
+	min.u32 	%r16, %r15, 128;
+	cvt.u64.u32 	%rd8, %r16;
+	setp.eq.s32 	%p3, %r16, 0;
+	ld.global.u64 	%rd78, [%rd3+28];
+	selp.b64 	%rd133, 0, %rd78, %p3;
+	mul.lo.s64 	%rd10, %rd5, 3;
+	add.s64 	%rd11, %rd4, %rd10;
+	shl.b64 	%rd12, %rd5, 4;
+	mov.u64 	%rd134, 1;
+	mul.lo.s64 	%rd79, %rd2, 3088;
+	add.s64 	%rd80, %rd1, %rd79;
+	mov.u64 	%rd135, %rd131;
+	mov.u64 	%rd136, %rd132;
+	mov.u64 	%rd137, %rd133;
+	bra.uni 	$L__BB2_3;
+
+$L__BB2_15:
+	add.s64 	%rd134, %rd134, 1;
+	mov.u64 	%rd131, %rd135;
+	mov.u64 	%rd132, %rd136;
+	mov.u64 	%rd133, %rd137;
+
+$L__BB2_3:
+	setp.ge.u64 	%p4, %rd134, %rd8;
+	@%p4 bra 	$L__BB2_5;
+
+	mul.lo.s64 	%rd81, %rd134, 24;
+	add.s64 	%rd82, %rd80, %rd81;
+	ld.global.u64 	%rd137, [%rd82+32];
+	ld.global.u64 	%rd136, [%rd82+24];
+	ld.global.u64 	%rd135, [%rd82+16];
+
+$L__BB2_5:
+	or.b64  	%rd84, %rd132, %rd131;
+	and.b64  	%rd85, %rd84, 15;
+	setp.ne.s64 	%p5, %rd85, 0;
+	mov.u64 	%rd141, 0;
+	@%p5 bra 	$L__BB2_12;
+
+	shr.u64 	%rd26, %rd133, 4;
+	setp.ge.u64 	%p6, %rd11, %rd26;
+	mov.u64 	%rd139, %rd4;
+	@%p6 bra 	$L__BB2_9;
+
+	mov.u64 	%rd139, %rd4;
+
+$L__BB2_8:
+	shl.b64 	%rd86, %rd139, 4;
+	add.s64 	%rd87, %rd132, %rd86;
+	shl.b64 	%rd88, %rd5, 2;
+	add.s64 	%rd90, %rd87, %rd12;
+	ld.v4.u32 	{%r17, %r18, %r19, %r20}, [%rd90];
+	add.s64 	%rd91, %rd90, %rd12;
+	ld.v4.u32 	{%r25, %r26, %r27, %r28}, [%rd91];
+	add.s64 	%rd92, %rd91, %rd12;
+	ld.v4.u32 	{%r33, %r34, %r35, %r36}, [%rd92];
+	add.s64 	%rd93, %rd131, %rd86;
+	ld.v4.u32 	{%r41, %r42, %r43, %r44}, [%rd87];
+	st.v4.u32 	[%rd93], {%r41, %r42, %r43, %r44};
+	add.s64 	%rd94, %rd93, %rd12;
+	st.v4.u32 	[%rd94], {%r17, %r18, %r19, %r20};
+	add.s64 	%rd95, %rd94, %rd12;
+	st.v4.u32 	[%rd95], {%r25, %r26, %r27, %r28};
+	add.s64 	%rd96, %rd95, %rd12;
+	st.v4.u32 	[%rd96], {%r33, %r34, %r35, %r36};
+	add.s64 	%rd139, %rd88, %rd139;
+	add.s64 	%rd97, %rd139, %rd10;
+	setp.lt.u64 	%p7, %rd97, %rd26;
+	@%p7 bra 	$L__BB2_8;
+
+$L__BB2_9:
+	setp.ge.u64 	%p8, %rd139, %rd26;
+	@%p8 bra 	$L__BB2_11;
+
+$L__BB2_10:
+	shl.b64 	%rd98, %rd139, 4;
+	add.s64 	%rd99, %rd132, %rd98;
+	add.s64 	%rd100, %rd131, %rd98;
+	ld.v4.u32 	{%r49, %r50, %r51, %r52}, [%rd99];
+	st.v4.u32 	[%rd100], {%r49, %r50, %r51, %r52};
+	add.s64 	%rd139, %rd139, %rd5;
+	setp.lt.u64 	%p9, %rd139, %rd26;
+	@%p9 bra 	$L__BB2_10;
+
+$L__BB2_11:
+	and.b64  	%rd141, %rd133, -16;
+
+$L__BB2_12:
+	add.s64 	%rd142, %rd141, %rd4;
+	setp.ge.u64 	%p10, %rd142, %rd133;
+	@%p10 bra 	$L__BB2_14;
+
+$L__BB2_13:
+	add.s64 	%rd101, %rd132, %rd142;
+	ld.u8 	%rs1, [%rd101];
+	add.s64 	%rd102, %rd131, %rd142;
+	st.u8 	[%rd102], %rs1;
+	add.s64 	%rd142, %rd142, %rd5;
+	setp.lt.u64 	%p11, %rd142, %rd133;
+	@%p11 bra 	$L__BB2_13;
+
+$L__BB2_14:
+	@%p4 bra 	$L__BB2_36;
+	bra.uni 	$L__BB2_15;
+
+$L__BB2_16:
+	mov.u32 	%r57, %ctaid.x;
+	setp.ne.s32 	%p13, %r57, 0;
+	@%p13 bra 	$L__BB2_36;
+
+	mov.u32 	%r58, %tid.x;
+	cvt.u64.u32 	%rd41, %r58;
+	mov.u32 	%r59, %ntid.x;
+	cvt.u64.u32 	%rd42, %r59;
+	mul.wide.u32 	%rd43, %r59, 3;
+	add.s64 	%rd44, %rd43, %rd41;
+	mul.wide.u32 	%rd45, %r58, 16;
+	mul.wide.u32 	%rd46, %r59, 64;
+	mul.wide.u32 	%rd47, %r59, 4;
+	mul.wide.u32 	%rd48, %r59, 16;
+	cvta.to.global.u64 	%rd130, %rd72;
+
+$L__BB2_18:
+	cvta.to.global.u64 	%rd103, %rd71;
+	ld.volatile.global.u32 	%r60, [%rd103];
+	sub.s32 	%r61, %r60, %r91;
+	setp.gt.s32 	%p14, %r61, -1;
+	@%p14 bra 	$L__BB2_20;
+
+$L__BB2_19:
+	mov.u32 	%r62, 500;
+	// begin inline asm
+	nanosleep.u32 %r62;
+	// end inline asm
+	ld.volatile.global.u32 	%r63, [%rd103];
+	sub.s32 	%r64, %r63, %r91;
+	setp.lt.s32 	%p15, %r64, 0;
+	@%p15 bra 	$L__BB2_19;
+
+$L__BB2_20:
+	and.b32  	%r65, %r91, 1;
+	cvt.u64.u32 	%rd50, %r65;
+	mul.wide.u32 	%rd105, %r65, 3088;
+	add.s64 	%rd106, %rd1, %rd105;
+	add.s64 	%rd51, %rd106, 4;
+	ld.volatile.global.u32 	%r66, [%rd106+4];
+	setp.ne.s32 	%p16, %r66, %r91;
+	@%p16 bra 	$L__BB2_33;
+
+	ld.volatile.global.u32 	%r67, [%rd51+-4];
+	min.u32 	%r2, %r67, 128;
+	setp.eq.s32 	%p17, %r2, 0;
+	@%p17 bra 	$L__BB2_33;
+
+	mov.u32 	%r92, 0;
+
+$L__BB2_23:
+	mul.lo.s64 	%rd109, %rd50, 3088;
+	add.s64 	%rd110, %rd1, %rd109;
+	mul.wide.u32 	%rd111, %r92, 24;
+	add.s64 	%rd112, %rd110, %rd111;
+	ld.volatile.global.u64 	%rd52, [%rd112+32];
+	mov.u64 	%rd147, 0;
+	ld.volatile.global.u64 	%rd53, [%rd112+24];
+	ld.volatile.global.u64 	%rd54, [%rd112+16];
+	or.b64  	%rd113, %rd53, %rd54;
+	and.b64  	%rd114, %rd113, 15;
+	setp.ne.s64 	%p18, %rd114, 0;
+	@%p18 bra 	$L__BB2_30;
+
+	shr.u64 	%rd55, %rd52, 4;
+	setp.ge.u64 	%p19, %rd44, %rd55;
+	mov.u64 	%rd145, %rd41;
+	@%p19 bra 	$L__BB2_27;
+
+	shl.b64 	%rd115, %rd42, 4;
+	add.s64 	%rd56, %rd53, %rd115;
+	add.s64 	%rd57, %rd54, %rd115;
+	mov.u64 	%rd145, %rd41;
+	mov.u64 	%rd144, %rd45;
+
+$L__BB2_26:
+	add.s64 	%rd116, %rd53, %rd144;
+	add.s64 	%rd117, %rd56, %rd144;
+	add.s64 	%rd118, %rd117, %rd48;
+	add.s64 	%rd119, %rd118, %rd48;
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r69,%r70,%r71,%r72}, [%rd116];
+	// end inline asm
+	add.s64 	%rd120, %rd54, %rd144;
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r73,%r74,%r75,%r76}, [%rd117];
+	// end inline asm
+	add.s64 	%rd121, %rd57, %rd144;
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r77,%r78,%r79,%r80}, [%rd118];
+	// end inline asm
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r81,%r82,%r83,%r84}, [%rd119];
+	// end inline asm
+	st.v4.u32 	[%rd120], {%r69, %r70, %r71, %r72};
+	st.v4.u32 	[%rd121], {%r73, %r74, %r75, %r76};
+	add.s64 	%rd122, %rd121, %rd48;
+	st.v4.u32 	[%rd122], {%r77, %r78, %r79, %r80};
+	add.s64 	%rd123, %rd122, %rd48;
+	st.v4.u32 	[%rd123], {%r81, %r82, %r83, %r84};
+	add.s64 	%rd144, %rd144, %rd46;
+	add.s64 	%rd145, %rd145, %rd47;
+	add.s64 	%rd124, %rd43, %rd145;
+	setp.lt.u64 	%p20, %rd124, %rd55;
+	@%p20 bra 	$L__BB2_26;
+
+$L__BB2_27:
+	setp.ge.u64 	%p21, %rd145, %rd55;
+	@%p21 bra 	$L__BB2_29;
+
+$L__BB2_28:
+	shl.b64 	%rd126, %rd145, 4;
+	add.s64 	%rd125, %rd53, %rd126;
+	add.s64 	%rd127, %rd54, %rd126;
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r85,%r86,%r87,%r88}, [%rd125];
+	// end inline asm
+	st.v4.u32 	[%rd127], {%r85, %r86, %r87, %r88};
+	add.s64 	%rd145, %rd145, %rd42;
+	setp.lt.u64 	%p22, %rd145, %rd55;
+	@%p22 bra 	$L__BB2_28;
+
+$L__BB2_29:
+	and.b64  	%rd147, %rd52, -16;
+
+$L__BB2_30:
+	add.s64 	%rd148, %rd147, %rd41;
+	setp.ge.u64 	%p23, %rd148, %rd52;
+	@%p23 bra 	$L__BB2_32;
+
+$L__BB2_31:
+	add.s64 	%rd128, %rd53, %rd148;
+	// begin inline asm
+	ld.global.cv.u8 %r89, [%rd128];
+	// end inline asm
+	add.s64 	%rd129, %rd54, %rd148;
+	st.u8 	[%rd129], %r89;
+	add.s64 	%rd148, %rd148, %rd42;
+	setp.lt.u64 	%p24, %rd148, %rd52;
+	@%p24 bra 	$L__BB2_31;
+
+$L__BB2_32:
+	add.s32 	%r92, %r92, 1;
+	setp.lt.u32 	%p25, %r92, %r2;
+	@%p25 bra 	$L__BB2_23;
+
+$L__BB2_33:
+	cvt.u32.u64 	%r90, %rd41;
+	setp.ne.s32 	%p26, %r90, 0;
+	bar.sync 	0;
+	@%p26 bra 	$L__BB2_35;
+
+	membar.sys;
+	st.volatile.global.u32 	[%rd130], %r91;
+
+$L__BB2_35:
+	setp.ne.s32 	%p27, %r91, %r7;
+	add.s32 	%r91, %r91, 1;
+	@%p27 bra 	$L__BB2_18;
+
+$L__BB2_36:
 	ret;
 
 }

@@ -25,3 +25,34 @@ extern "C" __global__ void __launch_bounds__(256)
       table, token, blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x,
       gridDim.x * static_cast<unsigned long long>(blockDim.x));
 }
+
+// A run of tokens [first, last] of one operation in one launch (GpuRuntime::CopyTableRunAsync):
+// the stream passed `*ready >= first` before it. Where the first table ends the operation's
+// copies (the common case: a read copied whole from device memory or pinned windows), the grid
+// copies it and the stream writes `copied` after the launch. Otherwise the first block alone
+// takes each token in turn - waits for the host to release it, copies its table if filled for
+// it, stores `copied` - and the others leave at once: a block waits only for the host, never for
+// another block, so the run needs no more of the GPU than one block to finish.
+extern "C" __global__ void __launch_bounds__(256)
+    hipfile_copy_table_run(const hipfile::kernels::GatherArgs* tables, const unsigned first,
+                           const unsigned last, const volatile unsigned* ready,
+                           volatile unsigned* copied) {
+  if (hipfile::kernels::RunEndsWithFirst(tables, first)) {
+    hipfile::kernels::CopyTableThread(
+        tables + (first & 1u), first,
+        blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x,
+        gridDim.x * static_cast<unsigned long long>(blockDim.x));
+    return;
+  }
+  if (blockIdx.x != 0) return;
+  for (unsigned t = first;; ++t) {
+    while (!hipfile::kernels::Released(ready, t)) __nanosleep(500);
+    hipfile::kernels::CopyRunToken(tables, t, threadIdx.x, blockDim.x);
+    __syncthreads();  // every thread's loads of the slot are done
+    if (threadIdx.x == 0) {
+      __threadfence_system();
+      *copied = t;
+    }
+    if (t == last) break;
+  }
+}

@@ -31,20 +31,24 @@ inline constexpr char kGatherKernelName[] = "hipfile_gather_copy";
 // 256 blocks to 40.7-41.1 with 32 (bench/results/h200-2026-12-04-b).
 inline constexpr char kCopyTableKernelName[] = "hipfile_copy_table";
 inline constexpr unsigned kCopyTableBlocks = 32;
+// The run kernel (CopyTableRunAsync): kCopyTableBlocks blocks where the first table ends the
+// operation's copies, one block for the tokens of a run that goes on.
+inline constexpr char kCopyTableRunKernelName[] = "hipfile_copy_table_run";
 
 // Both kernels take a CopyTable (gpu_runtime.h): the gather kernel by value (its parameter), the
 // table kernel by address. copy_kernel_body.h declares the same layout for the kernels.
-static_assert(sizeof(CopyTable) == 8 + 24 * CopyTable::kMaxCopies, "the kernels' layout");
+static_assert(sizeof(CopyTable) == 16 + 24 * CopyTable::kMaxCopies, "the kernels' layout");
 static_assert(sizeof(CopyTable) == sizeof(kernels::GatherArgs) &&
                   offsetof(CopyTable, count) == offsetof(kernels::GatherArgs, count) &&
                   offsetof(CopyTable, token) == offsetof(kernels::GatherArgs, token) &&
+                  offsetof(CopyTable, last) == offsetof(kernels::GatherArgs, last) &&
                   offsetof(CopyTable, copy) == offsetof(kernels::GatherArgs, op) &&
                   CopyTable::kMaxCopies ==
                       sizeof(kernels::GatherArgs::op) / sizeof(kernels::GatherCopy),
               "the kernels' layout");
 static_assert(sizeof(CopyTable) <= 4096, "kernel parameters are limited to 4 KiB");
 
-// PTX (ISA 7.0, sm_75) of hipfile_gather_copy and hipfile_copy_table.
+// PTX (ISA 7.0, sm_75) of hipfile_gather_copy, hipfile_copy_table and hipfile_copy_table_run.
 extern const char kGatherKernelPtx[];
 
 }  // namespace hipfile::runtime

@@ -90,6 +90,7 @@ TEST(StreamStagingTest, AReadFillsEachSlotAndItsTableThenSaysReady) {
     EXPECT_EQ(table->copy[0].dst, reinterpret_cast<uintptr_t>(device.data() + k * kChunk));
     EXPECT_EQ(table->copy[0].src, reinterpret_cast<uintptr_t>(heap.block.Slot(chunks.Token(k))));
     EXPECT_EQ(table->copy[0].bytes, k < 2 ? kChunk : 100u);
+    EXPECT_EQ(table->last, k == 2 ? 1u : 0u) << "only the chunk that ends the read says so";
   }
   EXPECT_EQ(asked, (std::vector<off_t>{4096, 4096 + static_cast<off_t>(kChunk),
                                        4096 + 2 * static_cast<off_t>(kChunk)}));
@@ -109,6 +110,7 @@ TEST(StreamStagingTest, AShortReadStopsTheChunksAfterIt) {
   for (size_t k = 0; k < 3; ++k) chunks.FillForRead(heap.block, heap.tables, &ready, k, move);
   EXPECT_EQ(calls, 2);  // the third chunk asks for nothing
   EXPECT_EQ(heap.tables.Table(1)->copy[0].bytes, 10u);
+  EXPECT_EQ(heap.tables.Table(1)->last, 1u) << "a short read ends the copies";
   EXPECT_TRUE(LaunchCopiesNothing(heap.tables, 2)) << "past end of file the stream copies nothing";
   EXPECT_EQ(ready, 2u);  // the stream is still let through every chunk
   EXPECT_EQ(*chunks.Outcome(), kChunk + 10);
@@ -186,6 +188,7 @@ TEST(StreamStagingTest, AReadFromAWindowIsOneCopyAndTheChunksAfterItCopyNothing)
   EXPECT_EQ(first->copy[0].src, reinterpret_cast<uintptr_t>(file.bytes.data()));
   EXPECT_EQ(first->copy[0].dst, reinterpret_cast<uintptr_t>(device.data()));
   EXPECT_EQ(first->copy[0].bytes, device.size()) << "one copy, past the chunk's 2 MiB";
+  EXPECT_EQ(first->last, 1u) << "the read's copies end here (CopyTableRunAsync stops)";
   EXPECT_TRUE(chunks.Leased());
   EXPECT_EQ(chunks.leased_until, 8u);
   EXPECT_EQ(chunks.from_windows, device.size());

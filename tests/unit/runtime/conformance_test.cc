@@ -431,6 +431,96 @@ TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
   ASSERT_EQ(back[kBytes + 1 + 4096], 0x77);
 }
 
+// A run of tokens in one launch (CopyTableRunAsync). Where the first table is filled for the
+// first token and says `last`, its copies are made and nothing more: the later tokens are never
+// released, and `copied` is left to the stream's own write. Otherwise the launch takes each
+// token in turn as the host releases it - copying what its table holds then, from a slot the
+// host refills for every other token - and stores `copied` after each; a token whose table is
+// not filled for it copies nothing. The tokens wrap past 0xffffffff.
+TEST_P(RuntimeConformance, CopyTableRunCopiesItsTokensAsTheHostReleasesThem) {
+  constexpr size_t kChunk = 64 * 1024 + 3;
+  constexpr uint32_t kFirst = 0xfffffffeu;
+  constexpr uint32_t kTokens = 6;  // 0xfffffffe .. 3
+  int device = -1;
+  ASSERT_EQ(rt_->GetDevice(&device), hipSuccess);
+  ASSERT_TRUE(rt_->SupportsCopyTable(device));
+  Stream s = NewStream();
+  auto* slots = static_cast<unsigned char*>(PinnedAlloc(2 * kChunk));
+  auto* dev = static_cast<unsigned char*>(DeviceAlloc(kTokens * kChunk));
+  auto* back = static_cast<unsigned char*>(PinnedAlloc(kTokens * kChunk));
+  auto* tables = static_cast<CopyTable*>(PinnedAlloc(2 * sizeof(CopyTable)));
+  auto* words = static_cast<uint32_t*>(PinnedAlloc(2 * sizeof(uint32_t)));
+  uint32_t* ready = &words[0];
+  uint32_t* copied = &words[1];
+  const auto at = [](const void* p) {
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+  };
+  const auto fill = [&](uint32_t t, size_t k, bool last) {  // token t copies chunk k from its slot
+    const std::vector<unsigned char> bytes = PatternBytes(kChunk, static_cast<int>(20 + k));
+    memcpy(slots + (t % 2) * kChunk, bytes.data(), kChunk);
+    CopyTable* table = tables + t % 2;
+    table->copy[0] = {at(dev + k * kChunk), at(slots + (t % 2) * kChunk), kChunk};
+    table->count = 1;
+    table->token = t;
+    table->last = last ? 1 : 0;
+  };
+  const auto wait_copied = [&](uint32_t t) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (static_cast<int32_t>(__atomic_load_n(copied, __ATOMIC_ACQUIRE) - t) < 0) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    return true;
+  };
+
+  // Ends with the first table.
+  tables[0] = CopyTable{};
+  tables[1] = CopyTable{};
+  __atomic_store_n(ready, kFirst - 1, __ATOMIC_RELEASE);
+  __atomic_store_n(copied, 7u, __ATOMIC_RELEASE);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, kTokens * kChunk, s), hipSuccess);
+  ASSERT_EQ(rt_->StreamWaitValue32(s, ready, kFirst), hipSuccess);
+  ASSERT_EQ(rt_->CopyTableRunAsync(tables, kFirst, kFirst + kTokens - 1, ready, copied, s),
+            hipSuccess);
+  fill(kFirst, 0, true);
+  __atomic_store_n(ready, kFirst, __ATOMIC_RELEASE);
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(__atomic_load_n(copied, __ATOMIC_ACQUIRE), 7u) << "the launch wrote `copied`";
+  ASSERT_EQ(rt_->Memcpy(back, dev, kTokens * kChunk, hipMemcpyDeviceToHost), hipSuccess);
+  const std::vector<unsigned char> first_chunk = PatternBytes(kChunk, 20);
+  ASSERT_EQ(memcmp(back, first_chunk.data(), kChunk), 0);
+  ASSERT_EQ(back[kChunk], 0x77) << "only the first table was copied";
+
+  // Goes on: each token released once the launch has copied the one that used its slot last;
+  // the fourth token's table is left alone (its copies are another token's), so chunk 3 stays.
+  __atomic_store_n(ready, kFirst - 1, __ATOMIC_RELEASE);
+  __atomic_store_n(copied, kFirst - 1, __ATOMIC_RELEASE);
+  ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, kTokens * kChunk, s), hipSuccess);
+  ASSERT_EQ(rt_->StreamWaitValue32(s, ready, kFirst), hipSuccess);
+  ASSERT_EQ(rt_->CopyTableRunAsync(tables, kFirst, kFirst + kTokens - 1, ready, copied, s),
+            hipSuccess);
+  for (uint32_t k = 0; k < kTokens; ++k) {
+    const uint32_t t = kFirst + k;
+    if (k >= 2) {
+      ASSERT_TRUE(wait_copied(t - 2)) << "token " << t - 2 << " never copied";
+    }
+    if (k != 3) fill(t, k, k + 1 == kTokens);
+    __atomic_store_n(ready, t, __ATOMIC_RELEASE);
+  }
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(__atomic_load_n(copied, __ATOMIC_ACQUIRE), kFirst + kTokens - 1);
+  ASSERT_EQ(rt_->Memcpy(back, dev, kTokens * kChunk, hipMemcpyDeviceToHost), hipSuccess);
+  for (size_t k = 0; k < kTokens; ++k) {
+    if (k == 3) {
+      for (size_t i = 0; i < kChunk; ++i) ASSERT_EQ(back[3 * kChunk + i], 0x77) << i;
+      continue;
+    }
+    const std::vector<unsigned char> chunk = PatternBytes(kChunk, static_cast<int>(20 + k));
+    ASSERT_EQ(memcmp(back + k * kChunk, chunk.data(), kChunk), 0) << "chunk " << k;
+  }
+  EXPECT_EQ(rt_->CopyTableRunAsync(tables, 5, 4, ready, copied, s), hipErrorInvalidValue);
+}
+
 struct HostFnLog {
   Mutex mu;
   std::vector<int> order GUARDED_BY(mu);

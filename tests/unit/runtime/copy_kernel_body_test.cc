@@ -137,6 +137,44 @@ TEST(CopyKernelBodyTest, ACountPastTheTableMakesItsCopiesOnly) {
   EXPECT_TRUE(m.Matches()) << "first difference at byte " << m.FirstDifference();
 }
 
+// hipfile_copy_table_run: its first table ends the run where it is filled for the run's first
+// token and says `last`; otherwise the first block takes each token in turn (CopyRunToken, once
+// Released), which copies a table filled for the token - every kind of copy, by the block's
+// threads with loads made anew - and nothing from one filled for another.
+TEST(CopyKernelBodyTest, ARunEndsWithItsFirstTableOrTakesItsTokensOneByOne) {
+  GatherArgs tables[2] = {};
+  tables[1].token = 7;
+  tables[1].last = 1;
+  EXPECT_TRUE(RunEndsWithFirst(tables, 7));
+  EXPECT_FALSE(RunEndsWithFirst(tables, 5)) << "filled for another token";
+  tables[1].last = 0;
+  EXPECT_FALSE(RunEndsWithFirst(tables, 7)) << "later tokens copy";
+  tables[0].token = 0;
+  tables[0].last = 1;
+  EXPECT_TRUE(RunEndsWithFirst(tables, 0));
+
+  volatile unsigned ready = 0xfffffffeu;
+  EXPECT_TRUE(Released(&ready, 0xfffffffdu));
+  EXPECT_TRUE(Released(&ready, 0xfffffffeu));
+  EXPECT_FALSE(Released(&ready, 0xffffffffu));
+  EXPECT_FALSE(Released(&ready, 0u)) << "compared across the wrap";
+  ready = 1;
+  EXPECT_TRUE(Released(&ready, 0xffffffffu));
+
+  Memory m(6 << 20);
+  GatherArgs run[2] = {};
+  FillMixed(m, run[1], 41);
+  run[0].token = 38;  // filled two tokens back: copies nothing now
+  run[0].count = 1;
+  run[0].op[0] = m.Unexpected(0, 100, 4096);
+  for (const unsigned token : {41u, 42u}) {
+    for (unsigned t = 0; t < runtime::kGatherThreadsPerBlock; ++t) {
+      CopyRunToken(run, token, t, runtime::kGatherThreadsPerBlock);
+    }
+  }
+  EXPECT_TRUE(m.Matches()) << "first difference at byte " << m.FirstDifference();
+}
+
 TEST(CopyKernelBodyTest, AGatherLaunchMakesOneCopyPerBlock) {
   for (const unsigned threads : {runtime::kGatherThreadsPerBlock, 7u, 1u}) {
     SCOPED_TRACE(threads);

@@ -860,6 +860,12 @@ struct KernelCalls {
   std::vector<unsigned> table_grids;     // grid x of each table-kernel launch
   std::vector<unsigned> table_tokens;    // the token each table-kernel launch copies for
   std::vector<CUdeviceptr> tables;       // its parameter
+  // Each run-kernel launch's parameters: tables, first, last, ready, copied; and grid x.
+  struct Run {
+    CUdeviceptr tables, ready, copied;
+    unsigned first, last, grid;
+  };
+  std::vector<Run> runs;
   unsigned block = 0;
   std::vector<cu::CUstream> streams;
   std::vector<CUcontext> launch_contexts;  // the current context of each launch
@@ -869,6 +875,7 @@ KernelCalls g_kernel;
 cu::CUmodule FakeModule() { return reinterpret_cast<cu::CUmodule>(0x600); }
 cu::CUfunction FakeFunction() { return reinterpret_cast<cu::CUfunction>(0x700); }
 cu::CUfunction FakeTableFunction() { return reinterpret_cast<cu::CUfunction>(0x800); }
+cu::CUfunction FakeRunFunction() { return reinterpret_cast<cu::CUfunction>(0x900); }
 
 void AddKernels(CudaDriver& d) {
   g_kernel = KernelCalls{};
@@ -899,7 +906,9 @@ void AddKernels(CudaDriver& d) {
                              const char* name) -> CUresult {
     EXPECT_EQ(module, FakeModule());
     g_kernel.function_names.push_back(name);
-    *function = std::string(name) == kCopyTableKernelName ? FakeTableFunction() : FakeFunction();
+    *function = std::string(name) == kCopyTableKernelName      ? FakeTableFunction()
+                : std::string(name) == kCopyTableRunKernelName ? FakeRunFunction()
+                                                               : FakeFunction();
     return 0;
   };
   d.cuLaunchKernel = [](cu::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
@@ -922,6 +931,13 @@ void AddKernels(CudaDriver& d) {
       g_kernel.table_grids.push_back(grid_x);
       g_kernel.tables.push_back(*static_cast<const CUdeviceptr*>(params[0]));
       g_kernel.table_tokens.push_back(*static_cast<const unsigned*>(params[1]));
+      return 0;
+    }
+    if (function == FakeRunFunction()) {
+      g_kernel.runs.push_back(
+          {*static_cast<const CUdeviceptr*>(params[0]), *static_cast<const CUdeviceptr*>(params[3]),
+           *static_cast<const CUdeviceptr*>(params[4]), *static_cast<const unsigned*>(params[1]),
+           *static_cast<const unsigned*>(params[2]), grid_x});
       return 0;
     }
     EXPECT_EQ(function, FakeFunction());
@@ -973,8 +989,9 @@ TEST_F(CudaRuntimeFake, SmallCopiesAreOneGatherLaunch) {
   EXPECT_EQ(g_kernel.grids.size(), 2u) << "a single copy, on the legacy stream too";
   EXPECT_EQ(g_kernel.loads, 1);
   EXPECT_STREQ(g_kernel.ptx, kGatherKernelPtx);
-  EXPECT_EQ(g_kernel.function_names,
-            (std::vector<std::string>{kGatherKernelName, kCopyTableKernelName}));
+  EXPECT_EQ(
+      g_kernel.function_names,
+      (std::vector<std::string>{kGatherKernelName, kCopyTableKernelName, kCopyTableRunKernelName}));
   rt.reset();
   EXPECT_EQ(g_kernel.unloads, 1);
 }
@@ -1136,6 +1153,48 @@ TEST_F(CudaRuntimeFake, CopyTableIsOneLaunchOfTheTableKernel) {
     auto rt = Create();
     EXPECT_EQ(rt->CopyTableAsync(&table, 1, s), hipErrorNotSupported);
     EXPECT_TRUE(g_kernel.tables.empty());
+  }
+}
+
+// CopyTableRunAsync launches the run kernel with the tables, the run's tokens and the words, on
+// the table kernel's grid; a run that ends before it begins, or a missing address, is refused.
+TEST_F(CudaRuntimeFake, CopyTableRunIsOneLaunchOfTheRunKernel) {
+  AddKernels(driver_);
+  CopyTable tables[2];
+  uint32_t words[2] = {};
+  const Stream s = reinterpret_cast<Stream>(0x55);
+  {
+    auto rt = Create();
+    EXPECT_EQ(rt->CopyTableRunAsync(nullptr, 1, 2, &words[0], &words[1], s), hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, nullptr, &words[1], s), hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, &words[0], nullptr, s), hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 5, 4, &words[0], &words[1], s), hipErrorInvalidValue);
+    EXPECT_TRUE(g_kernel.runs.empty());
+    // Across the wrap: 0xfffffffe to 5 is a run of 8 tokens.
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 0xfffffffeu, 5, &words[0], &words[1], s), hipSuccess);
+    ASSERT_EQ(g_kernel.runs.size(), 1u);
+    const KernelCalls::Run& run = g_kernel.runs[0];
+    EXPECT_EQ(run.tables, reinterpret_cast<uintptr_t>(tables));
+    EXPECT_EQ(run.first, 0xfffffffeu);
+    EXPECT_EQ(run.last, 5u);
+    EXPECT_EQ(run.ready, reinterpret_cast<uintptr_t>(&words[0]));
+    EXPECT_EQ(run.copied, reinterpret_cast<uintptr_t>(&words[1]));
+    EXPECT_EQ(run.grid, kCopyTableBlocks);
+    EXPECT_EQ(g_kernel.block, kGatherThreadsPerBlock);
+    EXPECT_TRUE(g_kernel.tables.empty()) << "not the table kernel";
+    EXPECT_EQ(
+        rt->CopyTableRunAsync(tables, 2, 2, &words[0], &words[1], reinterpret_cast<Stream>(0x66)),
+        hipSuccess);
+    EXPECT_EQ(g_kernel.launch_contexts.back(), ContextOf(1)) << "the stream's device";
+    EXPECT_EQ(g_current, ContextOf(0));
+  }
+  {
+    CudaRuntimeOptions options;
+    options.copy_kernel = false;
+    std::string why_not;
+    auto rt = CreateCudaRuntimeWithDriver(driver_, &why_not, options);
+    ASSERT_NE(rt, nullptr) << why_not;
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, &words[0], &words[1], s), hipErrorNotSupported);
   }
 }
 
