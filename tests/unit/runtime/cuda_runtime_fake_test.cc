@@ -201,11 +201,17 @@ class CudaRuntimeFake : public ::testing::Test {
     driver_ = FakeDriver();
   }
 
-  std::unique_ptr<GpuRuntime> Create() {
+  std::unique_ptr<GpuRuntime> Create(const CudaRuntimeOptions& options = {}) {
     std::string why_not;
-    std::unique_ptr<GpuRuntime> rt = CreateCudaRuntimeWithDriver(driver_, &why_not);
+    std::unique_ptr<GpuRuntime> rt = CreateCudaRuntimeWithDriver(driver_, &why_not, options);
     EXPECT_NE(rt, nullptr) << why_not;
     return rt;
+  }
+  // HIPFILE_COPY_KERNEL=0's runtime.
+  std::unique_ptr<GpuRuntime> CreateWithoutCopyKernel() {
+    CudaRuntimeOptions options;
+    options.copy_kernel = false;
+    return Create(options);
   }
 
   // Runs fn on a fresh thread, so the per-thread device it sets does not leak into other tests.
@@ -1054,11 +1060,8 @@ TEST_F(CudaRuntimeFake, LargeHostToHostOrOptedOutCopiesTakeTheBatchCall) {
     EXPECT_TRUE(g_kernel.grids.empty());
   }
   {
-    CudaRuntimeOptions options;
-    options.copy_kernel = false;
-    std::string why_not;
-    auto rt = CreateCudaRuntimeWithDriver(driver_, &why_not, options);
-    ASSERT_NE(rt, nullptr) << why_not;
+    auto rt = CreateWithoutCopyKernel();
+    ASSERT_NE(rt, nullptr);
     const std::vector<CopyOp> copies = ManyCopies(3, 4096);
     EXPECT_EQ(rt->MemcpyBatchAsync(copies.data(), 3, hipMemcpyHostToDevice, s, nullptr),
               hipSuccess);
@@ -1140,11 +1143,8 @@ TEST_F(CudaRuntimeFake, CopyTableIsOneLaunchOfTheTableKernel) {
     EXPECT_EQ(g_current, ContextOf(0));
   }
   {
-    CudaRuntimeOptions options;
-    options.copy_kernel = false;
-    std::string why_not;
-    auto rt = CreateCudaRuntimeWithDriver(driver_, &why_not, options);
-    ASSERT_NE(rt, nullptr) << why_not;
+    auto rt = CreateWithoutCopyKernel();
+    ASSERT_NE(rt, nullptr);
     EXPECT_EQ(rt->CopyTableAsync(&table, 1, s), hipErrorNotSupported);
   }
   {
@@ -1189,11 +1189,8 @@ TEST_F(CudaRuntimeFake, CopyTableRunIsOneLaunchOfTheRunKernel) {
     EXPECT_EQ(g_current, ContextOf(0));
   }
   {
-    CudaRuntimeOptions options;
-    options.copy_kernel = false;
-    std::string why_not;
-    auto rt = CreateCudaRuntimeWithDriver(driver_, &why_not, options);
-    ASSERT_NE(rt, nullptr) << why_not;
+    auto rt = CreateWithoutCopyKernel();
+    ASSERT_NE(rt, nullptr);
     EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, &words[0], &words[1], s), hipErrorNotSupported);
   }
 }
