@@ -251,13 +251,8 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
     gpu_.Reset();
     gpu_.FailNth(fault.op, fault.nth, hipErrorLaunchFailure);
     const size_t copied_ahead = Executor().CopiedAhead();
-    // The stream held until the submission returns: a worker that finished the read (its bytes
-    // all in one table) before the queueing failed would set *bytes_p (issue 21's note).
-    testing::StreamGate gate;
-    ASSERT_EQ(gpu_.LaunchHostFunc(s, &testing::StreamGate::Wait, &gate), hipSuccess);
     Slot slot{kFile, 0, 0};
     const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
-    gate.Open();
     ++g_faults;
     EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
     EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) > 0, fault.ahead);
@@ -278,6 +273,45 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
   const size_t before = Staged();
   ExpectCleanRead(fh, kFile);  // the fixture's stream: never broken
   EXPECT_EQ(Staged(), before + 1);
+}
+
+// A worker may finish a read before its submission has queued the whole chain: nothing of the
+// read waits for the chain's last step, its final `wait done`. When that step is then refused,
+// the submission returns the error and the caller's *bytes_p is 0, as for any refused
+// submission, not the count the worker stored (it was before 2026-12-05).
+TEST_P(AsyncStagedTest, AReadFinishedBeforeItsQueueingFailedReportsNothing) {
+  Executor().SetLargeChunksFrom(0);
+  Executor().SetDeviceScratchBytes(0);  // not copied ahead: the chain of three chunks
+  void* fh = OpenFile("f", kFile);
+  ExpectCleanRead(fh, kFile);
+  runtime::Stream s = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&s, 0), hipSuccess);
+  gpu_.Reset();
+  Slot slot{kFile, 0, 0};
+  std::atomic<int> waits{0};
+  bool finished_first = false;
+  // The chain's fourth wait, its final one, waits for the worker to have finished, then fails.
+  gpu_.BeforeCall(GpuOp::kStreamWaitValue32, [&] {
+    if (++waits != 4) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (__atomic_load_n(&slot.bytes, __ATOMIC_ACQUIRE) == 0 &&
+           std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    finished_first = __atomic_load_n(&slot.bytes, __ATOMIC_ACQUIRE) != 0;
+  });
+  gpu_.FailNth(GpuOp::kStreamWaitValue32, 4, hipErrorLaunchFailure);
+  const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
+  ++g_faults;
+  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+  EXPECT_TRUE(finished_first) << "the worker never finished the read before the failure";
+  EXPECT_EQ(slot.bytes, 0) << "a refused submission reports nothing";
+  gpu_.Reset();
+  ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(slot.bytes, 0);
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
 }
 
 // A runtime call of a submission waits until the operation before it on the stream has run, as a

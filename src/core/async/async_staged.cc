@@ -234,6 +234,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   // flight (header comment).
   const bool large = chain->large;  // nothing is on the stream: the poller has not taken it
   const bool write = chain->op->work->Write();
+  ssize_t* const bytes_p = chain->op->bytes_p;  // the caller's, valid until this call returns
   bool reserved = false;
   chain_mu_.LockShared();
   if (!large) {
@@ -315,6 +316,11 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
         s->waits_queued.store(waits, std::memory_order_relaxed);
         s->copies_queued.store(copies, std::memory_order_relaxed);
         s->queue_error.store(e, std::memory_order_release);
+      } else {
+        // Finished before this step failed (its bytes fitted what was queued, so nothing waited
+        // for the rest), and its worker set *bytes_p under mutex_, seeing no error yet: this call
+        // returns the error, so the caller's variable is what a refused submission leaves, 0.
+        *bytes_p = 0;
       }
       HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
              GpuErrorName(e));
