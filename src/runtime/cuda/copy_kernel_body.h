@@ -23,7 +23,7 @@ struct GatherCopy {
 struct GatherArgs {
   unsigned count;
   unsigned token;
-  unsigned last;  // no later token of the operation copies (CopyTableRunThread)
+  unsigned last;  // no later token of the operation copies (RunEndsWithFirst)
   unsigned spare;
   GatherCopy op[128];
 };
