@@ -106,6 +106,8 @@ const char* const kEnvVariables[] = {
     kEnvAsyncStageTimes,
     kEnvAsyncQuietStreams,
     kEnvAsyncLargeChunksMb,
+    kEnvAsyncAheadStream,
+    kEnvAsyncCopyRuns,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -228,6 +230,12 @@ Config ParseConfig(platform::Sys& sys) {
   ReadBool(sys, kEnvAsyncCopyAtSubmission, &config.async_copy_at_submission, &config);
   ReadBool(sys, kEnvAsyncReadAtSubmission, &config.async_read_at_submission, &config);
   ReadBool(sys, kEnvAsyncAheadStream, &config.async_ahead_stream, &config);
+  static constexpr std::pair<const char*, AsyncCopyRuns> kCopyRuns[] = {
+      {"ahead", AsyncCopyRuns::kAhead},
+      {"reads", AsyncCopyRuns::kReads},
+      {"off", AsyncCopyRuns::kOff}};
+  ReadChoice(sys, kEnvAsyncCopyRuns, kCopyRuns, "one of ahead, reads, off", "ahead",
+             &config.async_copy_runs, &config);
   ReadNumber(sys, kEnvAsyncLargeChunksMb, 0, 1u << 20, "a size in MiB from 0 to 1048576", nullptr,
              &config.async_large_chunks_mb, &config);
   ReadNumber(sys, kEnvAsyncQuietStreams, 0, 4096, "a number from 0 to 4096", nullptr,

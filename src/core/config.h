@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/async/copy_runs.h"
 #include "engine/sync_io.h"
 #include "platform/sys.h"
 #include "util/log.h"
@@ -85,6 +86,10 @@ inline constexpr char kEnvAsyncReadAtSubmission[] = "HIPFILE_ASYNC_READ_AT_SUBMI
 // that the copy runs while the stream is still busy with the reads before it (default false;
 // docs/async.md, "Reads copied ahead into device memory").
 inline constexpr char kEnvAsyncAheadStream[] = "HIPFILE_ASYNC_AHEAD_STREAM";
+// ahead | reads | off: which staged chains queue one launch of the copy kernel for all their
+// tokens instead of one each - reads copied ahead (default), every staged read, none
+// (docs/async.md, "One launch per read copied ahead").
+inline constexpr char kEnvAsyncCopyRuns[] = "HIPFILE_ASYNC_COPY_RUNS";
 // MiB, 0..1048576: a staged stream-ordered operation on device memory of at least this size (and
 // more than 4 MiB) moves in 8 MiB chunks through a large staging block where one is free or can
 // be pinned (default 64; 0: never, every operation in 2 MiB chunks; docs/async.md "Large staging
@@ -157,18 +162,19 @@ struct Config {
   bool io_uring = true;
   bool copy_kernel = true;
   bool async_staged = true;
-  unsigned async_run_idle_kb = 64;       // HIPFILE_ASYNC_RUN_IDLE_KB
-  bool async_copy_at_submission = true;  // HIPFILE_ASYNC_COPY_AT_SUBMISSION
-  bool async_read_at_submission = true;  // HIPFILE_ASYNC_READ_AT_SUBMISSION
-  bool async_ahead_stream = false;       // HIPFILE_ASYNC_AHEAD_STREAM
-  unsigned async_large_chunks_mb = 64;   // HIPFILE_ASYNC_LARGE_CHUNKS_MB
-  unsigned async_quiet_streams = 4;      // HIPFILE_ASYNC_QUIET_STREAMS
-  unsigned cpu_devices = 1;              // HIPFILE_CPU_DEVICES
-  unsigned io_threads = 0;               // 0: automatic
-  unsigned batch_workers = 0;            // 0: unset
-  std::string log_file_path;             // HIPFILE_LOGFILE_PATH; "" = none
-  std::string log_dir;                   // the configuration file's logging.dir; "" = none
-  std::string config_path;               // HIPFILE_CONFIG (or the fallback's file); "" = none
+  unsigned async_run_idle_kb = 64;                        // HIPFILE_ASYNC_RUN_IDLE_KB
+  bool async_copy_at_submission = true;                   // HIPFILE_ASYNC_COPY_AT_SUBMISSION
+  bool async_read_at_submission = true;                   // HIPFILE_ASYNC_READ_AT_SUBMISSION
+  bool async_ahead_stream = false;                        // HIPFILE_ASYNC_AHEAD_STREAM
+  AsyncCopyRuns async_copy_runs = AsyncCopyRuns::kAhead;  // HIPFILE_ASYNC_COPY_RUNS
+  unsigned async_large_chunks_mb = 64;                    // HIPFILE_ASYNC_LARGE_CHUNKS_MB
+  unsigned async_quiet_streams = 4;                       // HIPFILE_ASYNC_QUIET_STREAMS
+  unsigned cpu_devices = 1;                               // HIPFILE_CPU_DEVICES
+  unsigned io_threads = 0;                                // 0: automatic
+  unsigned batch_workers = 0;                             // 0: unset
+  std::string log_file_path;                              // HIPFILE_LOGFILE_PATH; "" = none
+  std::string log_dir;      // the configuration file's logging.dir; "" = none
+  std::string config_path;  // HIPFILE_CONFIG (or the fallback's file); "" = none
   // What named config_path, for its lines: kEnvConfig, the fallback's variable, or "" for the
   // fallback's default file.
   std::string config_named_by = kEnvConfig;

@@ -145,6 +145,45 @@ TEST_P(AsyncCopiedAheadTest, AReadCopiedAheadIsOneLaunchStagedOrNot) {
   }
 }
 
+// HIPFILE_ASYNC_COPY_RUNS chooses which reads take one launch: `off`, none (a read copied ahead
+// launches per token); `reads`, every staged read (one not copied ahead too, and one whose bytes
+// are staged after all): every byte right either way.
+TEST_P(AsyncCopiedAheadTest, TheCopyRunsSettingChoosesWhichReadsTakeOneLaunch) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  struct Case {
+    AsyncCopyRuns runs;
+    uint64_t budget;     // device memory for copies ahead
+    off_t bound_offset;  // the file offset the stream binds (submitted: 0)
+    uint64_t launches;   // CopyTableRunAsync calls
+  };
+  for (const Case c :
+       {Case{AsyncCopyRuns::kOff, uint64_t{128} << 20, 0, 0}, Case{AsyncCopyRuns::kReads, 0, 0, 1},
+        Case{AsyncCopyRuns::kReads, 0, static_cast<off_t>(kMiB) + 5, 1}}) {
+    SCOPED_TRACE(static_cast<int>(c.runs));
+    SCOPED_TRACE(c.bound_offset);
+    Executor().SetCopyRuns(c.runs);
+    Executor().SetDeviceScratchBytes(c.budget);
+    const uint64_t runs = gpu_.Calls(GpuOp::kCopyTableRunAsync);
+    const uint64_t tables = gpu_.Calls(GpuOp::kCopyTableAsync);
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    AsyncSlot slot{6 * kMiB, 0, 0};  // three chunks
+    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) - runs, c.launches);
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableAsync) - tables, c.launches == 0 ? 3u : 0u);
+    slot.file_offset = c.bound_offset;
+    gate.Open();
+    Sync();
+    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
+    EXPECT_TRUE(HoldsFile(dev_, 0, slot.file_offset, slot.size));
+    Executor().WaitIdle();
+    EXPECT_EQ(Executor().Outstanding(), 0u);
+  }
+  Executor().SetCopyRuns(AsyncCopyRuns::kAhead);
+}
+
 // A budget of 0 (hipFileDriverSetMaxCacheSize(0)) copies nothing ahead; the read is queued and
 // right as before.
 TEST_P(AsyncCopiedAheadTest, NoBudgetNoCopyAhead) {
@@ -310,6 +349,33 @@ TEST_P(AsyncCopiedAheadTest, OnlyWholeResidentReadsOfAMebibyteOrMore) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncCopiedAheadTest, ::testing::Values(Path::kAsync),
+                         PathName);
+
+// The Driver hands the setting (HIPFILE_ASYNC_COPY_RUNS=off, parsed into Config) to its executor.
+class AsyncCopyRunsOffTest : public AsyncWindowsTest {
+ protected:
+  AsyncCopyRunsOffTest()
+      : AsyncWindowsTest({}, [](Config& config) { config.async_copy_runs = AsyncCopyRuns::kOff; }) {
+  }
+};
+
+TEST_P(AsyncCopyRunsOffTest, TheDriversExecutorLaunchesPerToken) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot slot{4 * kMiB, 0, 0};  // two chunks, copied ahead
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+  EXPECT_EQ(Executor().CopiedAhead(), 1u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync), 0u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableAsync), 2u);
+  gate.Open();
+  Sync();
+  EXPECT_TRUE(HoldsFile(dev_, 0, 0, 4 * kMiB));
+  Executor().WaitIdle();
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncCopyRunsOffTest, ::testing::Values(Path::kAsync),
                          PathName);
 
 }  // namespace

@@ -133,6 +133,7 @@
 
 #include "core/async/async_op.h"
 #include "core/async/async_stage_stats.h"
+#include "core/async/copy_runs.h"
 #include "core/async/reap_queue.h"
 #include "core/async/stream_key.h"
 #include "core/stats.h"
@@ -254,6 +255,9 @@ class AsyncExecutor {
   // the stream itself it starts only once they are done. Off by default; set by the Driver
   // (HIPFILE_ASYNC_AHEAD_STREAM). Where a companion cannot be made, the copies go on the stream.
   void SetAheadStream(bool on) { ahead_stream_.store(on, std::memory_order_relaxed); }
+  // Which staged chains take one launch of the copy kernel for all their tokens
+  // (HIPFILE_ASYNC_COPY_RUNS; reads copied ahead by default).
+  void SetCopyRuns(AsyncCopyRuns runs) { copy_runs_.store(runs, std::memory_order_relaxed); }
   // Reads copied ahead on a companion so far (of CopiedAhead), and the companion of `stream`'s
   // channel (null: none made), asked with no submission to it in progress (tests).
   size_t AheadOnCompanion();
@@ -470,8 +474,10 @@ class AsyncExecutor {
     size_t copies = 0;              // chunks whose `write copied` is on the stream
     uint32_t written = 0;           // the last token the stream stores in `copied`
   };
+  // `run`: one launch for all the chain's tokens (CopyTableRunAsync) where the runtime can.
   Queued QueueChain(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
-                    size_t chunks, const Ahead& ahead) REQUIRES_SHARED(chain_mu_) EXCLUDES(mutex_);
+                    size_t chunks, const Ahead& ahead, bool run) REQUIRES_SHARED(chain_mu_)
+      EXCLUDES(mutex_);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
   // (the sequence number it took is given back, and it no longer counts as outstanding).
   void EndSubmissionLocked(Channel* channel, bool refused) REQUIRES(mutex_, SubmitMu(channel));
@@ -548,7 +554,8 @@ class AsyncExecutor {
   std::atomic<size_t> large_from_{0};                   // SetLargeChunksFrom
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<bool> ahead_stream_{false};               // SetAheadStream
-  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
+  std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kAhead};  // SetCopyRuns
+  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};   // SetQuietSubmissions
   std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)
   // CountRecentLocked: submissions into the current window, its number (from 1), and the streams
   // submitted to in it and in the one before.

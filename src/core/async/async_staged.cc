@@ -235,6 +235,10 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   const bool large = chain->large;  // nothing is on the stream: the poller has not taken it
   const bool write = chain->op->work->Write();
   ssize_t* const bytes_p = chain->op->bytes_p;  // the caller's, valid until this call returns
+  // One launch for all its tokens (CopyTableRunAsync): a read copied ahead, or any read.
+  const AsyncCopyRuns runs = copy_runs_.load(std::memory_order_relaxed);
+  const bool run = !write && (runs == AsyncCopyRuns::kReads ||
+                              (runs == AsyncCopyRuns::kAhead && !chain->ahead.copies.empty()));
   bool reserved = false;
   chain_mu_.LockShared();
   if (!large) {
@@ -259,12 +263,12 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   // (chain->ahead is read before `write reached` only: the poller takes the chain after it.)
   const bool on_companion = chain->ahead.companion != nullptr;
   if (reserved || large) {
-    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead);
+    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead, run);
     chain_mu_.UnlockShared();
   } else {
     chain_mu_.UnlockShared();
     chain_mu_.Lock();
-    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead);
+    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead, run);
     chain_mu_.Unlock();
   }
   const hipError_t e = queued.error;
@@ -336,7 +340,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
 
 AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Stream stream,
                                                 uint32_t seq, uint32_t first, size_t chunks,
-                                                const Ahead& ahead) {
+                                                const Ahead& ahead, bool run) {
   Queued q;
   q.written = first - 1;
   // Copies ahead first: once the stream has written `reached` it is past them, and the worker
@@ -367,12 +371,12 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
         NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
     if (q.error != hipSuccess) return q;
     q.waits = k + 1;
-    if (k == 0 && q.ahead > 0) {
-      // A read copied ahead: one launch for all its tokens, which copies the first table with
-      // the whole grid where the read's copies end there (the read copied on from device
-      // memory, as it nearly always is) - where each token's launch cost its stream ~100 us,
-      // copying nothing (bench/results/h100-2026-12-05-b) - and otherwise takes the tokens one
-      // by one (GpuRuntime::CopyTableRunAsync). Per token where the runtime cannot.
+    if (k == 0 && run) {
+      // One launch for all its tokens (a read copied ahead, by default), which copies the first
+      // table with the whole grid where the read's copies end there (the read copied on from
+      // device memory, as it nearly always is) - where each token's launch cost its stream
+      // ~100 us, copying nothing (bench/results/h100-2026-12-05-b) - and otherwise takes the
+      // tokens one by one (GpuRuntime::CopyTableRunAsync). Per token where the runtime cannot.
       const uint32_t last = first + static_cast<uint32_t>(chunks) - 1;
       q.error = NoThrow([&] {
         return gpu_.CopyTableRunAsync(channel->tables.Table(0), first, last,

@@ -283,6 +283,22 @@ TEST(ConfigTest, AsyncAheadStream) {
       << config.problems[0];
 }
 
+TEST(ConfigTest, AsyncCopyRuns) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).async_copy_runs, AsyncCopyRuns::kAhead);
+  sys.Set("HIPFILE_ASYNC_COPY_RUNS", "reads");
+  EXPECT_EQ(ParseConfig(sys).async_copy_runs, AsyncCopyRuns::kReads);
+  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncCopyRuns), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_ASYNC_COPY_RUNS", "OFF");
+  EXPECT_EQ(ParseConfig(sys).async_copy_runs, AsyncCopyRuns::kOff);
+  sys.Set("HIPFILE_ASYNC_COPY_RUNS", "all");
+  const Config config = ParseConfig(sys);
+  EXPECT_EQ(config.async_copy_runs, AsyncCopyRuns::kAhead);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_COPY_RUNS=\"all\""), std::string::npos)
+      << config.problems[0];
+}
+
 TEST(ConfigTest, AsyncLargeChunksMb) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).async_large_chunks_mb, 64u);
