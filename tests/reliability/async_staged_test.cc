@@ -290,15 +290,16 @@ TEST_P(AsyncStagedTest, AReadFinishedBeforeItsQueueingFailedReportsNothing) {
   Slot slot{kFile, 0, 0};
   std::atomic<int> waits{0};
   bool finished_first = false;
-  // The chain's fourth wait, its final one, waits for the worker to have finished, then fails.
+  // The chain's fourth wait, its final one, waits for the worker to have finished (nothing is
+  // outstanding: the executor's lock, under which the worker set *bytes_p, orders that read
+  // before this one), then fails.
   gpu_.BeforeCall(GpuOp::kStreamWaitValue32, [&] {
     if (++waits != 4) return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (__atomic_load_n(&slot.bytes, __ATOMIC_ACQUIRE) == 0 &&
-           std::chrono::steady_clock::now() < until) {
+    while (Executor().Outstanding() != 0 && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    finished_first = __atomic_load_n(&slot.bytes, __ATOMIC_ACQUIRE) != 0;
+    finished_first = Executor().Outstanding() == 0 && slot.bytes == static_cast<ssize_t>(kFile);
   });
   gpu_.FailNth(GpuOp::kStreamWaitValue32, 4, hipErrorLaunchFailure);
   const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
