@@ -37,7 +37,7 @@ struct alignas(16) Word16 {
 #endif
 
 // A load that does not keep the line in the SM's cache (ld.global.cv on a GPU): a run kernel
-// (CopyTableRunThread) reads a staging slot the host refills while the kernel lives, and a
+// (CopyRunToken) reads a staging slot the host refills while the kernel lives, and a
 // cached line of its last use would be stale.
 #ifdef __CUDACC__
 HIPFILE_KERNEL_BODY Word16 LoadFresh(const Word16* p) { return __ldcv(p); }
