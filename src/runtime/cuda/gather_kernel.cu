@@ -30,9 +30,10 @@ extern "C" __global__ void __launch_bounds__(256)
 // the stream passed `*ready >= first` before it. Where the first table ends the operation's
 // copies (the common case: a read copied whole from device memory or pinned windows), the grid
 // copies it and the stream writes `copied` after the launch. Otherwise the first block alone
-// takes each token in turn - waits for the host to release it, copies its table if filled for
-// it, stores `copied` - and the others leave at once: a block waits only for the host, never for
-// another block, so the run needs no more of the GPU than one block to finish.
+// takes each token in turn - its first thread waits for the host to release it, the block copies
+// its table if filled for it, stores `copied` - and the others leave at once: a block waits only
+// for the host, never for another block, so the run needs no more of the GPU than one block to
+// finish.
 extern "C" __global__ void __launch_bounds__(256)
     hipfile_copy_table_run(const hipfile::kernels::GatherArgs* tables, const unsigned first,
                            const unsigned last, const volatile unsigned* ready,
@@ -46,7 +47,13 @@ extern "C" __global__ void __launch_bounds__(256)
   }
   if (blockIdx.x != 0) return;
   for (unsigned t = first;; ++t) {
-    while (!hipfile::kernels::Released(ready, t)) __nanosleep(500);
+    // One thread looks at `ready` over the link; the fence makes what the host wrote before
+    // releasing t (the table, the slot) visible to the block the barrier then lets go.
+    if (threadIdx.x == 0) {
+      while (!hipfile::kernels::Released(ready, t)) __nanosleep(500);
+      __threadfence_system();
+    }
+    __syncthreads();
     hipfile::kernels::CopyRunToken(tables, t, threadIdx.x, blockDim.x);
     __syncthreads();  // every thread's loads of the slot are done
     if (threadIdx.x == 0) {
