@@ -231,10 +231,11 @@ Config ParseConfig(platform::Sys& sys) {
   ReadBool(sys, kEnvAsyncReadAtSubmission, &config.async_read_at_submission, &config);
   ReadBool(sys, kEnvAsyncAheadStream, &config.async_ahead_stream, &config);
   static constexpr std::pair<const char*, AsyncCopyRuns> kCopyRuns[] = {
+      {"windows", AsyncCopyRuns::kWindows},
       {"ahead", AsyncCopyRuns::kAhead},
       {"reads", AsyncCopyRuns::kReads},
       {"off", AsyncCopyRuns::kOff}};
-  ReadChoice(sys, kEnvAsyncCopyRuns, kCopyRuns, "one of ahead, reads, off", "ahead",
+  ReadChoice(sys, kEnvAsyncCopyRuns, kCopyRuns, "one of windows, ahead, reads, off", "windows",
              &config.async_copy_runs, &config);
   ReadNumber(sys, kEnvAsyncLargeChunksMb, 0, 1u << 20, "a size in MiB from 0 to 1048576", nullptr,
              &config.async_large_chunks_mb, &config);

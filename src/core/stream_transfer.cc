@@ -83,6 +83,21 @@ engine::ResidentPiece StreamTransfer::Resident(off_t offset, size_t max) {
   return piece;
 }
 
+bool StreamTransfer::AllPinned() {
+  if (!begun_ || request_.write) return false;
+  std::unique_ptr<engine::StreamWindows> windows = io_.engine->PlanStreamWindows(
+      *request_.file, request_.memory, request_.size, request_.offset, request_.allow_compat,
+      /*look=*/true);
+  if (windows == nullptr) return false;
+  const auto begin = static_cast<uint64_t>(request_.offset);
+  for (size_t done = 0; done < request_.size;) {
+    const engine::ResidentPiece piece = windows->At(begin + done, request_.size - done);
+    if (piece.src == nullptr || piece.bytes == 0) return false;
+    done += piece.bytes;
+  }
+  return true;
+}
+
 Result<size_t> StreamTransfer::ReadCached(void* host, size_t bytes, off_t offset) {
   if (!begun_ || request_.write || service_.StreamWritesInFlight()) return Status::Errno(EAGAIN);
   return io_.engine->ReadCached(*request_.file, host, bytes, offset, request_.allow_compat,

@@ -47,6 +47,7 @@ class StreamTransfer final : public AsyncWork {
   // page-cache windows (engine::SyncEngine::PlanStreamWindows, planned at the first call after
   // Begin: a read taken at submission never asks); their bytes count as page_cache.
   engine::ResidentPiece Resident(off_t offset, size_t max) override;
+  bool AllPinned() override;
   void CopiedAhead(size_t bytes) override { paths_.Add(engine::IoPath::kPageCache, bytes); }
   // Reads: the engine's residency lookup for the submitted range (engine::SyncEngine::DiskBytes).
   size_t DiskBytes(const AsyncParams& params) override;

@@ -261,6 +261,16 @@ std::shared_ptr<const PinnedWindow> PageCachePins::Pin(const std::shared_ptr<Map
   return PinReserved(file, k, length, /*ahead=*/false);
 }
 
+std::shared_ptr<const PinnedWindow> PageCachePins::FindPinned(
+    const std::shared_ptr<MappedFile>& file, uint64_t offset) const {
+  if (!options_.pinning) return nullptr;
+  const size_t k = static_cast<size_t>(offset / options_.window_bytes);
+  MutexLock lock(mu_);
+  if (refused_ || stopping_ || k >= file->slots_.size()) return nullptr;
+  const MappedFile::Slot& slot = file->slots_[k];
+  return slot.state == MappedFile::Slot::State::kPinned ? slot.window : nullptr;
+}
+
 std::shared_ptr<const PinnedWindow> PageCachePins::FindOrQueue(
     const std::shared_ptr<MappedFile>& file, uint64_t offset) {
   if (!options_.pinning) return nullptr;

@@ -175,6 +175,11 @@ class PageCachePins {
   // has pinned it. Makes no GPU call and waits for no pin.
   std::shared_ptr<const PinnedWindow> FindOrQueue(const std::shared_ptr<MappedFile>& file,
                                                   uint64_t offset);
+  // The pinned window holding `offset`, or nullptr: a look, not a read - it counts no use and
+  // no hit, queues nothing and pins nothing (a stream-ordered submission asking whether windows
+  // hold a read's bytes, which its worker will read: AsyncExecutor::PlanAhead).
+  std::shared_ptr<const PinnedWindow> FindPinned(const std::shared_ptr<MappedFile>& file,
+                                                 uint64_t offset) const;
 
   // Forgets the mapping of the file (dev, ino) and retires its windows. Makes no GPU call.
   void Forget(dev_t dev, ino_t ino);

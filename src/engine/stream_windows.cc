@@ -7,18 +7,20 @@
 namespace hipfile::engine {
 
 StreamWindows::StreamWindows(PageCachePins& pins, std::shared_ptr<MappedFile> mapped,
-                             std::vector<PlannedChunk> plan)
+                             std::vector<PlannedChunk> plan, bool look)
     : pins_(pins),
       mapped_(std::move(mapped)),
       plan_(std::move(plan)),
       windows_(plan_.size()),
-      asked_(plan_.size(), 0) {}
+      asked_(plan_.size(), 0),
+      look_(look) {}
 
 const std::shared_ptr<const PinnedWindow>& StreamWindows::WindowOf(size_t i) {
   if (asked_[i] == 0) {
     asked_[i] = 1;
     if (plan_[i].method == ChunkMethod::kPageCache) {
-      windows_[i] = pins_.FindOrQueue(mapped_, plan_[i].offset);
+      windows_[i] = look_ ? pins_.FindPinned(mapped_, plan_[i].offset)
+                          : pins_.FindOrQueue(mapped_, plan_[i].offset);
     }
   }
   return windows_[i];

@@ -34,8 +34,10 @@ struct ResidentPiece {
 // outlive it (the operation holds the engine).
 class StreamWindows {
  public:
+  // `look`: the windows are only looked at (PageCachePins::FindPinned): no use counted, none
+  // queued for pinning - for a caller asking whether they hold a read's bytes, not reading them.
   StreamWindows(PageCachePins& pins, std::shared_ptr<MappedFile> mapped,
-                std::vector<PlannedChunk> plan);
+                std::vector<PlannedChunk> plan, bool look = false);
 
   // The piece at file offset `offset`, at most `max` bytes from a window: the resident chunks
   // there, pinned, in one window, merged. Offsets asked for never go back.
@@ -52,6 +54,7 @@ class StreamWindows {
   size_t next_ = 0;  // the first chunk that does not end at or before the last offset asked
   std::vector<std::shared_ptr<const PinnedWindow>> windows_;  // by chunk, once asked
   std::vector<char> asked_;
+  const bool look_;
 };
 
 }  // namespace hipfile::engine

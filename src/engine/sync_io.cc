@@ -242,7 +242,8 @@ size_t SyncEngine::DiskBytes(const IoFile& file, const IoMemory& memory, size_t 
 
 std::unique_ptr<StreamWindows> SyncEngine::PlanStreamWindows(const IoFile& file,
                                                              const IoMemory& memory, size_t size,
-                                                             off_t offset, bool allow_compat) {
+                                                             off_t offset, bool allow_compat,
+                                                             bool look) {
   // Read's decision for the same request: none for memory that is not staged, where the
   // page-cache path is off, or for a direct-only read (no residency lookup: engine/sync_io.h).
   if (size == 0 || !Staged(memory) || !impl_->page_cache || !allow_compat) return nullptr;
@@ -256,7 +257,7 @@ std::unique_ptr<StreamWindows> SyncEngine::PlanStreamWindows(const IoFile& file,
     return c.method == ChunkMethod::kPageCache;
   });
   if (!any) return nullptr;
-  return std::make_unique<StreamWindows>(impl_->pins, std::move(mapped), std::move(plan));
+  return std::make_unique<StreamWindows>(impl_->pins, std::move(mapped), std::move(plan), look);
 }
 
 Result<size_t> SyncEngine::Read(const IoFile& file, const IoMemory& memory, size_t size,

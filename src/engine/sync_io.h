@@ -161,9 +161,10 @@ class SyncEngine {
   // stream to copy its resident chunks from pinned page-cache windows as it gets to them. Null
   // where Read would copy none from windows: memory that is not staged, the page-cache path off,
   // a direct-only or small read, nothing resident. Looks up residency (fstat, mmap, mincore); no
-  // GPU call.
+  // GPU call. `look`: windows that only look (StreamWindows' `look`).
   std::unique_ptr<StreamWindows> PlanStreamWindows(const IoFile& file, const IoMemory& memory,
-                                                   size_t size, off_t offset, bool allow_compat);
+                                                   size_t size, off_t offset, bool allow_compat,
+                                                   bool look = false);
   // Reads up to `size` bytes at `offset` into ordinary host memory from the page cache alone, never
   // waiting for the disk (a stream-ordered read at submission, docs/async.md): the bytes (short
   // at end of file, or where the rest is not cached), or EAGAIN when none of them is cached or

@@ -146,22 +146,34 @@ TEST_P(AsyncCopiedAheadTest, AReadCopiedAheadIsOneLaunchStagedOrNot) {
 }
 
 // HIPFILE_ASYNC_COPY_RUNS chooses which reads take one launch: `off`, none (a read copied ahead
-// launches per token); `reads`, every staged read (one not copied ahead too, and one whose bytes
-// are staged after all): every byte right either way.
+// launches per token); `ahead`, reads copied ahead only (one served from windows without a budget
+// launches per token); `windows` (the default), those and reads whose every byte was in pinned
+// windows at submission, copied ahead or not (no budget), but not a read of a file whose window
+// is not pinned yet; `reads`, every staged read (one not copied ahead too, and one whose bytes
+// are staged after all): every byte right each way.
 TEST_P(AsyncCopiedAheadTest, TheCopyRunsSettingChoosesWhichReadsTakeOneLaunch) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
+  void* unpinned = OpenFile("g", kFile);  // in the page cache, its window never pinned
   struct Case {
     AsyncCopyRuns runs;
     uint64_t budget;     // device memory for copies ahead
     off_t bound_offset;  // the file offset the stream binds (submitted: 0)
     uint64_t launches;   // CopyTableRunAsync calls
+    bool pinned = true;  // the read is of the file whose window is pinned
   };
+  const uint64_t budget = uint64_t{128} << 20;
   for (const Case c :
-       {Case{AsyncCopyRuns::kOff, uint64_t{128} << 20, 0, 0}, Case{AsyncCopyRuns::kReads, 0, 0, 1},
+       {Case{AsyncCopyRuns::kOff, budget, 0, 0}, Case{AsyncCopyRuns::kAhead, 0, 0, 0},
+        Case{AsyncCopyRuns::kAhead, budget, 0, 1}, Case{AsyncCopyRuns::kWindows, 0, 0, 1},
+        Case{AsyncCopyRuns::kWindows, budget, 0, 1}, Case{AsyncCopyRuns::kWindows, 0, 0, 0, false},
+        Case{AsyncCopyRuns::kWindows, 0, static_cast<off_t>(kMiB) + 5, 1},
+        Case{AsyncCopyRuns::kReads, 0, 0, 1},
         Case{AsyncCopyRuns::kReads, 0, static_cast<off_t>(kMiB) + 5, 1}}) {
     SCOPED_TRACE(static_cast<int>(c.runs));
+    SCOPED_TRACE(c.budget);
     SCOPED_TRACE(c.bound_offset);
+    SCOPED_TRACE(c.pinned);
     Executor().SetCopyRuns(c.runs);
     Executor().SetDeviceScratchBytes(c.budget);
     const uint64_t runs = gpu_.Calls(GpuOp::kCopyTableRunAsync);
@@ -170,7 +182,7 @@ TEST_P(AsyncCopiedAheadTest, TheCopyRunsSettingChoosesWhichReadsTakeOneLaunch) {
     testing::StreamGate gate;
     ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
     AsyncSlot slot{6 * kMiB, 0, 0};  // three chunks
-    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+    ASSERT_TRUE(SubmitSlot(c.pinned ? fh : unpinned, &slot).ok());
     EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) - runs, c.launches);
     EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableAsync) - tables, c.launches == 0 ? 3u : 0u);
     slot.file_offset = c.bound_offset;
@@ -181,7 +193,7 @@ TEST_P(AsyncCopiedAheadTest, TheCopyRunsSettingChoosesWhichReadsTakeOneLaunch) {
     Executor().WaitIdle();
     EXPECT_EQ(Executor().Outstanding(), 0u);
   }
-  Executor().SetCopyRuns(AsyncCopyRuns::kAhead);
+  Executor().SetCopyRuns(AsyncCopyRuns::kWindows);
 }
 
 // A budget of 0 (hipFileDriverSetMaxCacheSize(0)) copies nothing ahead; the read is queued and

@@ -217,8 +217,10 @@ TEST_P(AsyncStagedTest, SystemCallFailuresGiveShortCountsOrTheError) {
 }
 
 // Queueing the chain fails part way on the stream: the copy of the second chunk, the `copied`
-// store of the second chunk, or the final wait; for a read copied ahead (one launch for its
-// tokens), that launch, the `copied` store after it, or the final wait. The submission reports
+// store of the second chunk, or the final wait (HIPFILE_ASYNC_COPY_RUNS=ahead: a launch per
+// token for a read from windows); for a read copied ahead, or one from windows by default (one
+// launch for its tokens), that launch, the `copied` store after it, or the final wait. The
+// submission reports
 // the GPU error, the stream is let through (whatever of the chain was queued), later operations
 // on it work - on the engine's streams, as its tokens no longer line up - and a fresh stream
 // stages again.
@@ -231,6 +233,7 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
     GpuOp op;
     uint64_t nth;
     bool ahead;  // the read copied ahead (the device memory budget on), else not
+    AsyncCopyRuns runs = AsyncCopyRuns::kAhead;
   };
   // A three-chunk read queues: write reached, then per chunk wait / copy / write copied, then
   // the final wait: so write #3 is chunk 1's `copied`, wait #4 the final one. Copied ahead:
@@ -243,9 +246,13 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
         Fault{"final wait", GpuOp::kStreamWaitValue32, 4, false},
         Fault{"the launch for a read copied ahead", GpuOp::kCopyTableRunAsync, 1, true},
         Fault{"copied store after it", GpuOp::kStreamWriteValue32, 2, true},
-        Fault{"final wait after it", GpuOp::kStreamWaitValue32, 2, true}}) {
+        Fault{"final wait after it", GpuOp::kStreamWaitValue32, 2, true},
+        Fault{"the launch for a read from windows", GpuOp::kCopyTableRunAsync, 1, false,
+              AsyncCopyRuns::kWindows}}) {
     SCOPED_TRACE(fault.what);
     Executor().SetDeviceScratchBytes(fault.ahead ? kBudget : 0);
+    Executor().SetCopyRuns(fault.runs);
+    const bool one_launch = fault.ahead || fault.runs == AsyncCopyRuns::kWindows;
     runtime::Stream s = nullptr;
     ASSERT_EQ(gpu_.StreamCreate(&s, 0), hipSuccess);
     gpu_.Reset();
@@ -255,7 +262,7 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
     const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
     ++g_faults;
     EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
-    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) > 0, fault.ahead);
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) > 0, one_launch);
     EXPECT_EQ(Executor().CopiedAhead(), copied_ahead) << "a refused read is not counted";
     ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
     EXPECT_EQ(slot.bytes, 0) << "a dropped operation reports nothing";
@@ -270,6 +277,7 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
     EXPECT_EQ(Staged(), before) << "the stream's tokens no longer line up: not staged";
     EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
   }
+  Executor().SetCopyRuns(AsyncCopyRuns::kWindows);
   const size_t before = Staged();
   ExpectCleanRead(fh, kFile);  // the fixture's stream: never broken
   EXPECT_EQ(Staged(), before + 1);
@@ -281,7 +289,8 @@ TEST_P(AsyncStagedTest, QueueingFailureLeavesTheStreamUsable) {
 // submission, not the count the worker stored (it was before 2026-12-05).
 TEST_P(AsyncStagedTest, AReadFinishedBeforeItsQueueingFailedReportsNothing) {
   Executor().SetLargeChunksFrom(0);
-  Executor().SetDeviceScratchBytes(0);  // not copied ahead: the chain of three chunks
+  Executor().SetDeviceScratchBytes(0);            // not copied ahead,
+  Executor().SetCopyRuns(AsyncCopyRuns::kAhead);  // nor one launch: the chain of three chunks
   void* fh = OpenFile("f", kFile);
   ExpectCleanRead(fh, kFile);
   runtime::Stream s = nullptr;

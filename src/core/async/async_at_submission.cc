@@ -390,8 +390,12 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
 
 bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   AsyncWork& work = *op.work;
-  if (scratch_.Budget() == 0 || op.submitted.size < kAheadMinBytes || !work.Staged() ||
-      work.Write() || channel->host_fn || !channel->copy_tables) {
+  // Without a budget the windows are still looked at where the copy runs want to know whether
+  // they hold every byte (Ahead::in_windows).
+  const bool budget = scratch_.Budget() > 0;
+  const bool look = budget || copy_runs_.load(std::memory_order_relaxed) == AsyncCopyRuns::kWindows;
+  if (!look || op.submitted.size < kAheadMinBytes || !work.Staged() || work.Write() ||
+      channel->host_fn || !channel->copy_tables) {
     return false;
   }
   {
@@ -416,6 +420,19 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   const size_t bytes = planned->size;
   const auto skip = static_cast<size_t>(first & 4095);  // the file offset's place in its page
   // Every byte from a pinned window, or none copied ahead.
+  if (!budget) {
+    // Nothing to copy ahead: a look at the windows that counts no read of them (the worker's
+    // will), so that a read once does not pin them sooner than a synchronous one would.
+    bool all = false;
+    try {
+      all = work.AllPinned();
+    } catch (...) {
+      all = false;  // out of memory looking: a launch per token
+    }
+    work.Unbegin();
+    ahead->in_windows = all;
+    return false;
+  }
   const bool whole = WindowPieces(work, first, bytes, &ahead->copies, &ahead->windows);
   work.Unbegin();
   if (!whole) {
@@ -442,8 +459,10 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   }
   if (region == nullptr) {
     *ahead = Ahead();
+    ahead->in_windows = true;
     return false;
   }
+  ahead->in_windows = true;
   if (companion) {
     ahead->companion = channel->companion;
     ahead->done = channel->companion_done;

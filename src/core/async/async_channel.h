@@ -83,6 +83,10 @@ struct AsyncExecutor::Ahead {
   unsigned char* at = nullptr;
   off_t file_offset = 0;
   size_t bytes = 0;
+  // Every byte, at the values seen at submission, was in a pinned window, copied ahead or not
+  // (no budget left, or none): the worker's first table then nearly always ends the read's
+  // copies, so its chain takes one launch for all its tokens (AsyncCopyRuns::kWindows).
+  bool in_windows = false;
 
   // The piece at file `offset` (at most `max` bytes) that the stream copied ahead, leased with the
   // region; none where the copy does not have it.

@@ -256,7 +256,8 @@ class AsyncExecutor {
   // (HIPFILE_ASYNC_AHEAD_STREAM). Where a companion cannot be made, the copies go on the stream.
   void SetAheadStream(bool on) { ahead_stream_.store(on, std::memory_order_relaxed); }
   // Which staged chains take one launch of the copy kernel for all their tokens
-  // (HIPFILE_ASYNC_COPY_RUNS; reads copied ahead by default).
+  // (HIPFILE_ASYNC_COPY_RUNS; by default reads copied ahead and reads served whole from pinned
+  // windows: Ahead::in_windows).
   void SetCopyRuns(AsyncCopyRuns runs) { copy_runs_.store(runs, std::memory_order_relaxed); }
   // Reads copied ahead on a companion so far (of CopiedAhead), and the companion of `stream`'s
   // channel (null: none made), asked with no submission to it in progress (tests).
@@ -350,7 +351,8 @@ class AsyncExecutor {
   // A staged read whose bytes, at the values seen at submission, are all in pinned windows, with
   // device memory for them within the budget (SetDeviceScratchBytes): fills *ahead with the
   // copies its stream makes before it reaches the read, and the windows and memory they use.
-  // False, with nothing done, where it cannot. submit_mu held.
+  // False, with nothing done, where it cannot; ahead->in_windows then says whether the windows
+  // held every byte all the same (no budget, or none left). submit_mu held.
   bool PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) REQUIRES(SubmitMu(channel))
       EXCLUDES(mutex_);
   // The channel's companion stream and its event (SetAheadStream), made on the submitting
@@ -554,8 +556,8 @@ class AsyncExecutor {
   std::atomic<size_t> large_from_{0};                   // SetLargeChunksFrom
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<bool> ahead_stream_{false};               // SetAheadStream
-  std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kAhead};  // SetCopyRuns
-  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};   // SetQuietSubmissions
+  std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kWindows};  // SetCopyRuns
+  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};     // SetQuietSubmissions
   std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)
   // CountRecentLocked: submissions into the current window, its number (from 1), and the streams
   // submitted to in it and in the one before.

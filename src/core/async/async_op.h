@@ -81,6 +81,10 @@ class AsyncWork {
     (void)max;
     return {};
   }
+  // Staged reads, after Look: whether pinned page-cache windows hold every byte of the plan
+  // Look returned, now - a look that counts no read of them, pins nothing and counts no bytes
+  // (AsyncExecutor::PlanAhead without a budget). May throw (out of memory). False by default.
+  virtual bool AllPinned() { return false; }
   // Staged reads, after Begin: up to `bytes` at file `offset` into ordinary host memory, from the
   // page cache alone (never waiting for the disk): the bytes that moved (short at end of file
   // or where the rest is not cached), EAGAIN where they cannot be had now, or the error. A read

@@ -235,10 +235,14 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   const bool large = chain->large;  // nothing is on the stream: the poller has not taken it
   const bool write = chain->op->work->Write();
   ssize_t* const bytes_p = chain->op->bytes_p;  // the caller's, valid until this call returns
-  // One launch for all its tokens (CopyTableRunAsync): a read copied ahead, or any read.
+  // One launch for all its tokens (CopyTableRunAsync): a read copied ahead, one whose bytes were
+  // all in pinned windows at submission, or any read (HIPFILE_ASYNC_COPY_RUNS).
   const AsyncCopyRuns runs = copy_runs_.load(std::memory_order_relaxed);
-  const bool run = !write && (runs == AsyncCopyRuns::kReads ||
-                              (runs == AsyncCopyRuns::kAhead && !chain->ahead.copies.empty()));
+  const bool ahead = !chain->ahead.copies.empty();
+  const bool run =
+      !write && (runs == AsyncCopyRuns::kReads ||
+                 (runs == AsyncCopyRuns::kWindows && (ahead || chain->ahead.in_windows)) ||
+                 (runs == AsyncCopyRuns::kAhead && ahead));
   bool reserved = false;
   chain_mu_.LockShared();
   if (!large) {

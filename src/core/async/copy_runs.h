@@ -7,9 +7,10 @@
 namespace hipfile::core {
 
 enum class AsyncCopyRuns {
-  kOff,    // a launch per token, every chain
-  kAhead,  // reads copied ahead into device memory (the default)
-  kReads,  // every staged read (a read that stages takes the launch's one-block way)
+  kOff,      // a launch per token, every chain
+  kAhead,    // reads copied ahead into device memory
+  kWindows,  // those, and reads whose every byte was in pinned windows at submission (default)
+  kReads,    // every staged read (a read that stages takes the launch's one-block way)
 };
 
 }  // namespace hipfile::core

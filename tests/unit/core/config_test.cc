@@ -285,7 +285,11 @@ TEST(ConfigTest, AsyncAheadStream) {
 
 TEST(ConfigTest, AsyncCopyRuns) {
   EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).async_copy_runs, AsyncCopyRuns::kWindows);
+  sys.Set("HIPFILE_ASYNC_COPY_RUNS", "ahead");
   EXPECT_EQ(ParseConfig(sys).async_copy_runs, AsyncCopyRuns::kAhead);
+  sys.Set("HIPFILE_ASYNC_COPY_RUNS", "Windows");
+  EXPECT_EQ(ParseConfig(sys).async_copy_runs, AsyncCopyRuns::kWindows);
   sys.Set("HIPFILE_ASYNC_COPY_RUNS", "reads");
   EXPECT_EQ(ParseConfig(sys).async_copy_runs, AsyncCopyRuns::kReads);
   EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncCopyRuns), SettingSource::kEnvironment);
@@ -293,7 +297,7 @@ TEST(ConfigTest, AsyncCopyRuns) {
   EXPECT_EQ(ParseConfig(sys).async_copy_runs, AsyncCopyRuns::kOff);
   sys.Set("HIPFILE_ASYNC_COPY_RUNS", "all");
   const Config config = ParseConfig(sys);
-  EXPECT_EQ(config.async_copy_runs, AsyncCopyRuns::kAhead);
+  EXPECT_EQ(config.async_copy_runs, AsyncCopyRuns::kWindows);
   ASSERT_EQ(config.problems.size(), 1u);
   EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_COPY_RUNS=\"all\""), std::string::npos)
       << config.problems[0];

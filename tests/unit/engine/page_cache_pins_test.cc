@@ -98,6 +98,22 @@ TEST_F(PageCachePinsTest, AWindowIsPinnedOnItsNthUse) {
   EXPECT_EQ(pins.Pin(file, kWindow), nullptr) << "counted per window";
 }
 
+// FindPinned is a look, not a read (a stream-ordered submission asking whether windows hold its
+// bytes): it counts no use toward pinning and no hit, and finds a window once it is pinned.
+TEST_F(PageCachePinsTest, FindPinnedLooksWithoutCountingAUse) {
+  PageCachePins pins(sys_, gpu_, Options(2));
+  auto file = *pins.Map(fd_->get(), st_);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(pins.FindPinned(file, 10), nullptr);
+  EXPECT_EQ(pins.Pin(file, 0), nullptr) << "the looks counted as uses";
+  auto w = pins.Pin(file, 0);
+  ASSERT_NE(w, nullptr) << "the second use pins";
+  const uint64_t hits = pins.counters().hits;
+  EXPECT_EQ(pins.FindPinned(file, kWindow - 1), w);
+  EXPECT_EQ(pins.FindPinned(file, kWindow), nullptr) << "another window";
+  EXPECT_EQ(pins.counters().hits, hits);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kHostRegister), 1u);
+}
+
 TEST_F(PageCachePinsTest, AWindowNotWhollyResidentIsNotPinned) {
   class ColdTail : public testing::FaultSys {
    public:
