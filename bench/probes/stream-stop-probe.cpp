@@ -31,6 +31,11 @@
 //                  waiting (by an event) until the stream has copied on out of it two
 //                  iterations before. What a read's copies ahead on a stream of the library's
 //                  own would gain (docs/async.md, "Reads copied ahead"); not with PROBE_SPLIT.
+//   PROBE_TABLE=device: the tables in device memory (copied there once) instead of mapped pinned
+//                  host memory, as the library keeps them: what the kernel's reads of its table
+//                  over a link busy with the copies cost each launch. PROBE_TABLE=copied: in
+//                  device memory, the stream copying the host table there (a 3 KiB DMA) before
+//                  each launch, as a table filled by the host while the stream waits would be.
 // Then a row "sync": STREAMS threads copying one at a time, each waited for on a blocking-sync
 // event (the synchronous path's way).
 // A watchdog turns a hang into a diagnosis: when the probe has made no progress for SECONDS + 15 s
@@ -70,6 +75,7 @@ struct Lane {
   CUdeviceptr region[2] = {0, 0};
   hipfile::runtime::CopyTable* table[2] = {nullptr, nullptr};
   CUdeviceptr table_at[2] = {0, 0};
+  CUdeviceptr device_table[2] = {0, 0};  // PROBE_TABLE=device: table_at points here
   // PROBE_AHEAD: recorded on `aside` after iteration i's copy and on `stream` after its tokens,
   // at index i % 2.
   CUevent copy_done[2] = {nullptr, nullptr}, copied_on[2] = {nullptr, nullptr};
@@ -82,7 +88,9 @@ struct Lane {
 bool g_split = false;
 bool g_ahead = false;
 bool g_hostalloc = false;
-unsigned g_tokens = 0;  // PROBE_TOKENS; 0: the copy goes straight to dst, no tokens
+bool g_device_table = false;  // PROBE_TABLE=device or copied
+bool g_copied_table = false;  // PROBE_TABLE=copied
+unsigned g_tokens = 0;        // PROBE_TOKENS; 0: the copy goes straight to dst, no tokens
 unsigned g_grid = hipfile::runtime::kCopyTableBlocks;  // PROBE_GRID: the first token's blocks
 // PROBE_TOKEN_PARTS: which parts the tokens after the first keep (default "wlc": each a wait, a
 // launch and a `write copied`); `b`: waits and writes, batched in pairs.
@@ -165,6 +173,11 @@ void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
     }
     if (first || g_parts.launch) {
       CUdeviceptr table = lane.table_at[i % 2];
+      if (g_copied_table) {
+        const int p = (g_ahead ? i % 2 : 0);
+        CHECK(cuMemcpyHtoDAsync(table, lane.table[p], sizeof(hipfile::runtime::CopyTable),
+                                lane.stream));
+      }
       unsigned token = kTableToken + k;
       void* params[] = {&table, &token};
       CHECK(cuLaunchKernel(g_table_kernel, first ? g_grid : hipfile::runtime::kCopyTableBlocks, 1,
@@ -341,6 +354,9 @@ int main(int argc, char** argv) {
   }
   const char* src = std::getenv("PROBE_SRC");
   g_hostalloc = src != nullptr && std::strcmp(src, "hostalloc") == 0;
+  const char* table = std::getenv("PROBE_TABLE");
+  g_copied_table = table != nullptr && std::strcmp(table, "copied") == 0;
+  g_device_table = g_copied_table || (table != nullptr && std::strcmp(table, "device") == 0);
   const char* tokens = std::getenv("PROBE_TOKENS");
   g_tokens = tokens != nullptr ? static_cast<unsigned>(std::atoi(tokens)) : 0;
   if (const char* parts = std::getenv("PROBE_TOKEN_PARTS"); parts != nullptr) {
@@ -404,6 +420,11 @@ int main(int argc, char** argv) {
       lane.table[p]->token = kTableToken;
       lane.table[p]->copy[0] = {lane.dst, lane.region[p], bytes};
       CHECK(cuMemHostGetDevicePointer(&lane.table_at[p], table, 0));
+      if (g_device_table) {
+        CHECK(cuMemAlloc(&lane.device_table[p], sizeof(hipfile::runtime::CopyTable)));
+        CHECK(cuMemcpyHtoD(lane.device_table[p], table, sizeof(hipfile::runtime::CopyTable)));
+        lane.table_at[p] = lane.device_table[p];
+      }
     }
     if (!g_ahead && g_tokens > 0) {  // one region: both parities use it
       lane.region[1] = lane.region[0];
@@ -427,6 +448,7 @@ int main(int argc, char** argv) {
       if (lane.table[p] == nullptr) continue;
       CHECK(cuMemFree(lane.region[p]));
       CHECK(cuMemFreeHost(lane.table[p]));
+      if (lane.device_table[p] != 0) CHECK(cuMemFree(lane.device_table[p]));
     }
     for (int p = 0; p < 2; ++p) {
       CHECK(cuEventDestroy(lane.copy_done[p]));
