@@ -354,9 +354,9 @@ int main(int argc, char** argv) {
   }
   const char* src = std::getenv("PROBE_SRC");
   g_hostalloc = src != nullptr && std::strcmp(src, "hostalloc") == 0;
-  const char* table = std::getenv("PROBE_TABLE");
-  g_copied_table = table != nullptr && std::strcmp(table, "copied") == 0;
-  g_device_table = g_copied_table || (table != nullptr && std::strcmp(table, "device") == 0);
+  const char* where = std::getenv("PROBE_TABLE");
+  g_copied_table = where != nullptr && std::strcmp(where, "copied") == 0;
+  g_device_table = g_copied_table || (where != nullptr && std::strcmp(where, "device") == 0);
   const char* tokens = std::getenv("PROBE_TOKENS");
   g_tokens = tokens != nullptr ? static_cast<unsigned>(std::atoi(tokens)) : 0;
   if (const char* parts = std::getenv("PROBE_TOKEN_PARTS"); parts != nullptr) {
