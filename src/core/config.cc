@@ -108,6 +108,7 @@ const char* const kEnvVariables[] = {
     kEnvAsyncLargeChunksMb,
     kEnvAsyncAheadStream,
     kEnvAsyncCopyRuns,
+    kEnvAsyncRunTable,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -237,6 +238,9 @@ Config ParseConfig(platform::Sys& sys) {
       {"off", AsyncCopyRuns::kOff}};
   ReadChoice(sys, kEnvAsyncCopyRuns, kCopyRuns, "one of windows, ahead, reads, off", "windows",
              &config.async_copy_runs, &config);
+  static constexpr std::pair<const char*, bool> kRunTable[] = {{"device", true}, {"host", false}};
+  ReadChoice(sys, kEnvAsyncRunTable, kRunTable, "device or host", "device",
+             &config.async_run_table_on_device, &config);
   ReadNumber(sys, kEnvAsyncLargeChunksMb, 0, 1u << 20, "a size in MiB from 0 to 1048576", nullptr,
              &config.async_large_chunks_mb, &config);
   ReadNumber(sys, kEnvAsyncQuietStreams, 0, 4096, "a number from 0 to 4096", nullptr,

@@ -86,10 +86,15 @@ inline constexpr char kEnvAsyncReadAtSubmission[] = "HIPFILE_ASYNC_READ_AT_SUBMI
 // that the copy runs while the stream is still busy with the reads before it (default false;
 // docs/async.md, "Reads copied ahead into device memory").
 inline constexpr char kEnvAsyncAheadStream[] = "HIPFILE_ASYNC_AHEAD_STREAM";
-// ahead | reads | off: which staged chains queue one launch of the copy kernel for all their
-// tokens instead of one each - reads copied ahead (default), every staged read, none
-// (docs/async.md, "One launch per read copied ahead").
+// windows | ahead | reads | off: which staged chains queue one launch of the copy kernel for all
+// their tokens instead of one each - reads copied ahead or served whole from pinned windows
+// (default), reads copied ahead, every staged read, none (docs/async.md, "One launch per read
+// copied ahead").
 inline constexpr char kEnvAsyncCopyRuns[] = "HIPFILE_ASYNC_COPY_RUNS";
+// device | host: where that launch reads its first table - device memory the stream copies it
+// into first (default), or the host table itself (docs/async.md, "The run's first table in
+// device memory").
+inline constexpr char kEnvAsyncRunTable[] = "HIPFILE_ASYNC_RUN_TABLE";
 // MiB, 0..1048576: a staged stream-ordered operation on device memory of at least this size (and
 // more than 4 MiB) moves in 8 MiB chunks through a large staging block where one is free or can
 // be pinned (default 64; 0: never, every operation in 2 MiB chunks; docs/async.md "Large staging
@@ -167,6 +172,7 @@ struct Config {
   bool async_read_at_submission = true;                     // HIPFILE_ASYNC_READ_AT_SUBMISSION
   bool async_ahead_stream = false;                          // HIPFILE_ASYNC_AHEAD_STREAM
   AsyncCopyRuns async_copy_runs = AsyncCopyRuns::kWindows;  // HIPFILE_ASYNC_COPY_RUNS
+  bool async_run_table_on_device = true;                    // HIPFILE_ASYNC_RUN_TABLE
   unsigned async_large_chunks_mb = 64;                      // HIPFILE_ASYNC_LARGE_CHUNKS_MB
   unsigned async_quiet_streams = 4;                         // HIPFILE_ASYNC_QUIET_STREAMS
   unsigned cpu_devices = 1;                                 // HIPFILE_CPU_DEVICES

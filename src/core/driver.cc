@@ -40,6 +40,7 @@ Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& confi
       async_read_at_submission_(config.async_read_at_submission),
       async_ahead_stream_(config.async_ahead_stream),
       async_copy_runs_(config.async_copy_runs),
+      async_run_table_on_device_(config.async_run_table_on_device),
       async_large_chunks_from_(size_t{config.async_large_chunks_mb} << 20),
       async_quiet_streams_(config.async_quiet_streams),
       io_pool_(sys, IoThreadsOf(config)),

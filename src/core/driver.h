@@ -239,6 +239,7 @@ class Driver {
   const bool async_read_at_submission_;  // HIPFILE_ASYNC_READ_AT_SUBMISSION
   const bool async_ahead_stream_;        // HIPFILE_ASYNC_AHEAD_STREAM
   const AsyncCopyRuns async_copy_runs_;  // HIPFILE_ASYNC_COPY_RUNS
+  const bool async_run_table_on_device_;  // HIPFILE_ASYNC_RUN_TABLE
   const size_t async_large_chunks_from_;  // HIPFILE_ASYNC_LARGE_CHUNKS_MB, in bytes
   const unsigned async_quiet_streams_;    // HIPFILE_ASYNC_QUIET_STREAMS
   // Where stream-ordered operations' time goes: on at stats level 2, or async_stage_times_.

@@ -39,7 +39,7 @@ class FailedRuntime final : public GpuRuntime {
   bool SupportsCopyTable(int) override { return false; }
   hipError_t CopyTableAsync(const CopyTable*, uint32_t, Stream) override { return error_; }
   hipError_t CopyTableRunAsync(const CopyTable*, uint32_t, uint32_t, const uint32_t*, uint32_t*,
-                               Stream) override {
+                               CopyTable*, Stream) override {
     return error_;
   }
   hipError_t Memset(void*, int, size_t) override { return error_; }

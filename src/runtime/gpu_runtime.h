@@ -193,15 +193,23 @@ class GpuRuntime {
   // waits until *ready >= t (wrapping compare), makes table t % 2's copies if it is filled for
   // t, and stores *copied = t (release) - one token at a time and slowly (one block of threads
   // on a GPU), the way of an operation whose later chunks are staged, which should be rare.
-  // `ready` and `copied` are words as StreamWaitValue32 takes. hipErrorNotSupported where the
-  // runtime cannot: queue CopyTableAsync per token instead.
+  // `ready` and `copied` are words as StreamWaitValue32 takes. `mirror`, where not null: two
+  // tables of device memory of the stream's device, into whose [first % 2] the stream copies
+  // tables[first % 2] (a DMA) before the launch, which then reads its first table there - a
+  // launch reading its table from host memory over a link busy with copies cost its stream
+  // 5-8% of a 4 MiB read on the H200 (bench/results/h200-2026-12-05-b); the later tokens' tables
+  // are read from `tables`. A stream's calls may share one mirror (each writes its first token's
+  // half after the launches before it on the stream). hipErrorNotSupported where the runtime
+  // cannot: queue CopyTableAsync per token instead.
   virtual hipError_t CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
-                                       const uint32_t* ready, uint32_t* copied, Stream stream) {
+                                       const uint32_t* ready, uint32_t* copied, CopyTable* mirror,
+                                       Stream stream) {
     (void)tables;
     (void)first;
     (void)last;
     (void)ready;
     (void)copied;
+    (void)mirror;
     (void)stream;
     return hipErrorNotSupported;
   }

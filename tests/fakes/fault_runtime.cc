@@ -170,13 +170,14 @@ hipError_t FaultRuntime::CopyTableAsync(const runtime::CopyTable* table, uint32_
 
 hipError_t FaultRuntime::CopyTableRunAsync(const runtime::CopyTable* tables, uint32_t first,
                                            uint32_t last, const uint32_t* ready, uint32_t* copied,
-                                           runtime::Stream stream) {
+                                           runtime::CopyTable* mirror, runtime::Stream stream) {
   if (const hipError_t e = Injected(GpuOp::kCopyTableRunAsync)) return e;
+  last_run_mirror_.store(mirror);
   if (runtime::HostFn hold = hold_copies_fn_.load(); hold != nullptr) {
     if (const hipError_t e = base_.LaunchHostFunc(stream, hold, hold_copies_arg_.load())) return e;
   }
   return Forwarded(GpuOp::kCopyTableRunAsync,
-                   base_.CopyTableRunAsync(tables, first, last, ready, copied, stream));
+                   base_.CopyTableRunAsync(tables, first, last, ready, copied, mirror, stream));
 }
 
 hipError_t FaultRuntime::Memset(void* dst, int value, size_t size) {

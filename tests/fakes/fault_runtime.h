@@ -107,6 +107,8 @@ class FaultRuntime : public runtime::GpuRuntime {
     hold_copies_arg_.store(arg);
     hold_copies_fn_.store(fn);
   }
+  // The mirror the last CopyTableRunAsync passed on (null: none, or no call yet).
+  const void* LastRunMirror() const { return last_run_mirror_.load(); }
   // What SupportsStreamMemOps answers: -1 forwards (the default), 0 false, 1 true.
   void SetStreamMemOps(int answer) { stream_mem_ops_ = answer; }
   // StreamIsCapturing answers true for `stream` until Reset, as CUDA does between a program's
@@ -165,7 +167,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   hipError_t CopyTableAsync(const runtime::CopyTable* table, uint32_t token,
                             runtime::Stream stream) override;
   hipError_t CopyTableRunAsync(const runtime::CopyTable* tables, uint32_t first, uint32_t last,
-                               const uint32_t* ready, uint32_t* copied,
+                               const uint32_t* ready, uint32_t* copied, runtime::CopyTable* mirror,
                                runtime::Stream stream) override;
   hipError_t Memset(void* dst, int value, size_t size) override;
   hipError_t MemsetAsync(void* dst, int value, size_t size, runtime::Stream stream) override;
@@ -228,6 +230,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   std::atomic<hipError_t> touching_error_{hipSuccess};
   std::atomic<runtime::HostFn> hold_copies_fn_{nullptr};  // HoldCopyTables
   std::atomic<void*> hold_copies_arg_{nullptr};
+  std::atomic<const void*> last_run_mirror_{nullptr};  // LastRunMirror
   bool host_memory_ = false;
   Mutex hooks_mu_;
   std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);

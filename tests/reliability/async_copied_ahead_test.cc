@@ -212,8 +212,63 @@ TEST_P(AsyncCopiedAheadTest, NoBudgetNoCopyAhead) {
   EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kFile));
   EXPECT_TRUE(HoldsFile(dev_, 0, 0, kFile));
   EXPECT_EQ(Executor().CopiedAhead(), 0u);
-  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), mallocs);
+  // No device memory but the stream's two run tables (its read from windows is one launch).
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc) - mallocs, Executor().RunMirrors());
+  EXPECT_LE(Executor().RunMirrors(), 1u);
   Executor().WaitIdle();
+}
+
+// A read taking one launch (from windows, or copied ahead) has its first table copied into
+// device memory by its stream, where the launch reads it: two tables of the channel's, made at
+// its first such read and used by the next ones. Not made where HIPFILE_ASYNC_RUN_TABLE=host
+// (SetRunTableOnDevice(false)) or where the device memory is refused - asked once, logged, the
+// launch reading the host table then: every byte right each way.
+TEST_P(AsyncCopiedAheadTest, ARunReadsItsFirstTableFromTheStreamsMirror) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  const auto read = [&](runtime::Stream stream, void* dev, off_t offset) {
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream, &testing::StreamGate::Wait, &gate), hipSuccess);
+    AsyncSlot slot{6 * kMiB, offset, 0};  // three chunks
+    const uint64_t runs = gpu_.Calls(GpuOp::kCopyTableRunAsync);
+    ASSERT_TRUE(
+        (stream == stream_ ? SubmitSlot(fh, &slot) : SubmitSlotOn(stream, fh, dev, &slot)).ok());
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync), runs + 1);
+    gate.Open();
+    ASSERT_EQ(gpu_.StreamSynchronize(stream), hipSuccess);
+    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
+    EXPECT_TRUE(HoldsFile(dev, 0, offset, slot.size));
+    Executor().WaitIdle();
+  };
+  Executor().SetDeviceScratchBytes(0);  // from windows, not copied ahead: no other device memory
+  const uint64_t mallocs = gpu_.Calls(GpuOp::kMalloc);
+  read(stream_, dev_, 0);
+  EXPECT_EQ(Executor().RunMirrors(), 1u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), mallocs + 1);
+  EXPECT_NE(gpu_.LastRunMirror(), nullptr);
+  read(stream_, dev_, 4096);
+  EXPECT_EQ(Executor().RunMirrors(), 1u) << "the stream's second run made another";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), mallocs + 1);
+
+  // Off: the host table.
+  Executor().SetRunTableOnDevice(false);
+  MakeOtherStream();
+  const uint64_t before = gpu_.Calls(GpuOp::kMalloc);
+  read(other_, other_dev_, 100);
+  EXPECT_EQ(gpu_.LastRunMirror(), nullptr);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), before);
+
+  // Refused: asked once for the channel, the host table meanwhile.
+  Executor().SetRunTableOnDevice(true);
+  gpu_.FailTimes(GpuOp::kMalloc, 1, hipErrorOutOfMemory);
+  read(other_, other_dev_, 0);
+  EXPECT_EQ(gpu_.LastRunMirror(), nullptr);
+  read(other_, other_dev_, 8192);
+  EXPECT_EQ(gpu_.LastRunMirror(), nullptr);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), before + 1) << "asked again after a refusal";
+  EXPECT_EQ(Executor().RunMirrors(), 1u);
+  gpu_.Reset();
 }
 
 // Reads of one stream share its region (the stream copies into it only after the reads before

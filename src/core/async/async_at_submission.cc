@@ -242,6 +242,8 @@ size_t AsyncExecutor::CachedAtSubmission() {
   return cached_at_submission_;
 }
 
+size_t AsyncExecutor::RunMirrors() { return run_mirrors_.load(std::memory_order_relaxed); }
+
 size_t AsyncExecutor::RanAtOnce() {
   MutexLock lock(mutex_);
   return ran_at_once_;

@@ -202,6 +202,14 @@ struct AsyncExecutor::Channel {
   // (Staged::block). Set under mutex_ with submit_mu held; read without mutex_ by the submission
   // and the workers of the channel's operations.
   engine::StreamCopyTables tables;
+  // Each device's two tables in device memory into which a run copies its first table
+  // (AsyncExecutor::MirrorFor; null tables: refused there), kept for the executor's life
+  // (freeing waits for the streams). submit_mu.
+  struct Mirror {
+    int device = -1;
+    runtime::CopyTable* tables = nullptr;
+  };
+  std::vector<Mirror> mirrors;
   uint32_t last_token = 0;  // the last token a chain on the stream copies for
   // The region the stream's last read copied ahead used (submit_mu): the next read of the stream
   // may copy into it as long as any read holds it, since the stream copies into it only after

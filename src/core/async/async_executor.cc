@@ -104,6 +104,9 @@ AsyncExecutor::~AsyncExecutor() {
   reap_pool_.reset();
   for (auto& entry : channels_) {
     entry.second->tables.Free(gpu_);
+    for (const Channel::Mirror& m : entry.second->mirrors) {
+      if (m.tables != nullptr) (void)gpu_.Free(m.tables);
+    }
     DropCompanion(entry.second.get());
   }
   for (engine::StreamStagingBlock& block : free_blocks_) block.Free(gpu_);

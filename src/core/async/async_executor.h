@@ -259,6 +259,13 @@ class AsyncExecutor {
   // (HIPFILE_ASYNC_COPY_RUNS; by default reads copied ahead and reads served whole from pinned
   // windows: Ahead::in_windows).
   void SetCopyRuns(AsyncCopyRuns runs) { copy_runs_.store(runs, std::memory_order_relaxed); }
+  // Whether that launch reads its first table from device memory the stream copies it into
+  // first (a channel's mirror, made at its first run on a device), where a read of it from host
+  // memory over a link busy with copies costs the stream (bench/results/h200-2026-12-05-b). On
+  // by default; set by the Driver (HIPFILE_ASYNC_RUN_TABLE).
+  void SetRunTableOnDevice(bool on) { run_table_on_device_.store(on, std::memory_order_relaxed); }
+  // Channels' mirrors made so far (tests).
+  size_t RunMirrors();
   // Reads copied ahead on a companion so far (of CopiedAhead), and the companion of `stream`'s
   // channel (null: none made), asked with no submission to it in progress (tests).
   size_t AheadOnCompanion();
@@ -476,10 +483,16 @@ class AsyncExecutor {
     size_t copies = 0;              // chunks whose `write copied` is on the stream
     uint32_t written = 0;           // the last token the stream stores in `copied`
   };
-  // `run`: one launch for all the chain's tokens (CopyTableRunAsync) where the runtime can.
+  // `run`: one launch for all the chain's tokens (CopyTableRunAsync) where the runtime can, its
+  // first table copied into `mirror` (MirrorFor) where not null.
   Queued QueueChain(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
-                    size_t chunks, const Ahead& ahead, bool run) REQUIRES_SHARED(chain_mu_)
-      EXCLUDES(mutex_);
+                    size_t chunks, const Ahead& ahead, bool run, runtime::CopyTable* mirror)
+      REQUIRES_SHARED(chain_mu_) EXCLUDES(mutex_);
+  // The channel's mirror on its stream's device (two tables of device memory, SetRunTableOnDevice):
+  // made at the channel's first run there and kept for the executor's life; null where the
+  // submitting thread's device is not the stream's or the memory was refused (once per device:
+  // logged, not asked again).
+  runtime::CopyTable* MirrorFor(Channel* channel) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // A submission ends: queued (its operation now counts as queued and outstanding) or refused
   // (the sequence number it took is given back, and it no longer counts as outstanding).
   void EndSubmissionLocked(Channel* channel, bool refused) REQUIRES(mutex_, SubmitMu(channel));
@@ -556,8 +569,10 @@ class AsyncExecutor {
   std::atomic<size_t> large_from_{0};                   // SetLargeChunksFrom
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<bool> ahead_stream_{false};               // SetAheadStream
-  std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kWindows};  // SetCopyRuns
-  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};     // SetQuietSubmissions
+  std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kWindows};
+  std::atomic<bool> run_table_on_device_{true};                 // SetRunTableOnDevice
+  std::atomic<size_t> run_mirrors_{0};                          // RunMirrors  // SetCopyRuns
+  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
   std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)
   // CountRecentLocked: submissions into the current window, its number (from 1), and the streams
   // submitted to in it and in the one before.

@@ -243,6 +243,10 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       !write && (runs == AsyncCopyRuns::kReads ||
                  (runs == AsyncCopyRuns::kWindows && (ahead || chain->ahead.in_windows)) ||
                  (runs == AsyncCopyRuns::kAhead && ahead));
+  // Its first table read from device memory (made here once per channel and device: nothing of
+  // the chain is on the stream yet, and no lock is held that the streams' progress needs).
+  runtime::CopyTable* const mirror =
+      run && run_table_on_device_.load(std::memory_order_relaxed) ? MirrorFor(channel) : nullptr;
   bool reserved = false;
   chain_mu_.LockShared();
   if (!large) {
@@ -267,12 +271,12 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   // (chain->ahead is read before `write reached` only: the poller takes the chain after it.)
   const bool on_companion = chain->ahead.companion != nullptr;
   if (reserved || large) {
-    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead, run);
+    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead, run, mirror);
     chain_mu_.UnlockShared();
   } else {
     chain_mu_.UnlockShared();
     chain_mu_.Lock();
-    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead, run);
+    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead, run, mirror);
     chain_mu_.Unlock();
   }
   const hipError_t e = queued.error;
@@ -344,7 +348,8 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
 
 AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Stream stream,
                                                 uint32_t seq, uint32_t first, size_t chunks,
-                                                const Ahead& ahead, bool run) {
+                                                const Ahead& ahead, bool run,
+                                                runtime::CopyTable* mirror) {
   Queued q;
   q.written = first - 1;
   // Copies ahead first: once the stream has written `reached` it is past them, and the worker
@@ -384,7 +389,8 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
       const uint32_t last = first + static_cast<uint32_t>(chunks) - 1;
       q.error = NoThrow([&] {
         return gpu_.CopyTableRunAsync(channel->tables.Table(0), first, last,
-                                      &channel->words[kReady], &channel->words[kCopied], stream);
+                                      &channel->words[kReady], &channel->words[kCopied], mirror,
+                                      stream);
       });
       if (q.error == hipSuccess) {
         q.waits = chunks;  // the launch waits for the others itself
@@ -535,6 +541,34 @@ void AsyncExecutor::Step(Channel* channel) {
     data.WriteOut(s.block, move);
   }
   FinishStaged(channel);
+}
+
+runtime::CopyTable* AsyncExecutor::MirrorFor(Channel* channel) {
+  for (const Channel::Mirror& m : channel->mirrors) {
+    if (m.device == channel->device) return m.tables;
+  }
+  // Made on the submitting thread's device, which must be the stream's.
+  if (!OnStreamDevice(*channel)) return nullptr;
+  try {
+    channel->mirrors.reserve(channel->mirrors.size() + 1);  // so that keeping it cannot throw
+  } catch (...) {
+    return nullptr;
+  }
+  void* memory = nullptr;
+  const hipError_t e =
+      NoThrow([&] { return gpu_.Malloc(&memory, 2 * sizeof(runtime::CopyTable)); });
+  if (e != hipSuccess) {
+    memory = nullptr;
+    HF_LOG_LIMITED(kWarn,
+                   "stream-ordered I/O: no device memory for a stream's run tables (%s); its "
+                   "launches read their first table from host memory",
+                   GpuErrorName(e));
+  } else {
+    run_mirrors_.fetch_add(1, std::memory_order_relaxed);
+  }
+  channel->mirrors.push_back(
+      Channel::Mirror{channel->device, static_cast<runtime::CopyTable*>(memory)});
+  return static_cast<runtime::CopyTable*>(memory);
 }
 
 void AsyncExecutor::WaitForCopied(Channel* channel, uint32_t token) {

@@ -195,6 +195,16 @@ hipError_t CpuRuntime::CheckTables(const CopyTable* tables, size_t count) const 
   return hipSuccess;
 }
 
+hipError_t CpuRuntime::CheckMirror(const CopyTable* mirror) const {
+  // As on a GPU, device memory with room for two tables.
+  const std::optional<Region> region = memory_.Find(mirror);
+  if (!region || region->kind != RegionKind::kDevice ||
+      reinterpret_cast<uintptr_t>(mirror) + 2 * sizeof(CopyTable) > region->end()) {
+    return hipErrorInvalidValue;
+  }
+  return hipSuccess;
+}
+
 void CpuRuntime::CopyTableNow(const CopyTable* table, uint32_t token) const {
   // Acquire: what the host stored before releasing the stream to this point is visible.
   if (__atomic_load_n(&table->token, __ATOMIC_ACQUIRE) != token) return;  // not for this launch

@@ -59,7 +59,8 @@ class CpuRuntime final : public GpuRuntime {
   bool SupportsCopyTable(int device) override { return ValidDevice(device); }
   hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) override;
   hipError_t CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
-                               const uint32_t* ready, uint32_t* copied, Stream stream) override;
+                               const uint32_t* ready, uint32_t* copied, CopyTable* mirror,
+                               Stream stream) override;
   hipError_t Memset(void* dst, int value, size_t size) override;
   hipError_t MemsetAsync(void* dst, int value, size_t size, Stream stream) override;
 
@@ -112,6 +113,8 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t CheckWord(const uint32_t* addr) const;
   // `count` copy tables from `tables` in host memory the device can reach.
   hipError_t CheckTables(const CopyTable* tables, size_t count) const;
+  // A CopyTableRunAsync mirror: two tables' room in device memory.
+  hipError_t CheckMirror(const CopyTable* mirror) const;
   // What a launch of the table kernel for `token` does, on the stream's thread.
   void CopyTableNow(const CopyTable* table, uint32_t token) const;
 

@@ -327,13 +327,28 @@ hipError_t CpuRuntime::StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t
 }
 
 hipError_t CpuRuntime::CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
-                                         const uint32_t* ready, uint32_t* copied, Stream stream) {
+                                         const uint32_t* ready, uint32_t* copied, CopyTable* mirror,
+                                         Stream stream) {
   if (hipError_t e = CheckTables(tables, 2); e != hipSuccess) return e;
   if (hipError_t e = CheckWord(ready); e != hipSuccess) return e;
   if (hipError_t e = CheckWord(copied); e != hipSuccess) return e;
+  if (mirror != nullptr) {
+    if (hipError_t e = CheckMirror(mirror); e != hipSuccess) return e;
+  }
   if (static_cast<int32_t>(last - first) < 0) return hipErrorInvalidValue;
-  return Enqueue(stream, {}, [this, tables, first, last, ready, copied] {
+  return Enqueue(stream, {}, [this, tables, first, last, ready, copied, mirror] {
     const CopyTable* head = tables + first % 2;
+    if (mirror != nullptr) {
+      // As the GPU's DMA before its launch: the first table, as the host left it on releasing
+      // `first` (acquire loads: what it stored before is visible), into device memory.
+      CopyTable* copy = mirror + first % 2;
+      copy->token = __atomic_load_n(&head->token, __ATOMIC_ACQUIRE);
+      copy->count = __atomic_load_n(&head->count, __ATOMIC_ACQUIRE);
+      copy->last = __atomic_load_n(&head->last, __ATOMIC_ACQUIRE);
+      copy->spare = 0;
+      for (uint32_t i = 0; i < CopyTable::kMaxCopies; ++i) copy->copy[i] = head->copy[i];
+      head = copy;
+    }
     if (__atomic_load_n(&head->token, __ATOMIC_ACQUIRE) == first &&
         __atomic_load_n(&head->last, __ATOMIC_ACQUIRE) != 0) {
       CopyTableNow(head, first);  // the operation's copies end here

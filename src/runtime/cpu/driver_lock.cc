@@ -99,9 +99,11 @@ class DriverLockedRuntime final : public GpuRuntime {
     return Shared([&] { return inner_->CopyTableAsync(table, token, stream); });
   }
   hipError_t CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
-                               const uint32_t* ready, uint32_t* copied, Stream stream) override {
-    return Shared(
-        [&] { return inner_->CopyTableRunAsync(tables, first, last, ready, copied, stream); });
+                               const uint32_t* ready, uint32_t* copied, CopyTable* mirror,
+                               Stream stream) override {
+    return Shared([&] {
+      return inner_->CopyTableRunAsync(tables, first, last, ready, copied, mirror, stream);
+    });
   }
   hipError_t Memset(void* dst, int value, size_t size) override {
     return Shared([&] { return inner_->Memset(dst, value, size); });

@@ -278,7 +278,8 @@ class CudaRuntime final : public GpuRuntime {
   bool SupportsCopyTable(int device) override;
   hipError_t CopyTableAsync(const CopyTable* table, uint32_t token, Stream stream) override;
   hipError_t CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
-                               const uint32_t* ready, uint32_t* copied, Stream stream) override;
+                               const uint32_t* ready, uint32_t* copied, CopyTable* mirror,
+                               Stream stream) override;
 
   hipError_t Memset(void* dst, int value, size_t size) override {
     if (size == 0) return hipSuccess;
@@ -523,9 +524,17 @@ class CudaRuntime final : public GpuRuntime {
     cu::CUfunction table = nullptr;   // hipfile_copy_table
     cu::CUfunction run = nullptr;     // hipfile_copy_table_run
   };
+  // A copy the stream makes before a launch (CopyTableRunAsync's mirror): none where bytes is 0.
+  struct CopyFirst {
+    cu::CUdeviceptr dst = 0;
+    cu::CUdeviceptr src = 0;
+    size_t bytes = 0;
+  };
   // Launches `kernel` of the stream's device (the caller may have another device current) with
-  // `params`, giving the thread its context back: CopyTableAsync, CopyTableRunAsync.
-  hipError_t LaunchTableKernel(cu::CUfunction Kernels::*kernel, void** params, Stream stream);
+  // `params`, after `copy` on the stream, giving the thread its context back: CopyTableAsync,
+  // CopyTableRunAsync.
+  hipError_t LaunchTableKernel(cu::CUfunction Kernels::*kernel, void** params, Stream stream,
+                               const CopyFirst& copy);
   const Kernels* KernelsFor(int device) EXCLUDES(mutex_);
   size_t LaunchGathers(const Kernels* kernels, const CopyOp* copies,
                        const std::vector<size_t>& todo, Stream stream);
@@ -878,7 +887,7 @@ bool CudaRuntime::SupportsCopyTable(int device) {
 }
 
 hipError_t CudaRuntime::LaunchTableKernel(cu::CUfunction Kernels::*kernel, void** params,
-                                          Stream stream) {
+                                          Stream stream, const CopyFirst& copy) {
   if (!options_.copy_kernel) return hipErrorNotSupported;
   if (const hipError_t err = Enter(); err != hipSuccess) return err;
   // The kernel must come from the stream's context, and the caller (a stream-ordered submission
@@ -897,8 +906,12 @@ hipError_t CudaRuntime::LaunchTableKernel(cu::CUfunction Kernels::*kernel, void*
   const Kernels* kernels = KernelsFor(device);
   hipError_t result = hipErrorNotSupported;
   if (kernels != nullptr && kernels->*kernel != nullptr) {
-    result = Map(d_.cuLaunchKernel(kernels->*kernel, kCopyTableBlocks, 1, 1, kGatherThreadsPerBlock,
-                                   1, 1, 0, Cu(stream), params, nullptr));
+    result = copy.bytes == 0 ? hipSuccess
+                             : Map(d_.cuMemcpyAsync(copy.dst, copy.src, copy.bytes, Cu(stream)));
+    if (result == hipSuccess) {
+      result = Map(d_.cuLaunchKernel(kernels->*kernel, kCopyTableBlocks, 1, 1,
+                                     kGatherThreadsPerBlock, 1, 1, 0, Cu(stream), params, nullptr));
+    }
   }
   if (device != current) d_.cuCtxSetCurrent(saved);
   return result;
@@ -909,19 +922,27 @@ hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, S
   CUdeviceptr address = Dptr(table);
   unsigned int launch_token = token;
   void* params[] = {&address, &launch_token};
-  return LaunchTableKernel(&Kernels::table, params, stream);
+  return LaunchTableKernel(&Kernels::table, params, stream, CopyFirst{});
 }
 
 hipError_t CudaRuntime::CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
-                                          const uint32_t* ready, uint32_t* copied, Stream stream) {
+                                          const uint32_t* ready, uint32_t* copied,
+                                          CopyTable* mirror, Stream stream) {
   if (tables == nullptr || ready == nullptr || copied == nullptr ||
       static_cast<int32_t>(last - first) < 0) {
     return hipErrorInvalidValue;
   }
-  CUdeviceptr tables_at = Dptr(tables), ready_at = Dptr(ready), copied_at = Dptr(copied);
+  const CopyTable* head = tables + first % 2;
+  CopyFirst copy;
+  if (mirror != nullptr) {  // the first table into device memory (a DMA), where the launch reads it
+    copy = {Dptr(mirror + first % 2), Dptr(head), sizeof(CopyTable)};
+    head = mirror + first % 2;
+  }
+  CUdeviceptr tables_at = Dptr(tables), head_at = Dptr(head), ready_at = Dptr(ready),
+              copied_at = Dptr(copied);
   unsigned int run_first = first, run_last = last;
-  void* params[] = {&tables_at, &run_first, &run_last, &ready_at, &copied_at};
-  return LaunchTableKernel(&Kernels::run, params, stream);
+  void* params[] = {&tables_at, &head_at, &run_first, &run_last, &ready_at, &copied_at};
+  return LaunchTableKernel(&Kernels::run, params, stream, copy);
 }
 
 // Called with the device's primary context current.

@@ -266,322 +266,326 @@ $L__BB1_12:
 	// .globl	hipfile_copy_table_run
 .visible .entry hipfile_copy_table_run(
 	.param .u64 hipfile_copy_table_run_param_0,
-	.param .u32 hipfile_copy_table_run_param_1,
+	.param .u64 hipfile_copy_table_run_param_1,
 	.param .u32 hipfile_copy_table_run_param_2,
-	.param .u64 hipfile_copy_table_run_param_3,
-	.param .u64 hipfile_copy_table_run_param_4
+	.param .u32 hipfile_copy_table_run_param_3,
+	.param .u64 hipfile_copy_table_run_param_4,
+	.param .u64 hipfile_copy_table_run_param_5
 )
 .maxntid 256, 1, 1
 {
-	.reg .pred 	%p<29>;
+	.reg .pred 	%p<33>;
 	.reg .b16 	%rs<2>;
-	.reg .b32 	%r<94>;
-	.reg .b64 	%rd<148>;
+	.reg .b32 	%r<93>;
+	.reg .b64 	%rd<144>;
 
 
-	ld.param.u64 	%rd70, [hipfile_copy_table_run_param_0];
-	ld.param.u32 	%r92, [hipfile_copy_table_run_param_1];
-	ld.param.u32 	%r7, [hipfile_copy_table_run_param_2];
-	ld.param.u64 	%rd71, [hipfile_copy_table_run_param_3];
-	ld.param.u64 	%rd72, [hipfile_copy_table_run_param_4];
-	cvta.to.global.u64 	%rd1, %rd70;
-	and.b32  	%r8, %r92, 1;
-	cvt.u64.u32 	%rd2, %r8;
-	mul.wide.u32 	%rd73, %r8, 3088;
-	add.s64 	%rd74, %rd1, %rd73;
-	add.s64 	%rd3, %rd74, 4;
-	ld.global.u32 	%r9, [%rd74+4];
-	setp.ne.s32 	%p1, %r9, %r92;
-	@%p1 bra 	$L__BB2_16;
+	ld.param.u64 	%rd69, [hipfile_copy_table_run_param_0];
+	ld.param.u64 	%rd72, [hipfile_copy_table_run_param_1];
+	ld.param.u32 	%r91, [hipfile_copy_table_run_param_2];
+	ld.param.u32 	%r9, [hipfile_copy_table_run_param_3];
+	ld.param.u64 	%rd70, [hipfile_copy_table_run_param_4];
+	ld.param.u64 	%rd71, [hipfile_copy_table_run_param_5];
+	cvta.to.global.u64 	%rd1, %rd72;
+	add.s64 	%rd2, %rd1, 4;
+	ld.global.u32 	%r1, [%rd1+4];
+	setp.ne.s32 	%p4, %r1, %r91;
+	mov.pred 	%p32, -1;
+	@%p4 bra 	$L__BB2_2;
 
-	ld.global.u32 	%r10, [%rd3+4];
-	setp.eq.s32 	%p2, %r10, 0;
-	@%p2 bra 	$L__BB2_16;
+	ld.global.u32 	%r10, [%rd2+4];
+	setp.eq.s32 	%p32, %r10, 0;
 
-	mov.u32 	%r11, %ctaid.x;
-	mov.u32 	%r12, %ntid.x;
-	mul.wide.u32 	%rd76, %r11, %r12;
-	mov.u32 	%r13, %tid.x;
-	cvt.u64.u32 	%rd77, %r13;
-	add.s64 	%rd4, %rd76, %rd77;
-	mov.u32 	%r14, %nctaid.x;
-	mul.wide.u32 	%rd5, %r14, %r12;
-	ld.global.u64 	%rd130, [%rd3+12];
-	ld.global.u64 	%rd131, [%rd3+20];
-	ld.global.u32 	%r15, [%rd3+-4];
-	min.u32 	%r16, %r15, 128;
-	cvt.u64.u32 	%rd8, %r16;
-	setp.eq.s32 	%p3, %r16, 0;
-	ld.global.u64 	%rd78, [%rd3+28];
-	selp.b64 	%rd132, 0, %rd78, %p3;
-	mul.lo.s64 	%rd10, %rd5, 3;
-	add.s64 	%rd11, %rd4, %rd10;
-	shl.b64 	%rd12, %rd5, 4;
-	mov.u64 	%rd133, 1;
-	mul.lo.s64 	%rd79, %rd2, 3088;
-	add.s64 	%rd80, %rd1, %rd79;
-	mov.u64 	%rd134, %rd130;
-	mov.u64 	%rd135, %rd131;
-	mov.u64 	%rd136, %rd132;
+$L__BB2_2:
+	mov.u32 	%r2, %ctaid.x;
+	@%p32 bra 	$L__BB2_17;
 	bra.uni 	$L__BB2_3;
 
-$L__BB2_15:
-	add.s64 	%rd133, %rd133, 1;
-	mov.u64 	%rd130, %rd134;
-	mov.u64 	%rd131, %rd135;
-	mov.u64 	%rd132, %rd136;
+$L__BB2_17:
+	setp.ne.s32 	%p16, %r2, 0;
+	@%p16 bra 	$L__BB2_39;
 
-$L__BB2_3:
-	setp.ge.u64 	%p4, %rd133, %rd8;
-	@%p4 bra 	$L__BB2_5;
-
-	mul.lo.s64 	%rd81, %rd133, 24;
-	add.s64 	%rd82, %rd80, %rd81;
-	ld.global.u64 	%rd136, [%rd82+32];
-	ld.global.u64 	%rd135, [%rd82+24];
-	ld.global.u64 	%rd134, [%rd82+16];
-
-$L__BB2_5:
-	or.b64  	%rd84, %rd131, %rd130;
-	and.b64  	%rd85, %rd84, 15;
-	setp.ne.s64 	%p5, %rd85, 0;
-	mov.u64 	%rd140, 0;
-	@%p5 bra 	$L__BB2_12;
-
-	shr.u64 	%rd26, %rd132, 4;
-	setp.ge.u64 	%p6, %rd11, %rd26;
-	mov.u64 	%rd138, %rd4;
-	@%p6 bra 	$L__BB2_9;
-
-	mov.u64 	%rd138, %rd4;
-
-$L__BB2_8:
-	shl.b64 	%rd86, %rd138, 4;
-	add.s64 	%rd87, %rd131, %rd86;
-	shl.b64 	%rd88, %rd5, 2;
-	add.s64 	%rd90, %rd87, %rd12;
-	ld.v4.u32 	{%r17, %r18, %r19, %r20}, [%rd90];
-	add.s64 	%rd91, %rd90, %rd12;
-	ld.v4.u32 	{%r25, %r26, %r27, %r28}, [%rd91];
-	add.s64 	%rd92, %rd91, %rd12;
-	ld.v4.u32 	{%r33, %r34, %r35, %r36}, [%rd92];
-	add.s64 	%rd93, %rd130, %rd86;
-	ld.v4.u32 	{%r41, %r42, %r43, %r44}, [%rd87];
-	st.v4.u32 	[%rd93], {%r41, %r42, %r43, %r44};
-	add.s64 	%rd94, %rd93, %rd12;
-	st.v4.u32 	[%rd94], {%r17, %r18, %r19, %r20};
-	add.s64 	%rd95, %rd94, %rd12;
-	st.v4.u32 	[%rd95], {%r25, %r26, %r27, %r28};
-	add.s64 	%rd96, %rd95, %rd12;
-	st.v4.u32 	[%rd96], {%r33, %r34, %r35, %r36};
-	add.s64 	%rd138, %rd88, %rd138;
-	add.s64 	%rd97, %rd138, %rd10;
-	setp.lt.u64 	%p7, %rd97, %rd26;
-	@%p7 bra 	$L__BB2_8;
-
-$L__BB2_9:
-	setp.ge.u64 	%p8, %rd138, %rd26;
-	@%p8 bra 	$L__BB2_11;
-
-$L__BB2_10:
-	shl.b64 	%rd98, %rd138, 4;
-	add.s64 	%rd99, %rd131, %rd98;
-	add.s64 	%rd100, %rd130, %rd98;
-	ld.v4.u32 	{%r49, %r50, %r51, %r52}, [%rd99];
-	st.v4.u32 	[%rd100], {%r49, %r50, %r51, %r52};
-	add.s64 	%rd138, %rd138, %rd5;
-	setp.lt.u64 	%p9, %rd138, %rd26;
-	@%p9 bra 	$L__BB2_10;
-
-$L__BB2_11:
-	and.b64  	%rd140, %rd132, -16;
-
-$L__BB2_12:
-	add.s64 	%rd141, %rd140, %rd4;
-	setp.ge.u64 	%p10, %rd141, %rd132;
-	@%p10 bra 	$L__BB2_14;
-
-$L__BB2_13:
-	add.s64 	%rd101, %rd131, %rd141;
-	ld.u8 	%rs1, [%rd101];
-	add.s64 	%rd102, %rd130, %rd141;
-	st.u8 	[%rd102], %rs1;
-	add.s64 	%rd141, %rd141, %rd5;
-	setp.lt.u64 	%p11, %rd141, %rd132;
-	@%p11 bra 	$L__BB2_13;
-
-$L__BB2_14:
-	@%p4 bra 	$L__BB2_38;
-	bra.uni 	$L__BB2_15;
-
-$L__BB2_16:
-	mov.u32 	%r57, %ctaid.x;
-	setp.ne.s32 	%p13, %r57, 0;
-	@%p13 bra 	$L__BB2_38;
-
-	mov.u32 	%r58, %tid.x;
+	mov.u32 	%r57, %tid.x;
+	cvt.u64.u32 	%rd40, %r57;
+	mov.u32 	%r58, %ntid.x;
 	cvt.u64.u32 	%rd41, %r58;
-	mov.u32 	%r59, %ntid.x;
-	cvt.u64.u32 	%rd42, %r59;
-	mul.wide.u32 	%rd43, %r59, 3;
-	add.s64 	%rd44, %rd43, %rd41;
-	mul.wide.u32 	%rd45, %r58, 16;
-	mul.wide.u32 	%rd46, %r59, 64;
-	mul.wide.u32 	%rd47, %r59, 4;
-	mul.wide.u32 	%rd48, %r59, 16;
-	cvt.u32.u64 	%r60, %rd41;
-	cvta.to.global.u64 	%rd49, %rd71;
-	cvta.to.global.u64 	%rd129, %rd72;
+	mul.wide.u32 	%rd42, %r58, 3;
+	add.s64 	%rd43, %rd42, %rd40;
+	mul.wide.u32 	%rd44, %r57, 16;
+	mul.wide.u32 	%rd45, %r58, 64;
+	mul.wide.u32 	%rd46, %r58, 4;
+	mul.wide.u32 	%rd47, %r58, 16;
+	cvt.u32.u64 	%r59, %rd40;
+	cvta.to.global.u64 	%rd48, %rd70;
+	cvta.to.global.u64 	%rd125, %rd71;
 
-$L__BB2_18:
-	setp.ne.s32 	%p14, %r60, 0;
-	@%p14 bra 	$L__BB2_22;
+$L__BB2_19:
+	setp.ne.s32 	%p17, %r59, 0;
+	@%p17 bra 	$L__BB2_23;
 
-	ld.volatile.global.u32 	%r61, [%rd49];
-	sub.s32 	%r62, %r61, %r92;
-	setp.gt.s32 	%p15, %r62, -1;
-	@%p15 bra 	$L__BB2_21;
-
-$L__BB2_20:
-	mov.u32 	%r63, 500;
-	// begin inline asm
-	nanosleep.u32 %r63;
-	// end inline asm
-	ld.volatile.global.u32 	%r64, [%rd49];
-	sub.s32 	%r65, %r64, %r92;
-	setp.lt.s32 	%p16, %r65, 0;
-	@%p16 bra 	$L__BB2_20;
+	ld.volatile.global.u32 	%r60, [%rd48];
+	sub.s32 	%r61, %r60, %r91;
+	setp.gt.s32 	%p18, %r61, -1;
+	@%p18 bra 	$L__BB2_22;
 
 $L__BB2_21:
-	membar.sys;
+	mov.u32 	%r62, 500;
+	// begin inline asm
+	nanosleep.u32 %r62;
+	// end inline asm
+	ld.volatile.global.u32 	%r63, [%rd48];
+	sub.s32 	%r64, %r63, %r91;
+	setp.lt.s32 	%p19, %r64, 0;
+	@%p19 bra 	$L__BB2_21;
 
 $L__BB2_22:
+	membar.sys;
+
+$L__BB2_23:
 	bar.sync 	0;
-	and.b32  	%r66, %r92, 1;
-	cvt.u64.u32 	%rd50, %r66;
-	mul.wide.u32 	%rd104, %r66, 3088;
-	add.s64 	%rd105, %rd1, %rd104;
-	add.s64 	%rd51, %rd105, 4;
-	ld.volatile.global.u32 	%r67, [%rd105+4];
-	setp.ne.s32 	%p17, %r67, %r92;
-	@%p17 bra 	$L__BB2_35;
+	and.b32  	%r65, %r91, 1;
+	cvt.u64.u32 	%rd49, %r65;
+	cvta.to.global.u64 	%rd99, %rd69;
+	mul.wide.u32 	%rd100, %r65, 3088;
+	add.s64 	%rd101, %rd99, %rd100;
+	add.s64 	%rd50, %rd101, 4;
+	ld.volatile.global.u32 	%r66, [%rd101+4];
+	setp.ne.s32 	%p20, %r66, %r91;
+	@%p20 bra 	$L__BB2_36;
 
-	ld.volatile.global.u32 	%r68, [%rd51+-4];
-	min.u32 	%r2, %r68, 128;
-	setp.eq.s32 	%p18, %r2, 0;
-	@%p18 bra 	$L__BB2_35;
+	ld.volatile.global.u32 	%r67, [%rd50+-4];
+	min.u32 	%r4, %r67, 128;
+	setp.eq.s32 	%p21, %r4, 0;
+	@%p21 bra 	$L__BB2_36;
 
-	mov.u32 	%r93, 0;
+	mov.u32 	%r92, 0;
 
-$L__BB2_25:
-	mul.lo.s64 	%rd108, %rd50, 3088;
-	add.s64 	%rd109, %rd1, %rd108;
-	mul.wide.u32 	%rd110, %r93, 24;
-	add.s64 	%rd111, %rd109, %rd110;
-	ld.volatile.global.u64 	%rd52, [%rd111+32];
-	mov.u64 	%rd146, 0;
-	ld.volatile.global.u64 	%rd53, [%rd111+24];
-	ld.volatile.global.u64 	%rd54, [%rd111+16];
-	or.b64  	%rd112, %rd53, %rd54;
-	and.b64  	%rd113, %rd112, 15;
-	setp.ne.s64 	%p19, %rd113, 0;
-	@%p19 bra 	$L__BB2_32;
+$L__BB2_26:
+	mul.lo.s64 	%rd104, %rd49, 3088;
+	add.s64 	%rd105, %rd99, %rd104;
+	mul.wide.u32 	%rd106, %r92, 24;
+	add.s64 	%rd107, %rd105, %rd106;
+	ld.volatile.global.u64 	%rd51, [%rd107+32];
+	mov.u64 	%rd142, 0;
+	ld.volatile.global.u64 	%rd52, [%rd107+24];
+	ld.volatile.global.u64 	%rd53, [%rd107+16];
+	or.b64  	%rd108, %rd52, %rd53;
+	and.b64  	%rd109, %rd108, 15;
+	setp.ne.s64 	%p22, %rd109, 0;
+	@%p22 bra 	$L__BB2_33;
 
-	shr.u64 	%rd55, %rd52, 4;
-	setp.ge.u64 	%p20, %rd44, %rd55;
-	mov.u64 	%rd144, %rd41;
-	@%p20 bra 	$L__BB2_29;
-
-	shl.b64 	%rd114, %rd42, 4;
-	add.s64 	%rd56, %rd53, %rd114;
-	add.s64 	%rd57, %rd54, %rd114;
-	mov.u64 	%rd144, %rd41;
-	mov.u64 	%rd143, %rd45;
-
-$L__BB2_28:
-	add.s64 	%rd115, %rd53, %rd143;
-	add.s64 	%rd116, %rd56, %rd143;
-	add.s64 	%rd117, %rd116, %rd48;
-	add.s64 	%rd118, %rd117, %rd48;
-	// begin inline asm
-	ld.global.cv.v4.u32 {%r70,%r71,%r72,%r73}, [%rd115];
-	// end inline asm
-	add.s64 	%rd119, %rd54, %rd143;
-	// begin inline asm
-	ld.global.cv.v4.u32 {%r74,%r75,%r76,%r77}, [%rd116];
-	// end inline asm
-	add.s64 	%rd120, %rd57, %rd143;
-	// begin inline asm
-	ld.global.cv.v4.u32 {%r78,%r79,%r80,%r81}, [%rd117];
-	// end inline asm
-	// begin inline asm
-	ld.global.cv.v4.u32 {%r82,%r83,%r84,%r85}, [%rd118];
-	// end inline asm
-	st.v4.u32 	[%rd119], {%r70, %r71, %r72, %r73};
-	st.v4.u32 	[%rd120], {%r74, %r75, %r76, %r77};
-	add.s64 	%rd121, %rd120, %rd48;
-	st.v4.u32 	[%rd121], {%r78, %r79, %r80, %r81};
-	add.s64 	%rd122, %rd121, %rd48;
-	st.v4.u32 	[%rd122], {%r82, %r83, %r84, %r85};
-	add.s64 	%rd143, %rd143, %rd46;
-	add.s64 	%rd144, %rd144, %rd47;
-	add.s64 	%rd123, %rd43, %rd144;
-	setp.lt.u64 	%p21, %rd123, %rd55;
-	@%p21 bra 	$L__BB2_28;
-
-$L__BB2_29:
-	setp.ge.u64 	%p22, %rd144, %rd55;
-	@%p22 bra 	$L__BB2_31;
-
-$L__BB2_30:
-	shl.b64 	%rd125, %rd144, 4;
-	add.s64 	%rd124, %rd53, %rd125;
-	add.s64 	%rd126, %rd54, %rd125;
-	// begin inline asm
-	ld.global.cv.v4.u32 {%r86,%r87,%r88,%r89}, [%rd124];
-	// end inline asm
-	st.v4.u32 	[%rd126], {%r86, %r87, %r88, %r89};
-	add.s64 	%rd144, %rd144, %rd42;
-	setp.lt.u64 	%p23, %rd144, %rd55;
+	shr.u64 	%rd54, %rd51, 4;
+	setp.ge.u64 	%p23, %rd43, %rd54;
+	mov.u64 	%rd140, %rd40;
 	@%p23 bra 	$L__BB2_30;
 
+	shl.b64 	%rd110, %rd41, 4;
+	add.s64 	%rd55, %rd52, %rd110;
+	add.s64 	%rd56, %rd53, %rd110;
+	mov.u64 	%rd140, %rd40;
+	mov.u64 	%rd139, %rd44;
+
+$L__BB2_29:
+	add.s64 	%rd111, %rd52, %rd139;
+	add.s64 	%rd112, %rd55, %rd139;
+	add.s64 	%rd113, %rd112, %rd47;
+	add.s64 	%rd114, %rd113, %rd47;
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r69,%r70,%r71,%r72}, [%rd111];
+	// end inline asm
+	add.s64 	%rd115, %rd53, %rd139;
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r73,%r74,%r75,%r76}, [%rd112];
+	// end inline asm
+	add.s64 	%rd116, %rd56, %rd139;
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r77,%r78,%r79,%r80}, [%rd113];
+	// end inline asm
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r81,%r82,%r83,%r84}, [%rd114];
+	// end inline asm
+	st.v4.u32 	[%rd115], {%r69, %r70, %r71, %r72};
+	st.v4.u32 	[%rd116], {%r73, %r74, %r75, %r76};
+	add.s64 	%rd117, %rd116, %rd47;
+	st.v4.u32 	[%rd117], {%r77, %r78, %r79, %r80};
+	add.s64 	%rd118, %rd117, %rd47;
+	st.v4.u32 	[%rd118], {%r81, %r82, %r83, %r84};
+	add.s64 	%rd139, %rd139, %rd45;
+	add.s64 	%rd140, %rd140, %rd46;
+	add.s64 	%rd119, %rd42, %rd140;
+	setp.lt.u64 	%p24, %rd119, %rd54;
+	@%p24 bra 	$L__BB2_29;
+
+$L__BB2_30:
+	setp.ge.u64 	%p25, %rd140, %rd54;
+	@%p25 bra 	$L__BB2_32;
+
 $L__BB2_31:
-	and.b64  	%rd146, %rd52, -16;
+	shl.b64 	%rd121, %rd140, 4;
+	add.s64 	%rd120, %rd52, %rd121;
+	add.s64 	%rd122, %rd53, %rd121;
+	// begin inline asm
+	ld.global.cv.v4.u32 {%r85,%r86,%r87,%r88}, [%rd120];
+	// end inline asm
+	st.v4.u32 	[%rd122], {%r85, %r86, %r87, %r88};
+	add.s64 	%rd140, %rd140, %rd41;
+	setp.lt.u64 	%p26, %rd140, %rd54;
+	@%p26 bra 	$L__BB2_31;
 
 $L__BB2_32:
-	add.s64 	%rd147, %rd146, %rd41;
-	setp.ge.u64 	%p24, %rd147, %rd52;
-	@%p24 bra 	$L__BB2_34;
+	and.b64  	%rd142, %rd51, -16;
 
 $L__BB2_33:
-	add.s64 	%rd127, %rd53, %rd147;
-	// begin inline asm
-	ld.global.cv.u8 %r90, [%rd127];
-	// end inline asm
-	add.s64 	%rd128, %rd54, %rd147;
-	st.u8 	[%rd128], %r90;
-	add.s64 	%rd147, %rd147, %rd42;
-	setp.lt.u64 	%p25, %rd147, %rd52;
-	@%p25 bra 	$L__BB2_33;
+	add.s64 	%rd143, %rd142, %rd40;
+	setp.ge.u64 	%p27, %rd143, %rd51;
+	@%p27 bra 	$L__BB2_35;
 
 $L__BB2_34:
-	add.s32 	%r93, %r93, 1;
-	setp.lt.u32 	%p26, %r93, %r2;
-	@%p26 bra 	$L__BB2_25;
+	add.s64 	%rd123, %rd52, %rd143;
+	// begin inline asm
+	ld.global.cv.u8 %r89, [%rd123];
+	// end inline asm
+	add.s64 	%rd124, %rd53, %rd143;
+	st.u8 	[%rd124], %r89;
+	add.s64 	%rd143, %rd143, %rd41;
+	setp.lt.u64 	%p28, %rd143, %rd51;
+	@%p28 bra 	$L__BB2_34;
 
 $L__BB2_35:
+	add.s32 	%r92, %r92, 1;
+	setp.lt.u32 	%p29, %r92, %r4;
+	@%p29 bra 	$L__BB2_26;
+
+$L__BB2_36:
 	bar.sync 	0;
-	@%p14 bra 	$L__BB2_37;
+	@%p17 bra 	$L__BB2_38;
 
 	membar.sys;
-	st.volatile.global.u32 	[%rd129], %r92;
-
-$L__BB2_37:
-	setp.ne.s32 	%p28, %r92, %r7;
-	add.s32 	%r92, %r92, 1;
-	@%p28 bra 	$L__BB2_18;
+	st.volatile.global.u32 	[%rd125], %r91;
 
 $L__BB2_38:
+	setp.ne.s32 	%p31, %r91, %r9;
+	add.s32 	%r91, %r91, 1;
+	@%p31 bra 	$L__BB2_19;
+	bra.uni 	$L__BB2_39;
+
+$L__BB2_3:
+	setp.eq.s32 	%p5, %r1, %r91;
+	mov.u32 	%r11, %ntid.x;
+	mul.wide.u32 	%rd74, %r2, %r11;
+	mov.u32 	%r12, %tid.x;
+	cvt.u64.u32 	%rd75, %r12;
+	add.s64 	%rd3, %rd74, %rd75;
+	mov.u32 	%r13, %nctaid.x;
+	mul.wide.u32 	%rd4, %r13, %r11;
+	ld.global.u64 	%rd126, [%rd2+12];
+	ld.global.u64 	%rd127, [%rd2+20];
+	ld.global.u32 	%r14, [%rd2+-4];
+	min.u32 	%r15, %r14, 128;
+	selp.b32 	%r16, %r15, 0, %p5;
+	cvt.u64.u32 	%rd7, %r16;
+	setp.eq.s32 	%p6, %r16, 0;
+	ld.global.u64 	%rd76, [%rd2+28];
+	selp.b64 	%rd128, 0, %rd76, %p6;
+	mul.lo.s64 	%rd9, %rd4, 3;
+	add.s64 	%rd10, %rd3, %rd9;
+	shl.b64 	%rd11, %rd4, 4;
+	mov.u64 	%rd129, 1;
+	mov.u64 	%rd130, %rd126;
+	mov.u64 	%rd131, %rd127;
+	mov.u64 	%rd132, %rd128;
+	bra.uni 	$L__BB2_4;
+
+$L__BB2_16:
+	add.s64 	%rd129, %rd129, 1;
+	mov.u64 	%rd126, %rd130;
+	mov.u64 	%rd127, %rd131;
+	mov.u64 	%rd128, %rd132;
+
+$L__BB2_4:
+	setp.ge.u64 	%p7, %rd129, %rd7;
+	@%p7 bra 	$L__BB2_6;
+
+	mul.lo.s64 	%rd77, %rd129, 24;
+	add.s64 	%rd78, %rd1, %rd77;
+	ld.global.u64 	%rd132, [%rd78+32];
+	ld.global.u64 	%rd131, [%rd78+24];
+	ld.global.u64 	%rd130, [%rd78+16];
+
+$L__BB2_6:
+	or.b64  	%rd80, %rd127, %rd126;
+	and.b64  	%rd81, %rd80, 15;
+	setp.ne.s64 	%p8, %rd81, 0;
+	mov.u64 	%rd136, 0;
+	@%p8 bra 	$L__BB2_13;
+
+	shr.u64 	%rd25, %rd128, 4;
+	setp.ge.u64 	%p9, %rd10, %rd25;
+	mov.u64 	%rd134, %rd3;
+	@%p9 bra 	$L__BB2_10;
+
+	mov.u64 	%rd134, %rd3;
+
+$L__BB2_9:
+	shl.b64 	%rd82, %rd134, 4;
+	add.s64 	%rd83, %rd127, %rd82;
+	shl.b64 	%rd84, %rd4, 2;
+	add.s64 	%rd86, %rd83, %rd11;
+	ld.v4.u32 	{%r17, %r18, %r19, %r20}, [%rd86];
+	add.s64 	%rd87, %rd86, %rd11;
+	ld.v4.u32 	{%r25, %r26, %r27, %r28}, [%rd87];
+	add.s64 	%rd88, %rd87, %rd11;
+	ld.v4.u32 	{%r33, %r34, %r35, %r36}, [%rd88];
+	add.s64 	%rd89, %rd126, %rd82;
+	ld.v4.u32 	{%r41, %r42, %r43, %r44}, [%rd83];
+	st.v4.u32 	[%rd89], {%r41, %r42, %r43, %r44};
+	add.s64 	%rd90, %rd89, %rd11;
+	st.v4.u32 	[%rd90], {%r17, %r18, %r19, %r20};
+	add.s64 	%rd91, %rd90, %rd11;
+	st.v4.u32 	[%rd91], {%r25, %r26, %r27, %r28};
+	add.s64 	%rd92, %rd91, %rd11;
+	st.v4.u32 	[%rd92], {%r33, %r34, %r35, %r36};
+	add.s64 	%rd134, %rd84, %rd134;
+	add.s64 	%rd93, %rd134, %rd9;
+	setp.lt.u64 	%p10, %rd93, %rd25;
+	@%p10 bra 	$L__BB2_9;
+
+$L__BB2_10:
+	setp.ge.u64 	%p11, %rd134, %rd25;
+	@%p11 bra 	$L__BB2_12;
+
+$L__BB2_11:
+	shl.b64 	%rd94, %rd134, 4;
+	add.s64 	%rd95, %rd127, %rd94;
+	add.s64 	%rd96, %rd126, %rd94;
+	ld.v4.u32 	{%r49, %r50, %r51, %r52}, [%rd95];
+	st.v4.u32 	[%rd96], {%r49, %r50, %r51, %r52};
+	add.s64 	%rd134, %rd134, %rd4;
+	setp.lt.u64 	%p12, %rd134, %rd25;
+	@%p12 bra 	$L__BB2_11;
+
+$L__BB2_12:
+	and.b64  	%rd136, %rd128, -16;
+
+$L__BB2_13:
+	add.s64 	%rd137, %rd136, %rd3;
+	setp.ge.u64 	%p13, %rd137, %rd128;
+	@%p13 bra 	$L__BB2_15;
+
+$L__BB2_14:
+	add.s64 	%rd97, %rd127, %rd137;
+	ld.u8 	%rs1, [%rd97];
+	add.s64 	%rd98, %rd126, %rd137;
+	st.u8 	[%rd98], %rs1;
+	add.s64 	%rd137, %rd137, %rd4;
+	setp.lt.u64 	%p14, %rd137, %rd128;
+	@%p14 bra 	$L__BB2_14;
+
+$L__BB2_15:
+	@%p7 bra 	$L__BB2_39;
+	bra.uni 	$L__BB2_16;
+
+$L__BB2_39:
 	ret;
 
 }

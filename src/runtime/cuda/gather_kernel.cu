@@ -27,21 +27,23 @@ extern "C" __global__ void __launch_bounds__(256)
 }
 
 // A run of tokens [first, last] of one operation in one launch (GpuRuntime::CopyTableRunAsync):
-// the stream passed `*ready >= first` before it. Where the first table ends the operation's
-// copies (the common case: a read copied whole from device memory or pinned windows), the grid
-// copies it and the stream writes `copied` after the launch. Otherwise the first block alone
+// the stream passed `*ready >= first` before it. `head` is the first token's table: in device
+// memory where the stream copied it there before the launch (the mirror), else tables[first % 2].
+// Where it ends the operation's copies (the common case: a read copied whole from device memory
+// or pinned windows), the grid copies it and the stream writes `copied` after the launch.
+// Otherwise the first block alone
 // takes each token in turn - its first thread waits for the host to release it, the block copies
 // its table if filled for it, stores `copied` - and the others leave at once: a block waits only
 // for the host, never for another block, so the run needs no more of the GPU than one block to
 // finish.
 extern "C" __global__ void __launch_bounds__(256)
-    hipfile_copy_table_run(const hipfile::kernels::GatherArgs* tables, const unsigned first,
+    hipfile_copy_table_run(const hipfile::kernels::GatherArgs* tables,
+                           const hipfile::kernels::GatherArgs* head, const unsigned first,
                            const unsigned last, const volatile unsigned* ready,
                            volatile unsigned* copied) {
-  if (hipfile::kernels::RunEndsWithFirst(tables, first)) {
+  if (hipfile::kernels::RunEndsWithFirst(head, first)) {
     hipfile::kernels::CopyTableThread(
-        tables + (first & 1u), first,
-        blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x,
+        head, first, blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x,
         gridDim.x * static_cast<unsigned long long>(blockDim.x));
     return;
   }

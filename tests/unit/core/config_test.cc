@@ -303,6 +303,22 @@ TEST(ConfigTest, AsyncCopyRuns) {
       << config.problems[0];
 }
 
+TEST(ConfigTest, AsyncRunTable) {
+  EnvSys sys;
+  EXPECT_TRUE(ParseConfig(sys).async_run_table_on_device);
+  sys.Set("HIPFILE_ASYNC_RUN_TABLE", "host");
+  EXPECT_FALSE(ParseConfig(sys).async_run_table_on_device);
+  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncRunTable), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_ASYNC_RUN_TABLE", "DEVICE");
+  EXPECT_TRUE(ParseConfig(sys).async_run_table_on_device);
+  sys.Set("HIPFILE_ASYNC_RUN_TABLE", "gpu");
+  const Config config = ParseConfig(sys);
+  EXPECT_TRUE(config.async_run_table_on_device);
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_RUN_TABLE=\"gpu\""), std::string::npos)
+      << config.problems[0];
+}
+
 TEST(ConfigTest, AsyncLargeChunksMb) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).async_large_chunks_mb, 64u);

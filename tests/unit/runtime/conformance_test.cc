@@ -436,7 +436,9 @@ TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
 // released, and `copied` is left to the stream's own write. Otherwise the launch takes each
 // token in turn as the host releases it - copying what its table holds then, from a slot the
 // host refills for every other token - and stores `copied` after each; a token whose table is
-// not filled for it copies nothing. The tokens wrap past 0xffffffff.
+// not filled for it copies nothing. The tokens wrap past 0xffffffff. Each way without a mirror
+// and with one (the first table copied into device memory by the stream once it passed `ready`:
+// the host fills it after the call).
 TEST_P(RuntimeConformance, CopyTableRunCopiesItsTokensAsTheHostReleasesThem) {
   constexpr size_t kChunk = 64 * 1024 + 3;
   constexpr uint32_t kFirst = 0xfffffffeu;
@@ -472,53 +474,69 @@ TEST_P(RuntimeConformance, CopyTableRunCopiesItsTokensAsTheHostReleasesThem) {
     }
     return true;
   };
-
-  // Ends with the first table.
-  tables[0] = CopyTable{};
-  tables[1] = CopyTable{};
-  __atomic_store_n(ready, kFirst - 1, __ATOMIC_RELEASE);
-  __atomic_store_n(copied, 7u, __ATOMIC_RELEASE);
-  ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, kTokens * kChunk, s), hipSuccess);
-  ASSERT_EQ(rt_->StreamWaitValue32(s, ready, kFirst), hipSuccess);
-  ASSERT_EQ(rt_->CopyTableRunAsync(tables, kFirst, kFirst + kTokens - 1, ready, copied, s),
-            hipSuccess);
-  fill(kFirst, 0, true);
-  __atomic_store_n(ready, kFirst, __ATOMIC_RELEASE);
-  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
-  EXPECT_EQ(__atomic_load_n(copied, __ATOMIC_ACQUIRE), 7u) << "the launch wrote `copied`";
-  ASSERT_EQ(rt_->Memcpy(back, dev, kTokens * kChunk, hipMemcpyDeviceToHost), hipSuccess);
-  const std::vector<unsigned char> first_chunk = PatternBytes(kChunk, 20);
-  ASSERT_EQ(memcmp(back, first_chunk.data(), kChunk), 0);
-  ASSERT_EQ(back[kChunk], 0x77) << "only the first table was copied";
-
-  // Goes on: each token released once the launch has copied the one that used its slot last;
-  // the fourth token's table is left alone (its copies are another token's), so chunk 3 stays.
-  __atomic_store_n(ready, kFirst - 1, __ATOMIC_RELEASE);
-  __atomic_store_n(copied, kFirst - 1, __ATOMIC_RELEASE);
-  ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, kTokens * kChunk, s), hipSuccess);
-  ASSERT_EQ(rt_->StreamWaitValue32(s, ready, kFirst), hipSuccess);
-  ASSERT_EQ(rt_->CopyTableRunAsync(tables, kFirst, kFirst + kTokens - 1, ready, copied, s),
-            hipSuccess);
-  for (uint32_t k = 0; k < kTokens; ++k) {
-    const uint32_t t = kFirst + k;
-    if (k >= 2) {
-      ASSERT_TRUE(wait_copied(t - 2)) << "token " << t - 2 << " never copied";
+  auto* device_mirror = static_cast<CopyTable*>(DeviceAlloc(2 * sizeof(CopyTable)));
+  for (CopyTable* mirror : {static_cast<CopyTable*>(nullptr), device_mirror}) {
+    SCOPED_TRACE(mirror != nullptr ? "with a mirror" : "without");
+    // Ends with the first table.
+    tables[0] = CopyTable{};
+    tables[1] = CopyTable{};
+    __atomic_store_n(ready, kFirst - 1, __ATOMIC_RELEASE);
+    __atomic_store_n(copied, 7u, __ATOMIC_RELEASE);
+    ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, kTokens * kChunk, s), hipSuccess);
+    ASSERT_EQ(rt_->StreamWaitValue32(s, ready, kFirst), hipSuccess);
+    ASSERT_EQ(
+        rt_->CopyTableRunAsync(tables, kFirst, kFirst + kTokens - 1, ready, copied, mirror, s),
+        hipSuccess);
+    fill(kFirst, 0, true);
+    __atomic_store_n(ready, kFirst, __ATOMIC_RELEASE);
+    ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(__atomic_load_n(copied, __ATOMIC_ACQUIRE), 7u) << "the launch wrote `copied`";
+    ASSERT_EQ(rt_->Memcpy(back, dev, kTokens * kChunk, hipMemcpyDeviceToHost), hipSuccess);
+    const std::vector<unsigned char> first_chunk = PatternBytes(kChunk, 20);
+    ASSERT_EQ(memcmp(back, first_chunk.data(), kChunk), 0);
+    ASSERT_EQ(back[kChunk], 0x77) << "only the first table was copied";
+    if (mirror != nullptr) {  // the table as the host filled it, copied there after `ready`
+      CopyTable seen;
+      ASSERT_EQ(rt_->Memcpy(&seen, mirror + kFirst % 2, sizeof(CopyTable), hipMemcpyDeviceToHost),
+                hipSuccess);
+      EXPECT_EQ(seen.token, kFirst);
+      EXPECT_EQ(seen.last, 1u);
+      EXPECT_EQ(seen.count, 1u);
+      EXPECT_EQ(seen.copy[0].dst, at(dev));
     }
-    if (k != 3) fill(t, k, k + 1 == kTokens);
-    __atomic_store_n(ready, t, __ATOMIC_RELEASE);
-  }
-  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
-  EXPECT_EQ(__atomic_load_n(copied, __ATOMIC_ACQUIRE), kFirst + kTokens - 1);
-  ASSERT_EQ(rt_->Memcpy(back, dev, kTokens * kChunk, hipMemcpyDeviceToHost), hipSuccess);
-  for (size_t k = 0; k < kTokens; ++k) {
-    if (k == 3) {
-      for (size_t i = 0; i < kChunk; ++i) ASSERT_EQ(back[3 * kChunk + i], 0x77) << i;
-      continue;
+
+    // Goes on: each token released once the launch has copied the one that used its slot last;
+    // the fourth token's table is left alone (its copies are another token's), so chunk 3 stays.
+    __atomic_store_n(ready, kFirst - 1, __ATOMIC_RELEASE);
+    __atomic_store_n(copied, kFirst - 1, __ATOMIC_RELEASE);
+    ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, kTokens * kChunk, s), hipSuccess);
+    ASSERT_EQ(rt_->StreamWaitValue32(s, ready, kFirst), hipSuccess);
+    ASSERT_EQ(
+        rt_->CopyTableRunAsync(tables, kFirst, kFirst + kTokens - 1, ready, copied, mirror, s),
+        hipSuccess);
+    for (uint32_t k = 0; k < kTokens; ++k) {
+      const uint32_t t = kFirst + k;
+      if (k >= 2) {
+        ASSERT_TRUE(wait_copied(t - 2)) << "token " << t - 2 << " never copied";
+      }
+      if (k != 3) fill(t, k, k + 1 == kTokens);
+      __atomic_store_n(ready, t, __ATOMIC_RELEASE);
     }
-    const std::vector<unsigned char> chunk = PatternBytes(kChunk, static_cast<int>(20 + k));
-    ASSERT_EQ(memcmp(back + k * kChunk, chunk.data(), kChunk), 0) << "chunk " << k;
+    ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(__atomic_load_n(copied, __ATOMIC_ACQUIRE), kFirst + kTokens - 1);
+    ASSERT_EQ(rt_->Memcpy(back, dev, kTokens * kChunk, hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t k = 0; k < kTokens; ++k) {
+      if (k == 3) {
+        for (size_t i = 0; i < kChunk; ++i) ASSERT_EQ(back[3 * kChunk + i], 0x77) << i;
+        continue;
+      }
+      const std::vector<unsigned char> chunk = PatternBytes(kChunk, static_cast<int>(20 + k));
+      ASSERT_EQ(memcmp(back + k * kChunk, chunk.data(), kChunk), 0) << "chunk " << k;
+    }
+    tables[0] = CopyTable{};  // for the next way: nothing filled
+    tables[1] = CopyTable{};
   }
-  EXPECT_EQ(rt_->CopyTableRunAsync(tables, 5, 4, ready, copied, s), hipErrorInvalidValue);
+  EXPECT_EQ(rt_->CopyTableRunAsync(tables, 5, 4, ready, copied, nullptr, s), hipErrorInvalidValue);
 }
 
 struct HostFnLog {

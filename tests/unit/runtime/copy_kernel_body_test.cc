@@ -145,13 +145,13 @@ TEST(CopyKernelBodyTest, ARunEndsWithItsFirstTableOrTakesItsTokensOneByOne) {
   GatherArgs tables[2] = {};
   tables[1].token = 7;
   tables[1].last = 1;
-  EXPECT_TRUE(RunEndsWithFirst(tables, 7));
-  EXPECT_FALSE(RunEndsWithFirst(tables, 5)) << "filled for another token";
+  EXPECT_TRUE(RunEndsWithFirst(&tables[1], 7));
+  EXPECT_FALSE(RunEndsWithFirst(&tables[1], 5)) << "filled for another token";
   tables[1].last = 0;
-  EXPECT_FALSE(RunEndsWithFirst(tables, 7)) << "later tokens copy";
+  EXPECT_FALSE(RunEndsWithFirst(&tables[1], 7)) << "later tokens copy";
   tables[0].token = 0;
   tables[0].last = 1;
-  EXPECT_TRUE(RunEndsWithFirst(tables, 0));
+  EXPECT_TRUE(RunEndsWithFirst(&tables[0], 0));
 
   volatile unsigned ready = 0xfffffffeu;
   EXPECT_TRUE(Released(&ready, 0xfffffffdu));

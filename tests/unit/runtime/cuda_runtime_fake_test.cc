@@ -866,9 +866,10 @@ struct KernelCalls {
   std::vector<unsigned> table_grids;     // grid x of each table-kernel launch
   std::vector<unsigned> table_tokens;    // the token each table-kernel launch copies for
   std::vector<CUdeviceptr> tables;       // its parameter
-  // Each run-kernel launch's parameters: tables, first, last, ready, copied; and grid x.
+  // Each run-kernel launch's parameters: tables, head (its first table), first, last, ready,
+  // copied; and grid x.
   struct Run {
-    CUdeviceptr tables, ready, copied;
+    CUdeviceptr tables, head, ready, copied;
     unsigned first, last, grid;
   };
   std::vector<Run> runs;
@@ -941,9 +942,10 @@ void AddKernels(CudaDriver& d) {
     }
     if (function == FakeRunFunction()) {
       g_kernel.runs.push_back(
-          {*static_cast<const CUdeviceptr*>(params[0]), *static_cast<const CUdeviceptr*>(params[3]),
-           *static_cast<const CUdeviceptr*>(params[4]), *static_cast<const unsigned*>(params[1]),
-           *static_cast<const unsigned*>(params[2]), grid_x});
+          {*static_cast<const CUdeviceptr*>(params[0]), *static_cast<const CUdeviceptr*>(params[1]),
+           *static_cast<const CUdeviceptr*>(params[4]), *static_cast<const CUdeviceptr*>(params[5]),
+           *static_cast<const unsigned*>(params[2]), *static_cast<const unsigned*>(params[3]),
+           grid_x});
       return 0;
     }
     EXPECT_EQ(function, FakeFunction());
@@ -1156,25 +1158,50 @@ TEST_F(CudaRuntimeFake, CopyTableIsOneLaunchOfTheTableKernel) {
   }
 }
 
-// CopyTableRunAsync launches the run kernel with the tables, the run's tokens and the words, on
-// the table kernel's grid; a run that ends before it begins, or a missing address, is refused.
+// A copy the stream makes, and how many run-kernel launches came before it.
+struct MirrorCopy {
+  CUdeviceptr dst, src;
+  size_t bytes;
+  size_t runs_before;
+};
+std::vector<MirrorCopy> g_mirror_copies;
+
+// CopyTableRunAsync launches the run kernel with the tables, its first table, the run's tokens
+// and the words, on the table kernel's grid; with a mirror, after a copy of the first table
+// there, which the launch then reads as its first. A run that ends before it begins, or a
+// missing address, is refused.
 TEST_F(CudaRuntimeFake, CopyTableRunIsOneLaunchOfTheRunKernel) {
   AddKernels(driver_);
+  g_mirror_copies.clear();
+  driver_.cuMemcpyAsync = [](CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                             cu::CUstream) -> CUresult {
+    g_mirror_copies.push_back({dst, src, bytes, g_kernel.runs.size()});
+    return 0;
+  };
   CopyTable tables[2];
+  CopyTable mirror[2];  // device memory, as far as the fake driver knows
   uint32_t words[2] = {};
   const Stream s = reinterpret_cast<Stream>(0x55);
   {
     auto rt = Create();
-    EXPECT_EQ(rt->CopyTableRunAsync(nullptr, 1, 2, &words[0], &words[1], s), hipErrorInvalidValue);
-    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, nullptr, &words[1], s), hipErrorInvalidValue);
-    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, &words[0], nullptr, s), hipErrorInvalidValue);
-    EXPECT_EQ(rt->CopyTableRunAsync(tables, 5, 4, &words[0], &words[1], s), hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableRunAsync(nullptr, 1, 2, &words[0], &words[1], nullptr, s),
+              hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, nullptr, &words[1], nullptr, s),
+              hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, &words[0], nullptr, nullptr, s),
+              hipErrorInvalidValue);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 5, 4, &words[0], &words[1], mirror, s),
+              hipErrorInvalidValue);
     EXPECT_TRUE(g_kernel.runs.empty());
+    EXPECT_TRUE(g_mirror_copies.empty());
     // Across the wrap: 0xfffffffe to 5 is a run of 8 tokens.
-    EXPECT_EQ(rt->CopyTableRunAsync(tables, 0xfffffffeu, 5, &words[0], &words[1], s), hipSuccess);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 0xfffffffeu, 5, &words[0], &words[1], nullptr, s),
+              hipSuccess);
     ASSERT_EQ(g_kernel.runs.size(), 1u);
+    EXPECT_TRUE(g_mirror_copies.empty()) << "no mirror, no copy";
     const KernelCalls::Run& run = g_kernel.runs[0];
     EXPECT_EQ(run.tables, reinterpret_cast<uintptr_t>(tables));
+    EXPECT_EQ(run.head, reinterpret_cast<uintptr_t>(&tables[0])) << "0xfffffffe % 2";
     EXPECT_EQ(run.first, 0xfffffffeu);
     EXPECT_EQ(run.last, 5u);
     EXPECT_EQ(run.ready, reinterpret_cast<uintptr_t>(&words[0]));
@@ -1182,16 +1209,28 @@ TEST_F(CudaRuntimeFake, CopyTableRunIsOneLaunchOfTheRunKernel) {
     EXPECT_EQ(run.grid, kCopyTableBlocks);
     EXPECT_EQ(g_kernel.block, kGatherThreadsPerBlock);
     EXPECT_TRUE(g_kernel.tables.empty()) << "not the table kernel";
-    EXPECT_EQ(
-        rt->CopyTableRunAsync(tables, 2, 2, &words[0], &words[1], reinterpret_cast<Stream>(0x66)),
-        hipSuccess);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 2, 2, &words[0], &words[1], nullptr,
+                                    reinterpret_cast<Stream>(0x66)),
+              hipSuccess);
     EXPECT_EQ(g_kernel.launch_contexts.back(), ContextOf(1)) << "the stream's device";
     EXPECT_EQ(g_current, ContextOf(0));
+    // With a mirror: token 7's table copied into mirror[1], before the launch that reads it.
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 7, 9, &words[0], &words[1], mirror, s), hipSuccess);
+    ASSERT_EQ(g_mirror_copies.size(), 1u);
+    EXPECT_EQ(g_mirror_copies[0].dst, reinterpret_cast<uintptr_t>(&mirror[1]));
+    EXPECT_EQ(g_mirror_copies[0].src, reinterpret_cast<uintptr_t>(&tables[1]));
+    EXPECT_EQ(g_mirror_copies[0].bytes, sizeof(CopyTable));
+    ASSERT_EQ(g_kernel.runs.size(), 3u);
+    EXPECT_EQ(g_mirror_copies[0].runs_before, 2u) << "the copy after the launch";
+    EXPECT_EQ(g_kernel.runs[2].head, reinterpret_cast<uintptr_t>(&mirror[1]));
+    EXPECT_EQ(g_kernel.runs[2].tables, reinterpret_cast<uintptr_t>(tables))
+        << "later tokens' tables from host memory";
   }
   {
     auto rt = CreateWithoutCopyKernel();
     ASSERT_NE(rt, nullptr);
-    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, &words[0], &words[1], s), hipErrorNotSupported);
+    EXPECT_EQ(rt->CopyTableRunAsync(tables, 1, 2, &words[0], &words[1], mirror, s),
+              hipErrorNotSupported);
   }
 }
 
