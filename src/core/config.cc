@@ -239,7 +239,7 @@ Config ParseConfig(platform::Sys& sys) {
   ReadChoice(sys, kEnvAsyncCopyRuns, kCopyRuns, "one of windows, ahead, reads, off", "windows",
              &config.async_copy_runs, &config);
   static constexpr std::pair<const char*, bool> kRunTable[] = {{"device", true}, {"host", false}};
-  ReadChoice(sys, kEnvAsyncRunTable, kRunTable, "device or host", "device",
+  ReadChoice(sys, kEnvAsyncRunTable, kRunTable, "host or device", "host",
              &config.async_run_table_on_device, &config);
   ReadNumber(sys, kEnvAsyncLargeChunksMb, 0, 1u << 20, "a size in MiB from 0 to 1048576", nullptr,
              &config.async_large_chunks_mb, &config);

@@ -91,9 +91,9 @@ inline constexpr char kEnvAsyncAheadStream[] = "HIPFILE_ASYNC_AHEAD_STREAM";
 // (default), reads copied ahead, every staged read, none (docs/async.md, "One launch per read
 // copied ahead").
 inline constexpr char kEnvAsyncCopyRuns[] = "HIPFILE_ASYNC_COPY_RUNS";
-// device | host: where that launch reads its first table - device memory the stream copies it
-// into first (default), or the host table itself (docs/async.md, "The run's first table in
-// device memory").
+// host | device: where that launch reads its first table - the host table itself (default), or
+// device memory the stream copies it into first (docs/async.md, "The run's first table in device
+// memory"; the default until a GPU run of the library measures it).
 inline constexpr char kEnvAsyncRunTable[] = "HIPFILE_ASYNC_RUN_TABLE";
 // MiB, 0..1048576: a staged stream-ordered operation on device memory of at least this size (and
 // more than 4 MiB) moves in 8 MiB chunks through a large staging block where one is free or can
@@ -172,7 +172,7 @@ struct Config {
   bool async_read_at_submission = true;                     // HIPFILE_ASYNC_READ_AT_SUBMISSION
   bool async_ahead_stream = false;                          // HIPFILE_ASYNC_AHEAD_STREAM
   AsyncCopyRuns async_copy_runs = AsyncCopyRuns::kWindows;  // HIPFILE_ASYNC_COPY_RUNS
-  bool async_run_table_on_device = true;                    // HIPFILE_ASYNC_RUN_TABLE
+  bool async_run_table_on_device = false;                   // HIPFILE_ASYNC_RUN_TABLE
   unsigned async_large_chunks_mb = 64;                      // HIPFILE_ASYNC_LARGE_CHUNKS_MB
   unsigned async_quiet_streams = 4;                         // HIPFILE_ASYNC_QUIET_STREAMS
   unsigned cpu_devices = 1;                                 // HIPFILE_CPU_DEVICES

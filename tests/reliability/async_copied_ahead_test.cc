@@ -218,11 +218,11 @@ TEST_P(AsyncCopiedAheadTest, NoBudgetNoCopyAhead) {
   Executor().WaitIdle();
 }
 
-// A read taking one launch (from windows, or copied ahead) has its first table copied into
-// device memory by its stream, where the launch reads it: two tables of the channel's, made at
-// its first such read and used by the next ones. Not made where HIPFILE_ASYNC_RUN_TABLE=host
-// (SetRunTableOnDevice(false)) or where the device memory is refused - asked once, logged, the
-// launch reading the host table then: every byte right each way.
+// With HIPFILE_ASYNC_RUN_TABLE=device (SetRunTableOnDevice(true); off by default), a read taking
+// one launch (from windows, or copied ahead) has its first table copied into device memory by
+// its stream, where the launch reads it: two tables of the channel's, made at its first such
+// read and used by the next ones. Not made where off, or where the device memory is refused -
+// asked once, logged, the launch reading the host table then: every byte right each way.
 TEST_P(AsyncCopiedAheadTest, ARunReadsItsFirstTableFromTheStreamsMirror) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
@@ -243,6 +243,10 @@ TEST_P(AsyncCopiedAheadTest, ARunReadsItsFirstTableFromTheStreamsMirror) {
   };
   Executor().SetDeviceScratchBytes(0);  // from windows, not copied ahead: no other device memory
   const uint64_t mallocs = gpu_.Calls(GpuOp::kMalloc);
+  read(stream_, dev_, 0);
+  EXPECT_EQ(gpu_.LastRunMirror(), nullptr) << "off by default";
+  EXPECT_EQ(Executor().RunMirrors(), 0u);
+  Executor().SetRunTableOnDevice(true);
   read(stream_, dev_, 0);
   EXPECT_EQ(Executor().RunMirrors(), 1u);
   EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc), mallocs + 1);

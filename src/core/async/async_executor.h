@@ -261,8 +261,9 @@ class AsyncExecutor {
   void SetCopyRuns(AsyncCopyRuns runs) { copy_runs_.store(runs, std::memory_order_relaxed); }
   // Whether that launch reads its first table from device memory the stream copies it into
   // first (a channel's mirror, made at its first run on a device), where a read of it from host
-  // memory over a link busy with copies costs the stream (bench/results/h200-2026-12-05-b). On
-  // by default; set by the Driver (HIPFILE_ASYNC_RUN_TABLE).
+  // memory over a link busy with copies costs the stream (bench/results/h200-2026-12-05-b). Off
+  // by default until measured in the library on a GPU; set by the Driver
+  // (HIPFILE_ASYNC_RUN_TABLE).
   void SetRunTableOnDevice(bool on) { run_table_on_device_.store(on, std::memory_order_relaxed); }
   // Channels' mirrors made so far (tests).
   size_t RunMirrors();
@@ -570,7 +571,7 @@ class AsyncExecutor {
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<bool> ahead_stream_{false};               // SetAheadStream
   std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kWindows};
-  std::atomic<bool> run_table_on_device_{true};                 // SetRunTableOnDevice
+  std::atomic<bool> run_table_on_device_{false};                // SetRunTableOnDevice
   std::atomic<size_t> run_mirrors_{0};                          // RunMirrors  // SetCopyRuns
   std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
   std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)

@@ -301,13 +301,13 @@ TEST(ConfigTest, AsyncCopyRuns) {
 
 TEST(ConfigTest, AsyncRunTable) {
   EnvSys sys;
-  EXPECT_TRUE(ParseConfig(sys).async_run_table_on_device);
-  sys.Set("HIPFILE_ASYNC_RUN_TABLE", "host");
   EXPECT_FALSE(ParseConfig(sys).async_run_table_on_device);
-  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncRunTable), SettingSource::kEnvironment);
   sys.Set("HIPFILE_ASYNC_RUN_TABLE", "DEVICE");
   EXPECT_TRUE(ParseConfig(sys).async_run_table_on_device);
-  ExpectRefused("HIPFILE_ASYNC_RUN_TABLE", {"gpu", "1"}, &Config::async_run_table_on_device, true);
+  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncRunTable), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_ASYNC_RUN_TABLE", "host");
+  EXPECT_FALSE(ParseConfig(sys).async_run_table_on_device);
+  ExpectRefused("HIPFILE_ASYNC_RUN_TABLE", {"gpu", "1"}, &Config::async_run_table_on_device, false);
 }
 
 TEST(ConfigTest, AsyncLargeChunksMb) {
