@@ -186,7 +186,10 @@ typedef struct hipFileExtAsyncWayStats {
                                     bound at the stream were those seen at submission) */
     uint64_t ahead_on_companion; /* of copied_ahead, copied on a companion stream
                                     (HIPFILE_ASYNC_AHEAD_STREAM) */
-    uint64_t reserved[10];
+    uint64_t one_launch;         /* whose stream copied all their chunks with one launch of the
+                                    copy kernel (HIPFILE_ASYNC_COPY_RUNS; docs/async.md, "One
+                                    launch per read copied ahead"), not one per 2 MiB chunk */
+    uint64_t reserved[9];
 } hipFileExtAsyncWayStats_t;
 
 /* Fills *stats with this process's counts; hipFileInvalidValue for NULL. Needs no open driver. */

@@ -96,6 +96,7 @@ std::tuple<nb::dict, ErrTuple> AsyncWayStats() {
   ways["copied_ahead"] = s.copied_ahead;
   ways["used_ahead"] = s.used_ahead;
   ways["ahead_on_companion"] = s.ahead_on_companion;
+  ways["one_launch"] = s.one_launch;
   return {ways, Err(e)};
 }
 

@@ -216,7 +216,8 @@ def test_stream_ordered_pointer_form(data_file, device_buffer, tmp_path):
         # Each operation counted once, by direction, under one way (hipFileExtGetAsyncWayStats).
         after = hipfile.stats()["async_ways"]
         assert set(after) == set(ways) | {"large_chunks", "chains_alone", "staging_waits",
-                                          "copied_ahead", "used_ahead", "ahead_on_companion"}
+                                          "copied_ahead", "used_ahead", "ahead_on_companion",
+                                          "one_launch"}
         for key in ("read_ops", "write_ops"):
             assert sum(after[w][key] - before[w][key] for w in ways) == 1, key
     finally:

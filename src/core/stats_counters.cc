@@ -218,6 +218,7 @@ void FillAsyncWays(const StatsCounters& c, hipFileExtAsyncWayStats_t* out) {
   out->copied_ahead = event(AsyncEvent::kCopiedAhead);
   out->used_ahead = event(AsyncEvent::kUsedAhead);
   out->ahead_on_companion = event(AsyncEvent::kAheadOnCompanion);
+  out->one_launch = event(AsyncEvent::kOneLaunch);
 }
 
 }  // namespace hipfile::core

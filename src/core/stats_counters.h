@@ -54,9 +54,10 @@ enum class AsyncEvent : size_t {
   kStagingWait = 2,
   kCopiedAhead = 3,
   kUsedAhead = 4,
-  kAheadOnCompanion = 5
+  kAheadOnCompanion = 5,
+  kOneLaunch = 6
 };
-inline constexpr size_t kAsyncEvents = 6;
+inline constexpr size_t kAsyncEvents = 7;
 
 struct StatsCounters {
   using Counter = std::atomic<uint64_t>;

@@ -178,12 +178,14 @@ TEST_P(AsyncCopiedAheadTest, TheCopyRunsSettingChoosesWhichReadsTakeOneLaunch) {
     Executor().SetDeviceScratchBytes(c.budget);
     const uint64_t runs = gpu_.Calls(GpuOp::kCopyTableRunAsync);
     const uint64_t tables = gpu_.Calls(GpuOp::kCopyTableAsync);
+    const uint64_t one_launch = AsyncWays().one_launch;
     FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
     testing::StreamGate gate;
     ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
     AsyncSlot slot{6 * kMiB, 0, 0};  // three chunks
     ASSERT_TRUE(SubmitSlot(c.pinned ? fh : unpinned, &slot).ok());
     EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) - runs, c.launches);
+    EXPECT_EQ(AsyncWays().one_launch - one_launch, c.launches) << "hipFileExtGetAsyncWayStats";
     EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableAsync) - tables, c.launches == 0 ? 3u : 0u);
     slot.file_offset = c.bound_offset;
     gate.Open();

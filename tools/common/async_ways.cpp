@@ -26,28 +26,30 @@ hipFileExtAsyncWayStats_t WaysBetween(const hipFileExtAsyncWayStats_t& before,
   d.copied_ahead = after.copied_ahead - before.copied_ahead;
   d.used_ahead = after.used_ahead - before.used_ahead;
   d.ahead_on_companion = after.ahead_on_companion - before.ahead_on_companion;
+  d.one_launch = after.one_launch - before.one_launch;
   return d;
 }
 
 std::string StagedText(const hipFileExtAsyncWayStats_t& w) {
-  char text[320];
+  char text[384];
   std::snprintf(text, sizeof text,
                 "%" PRIu64 " in large chunks, %" PRIu64 " queued alone, %" PRIu64
                 " waited for a block; reads copied ahead %" PRIu64 " (%" PRIu64 " used, %" PRIu64
-                " on a companion stream)",
+                " on a companion stream); %" PRIu64 " reads copied in one launch",
                 w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-                w.ahead_on_companion);
+                w.ahead_on_companion, w.one_launch);
   return text;
 }
 
 std::string StagedJson(const hipFileExtAsyncWayStats_t& w) {
-  char json[320];
+  char json[384];
   std::snprintf(json, sizeof json,
                 "\"large_chunks\": %" PRIu64 ", \"chains_alone\": %" PRIu64
                 ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
-                ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64,
+                ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64
+                ", \"one_launch\": %" PRIu64,
                 w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-                w.ahead_on_companion);
+                w.ahead_on_companion, w.one_launch);
   return json;
 }
 

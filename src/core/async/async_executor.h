@@ -320,8 +320,8 @@ class AsyncExecutor {
   // A staged operation accepted: counted by the executor (StagedOperations, CopiedAhead,
   // AheadOnCompanion) and in the statistics (CountWay, CountEvent): its direction, and whether it
   // took a large block, was queued alone, was copied ahead, on a companion.
-  void CountStagedLocked(bool write, bool large, bool alone, bool ahead, bool on_companion)
-      REQUIRES(mutex_);
+  void CountStagedLocked(bool write, bool large, bool alone, bool ahead, bool on_companion,
+                         bool one_launch) REQUIRES(mutex_);
   Status SubmitUntimed(runtime::Stream stream, std::unique_ptr<AsyncOp> op);
   // Whether `op` may run at once (SetRunIdleBytes): small enough, nothing of the executor's left
   // on the channel, and the stream idle. submit_mu held.
@@ -483,6 +483,7 @@ class AsyncExecutor {
     size_t waits = 0;               // chunks whose `wait ready` is on the stream
     size_t copies = 0;              // chunks whose `write copied` is on the stream
     uint32_t written = 0;           // the last token the stream stores in `copied`
+    bool one_launch = false;        // its tokens are one launch (CopyTableRunAsync)
   };
   // `run`: one launch for all the chain's tokens (CopyTableRunAsync) where the runtime can, its
   // first table copied into `mirror` (MirrorFor) where not null.

@@ -338,7 +338,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
              GpuErrorName(e));
     } else {
       CountStagedLocked(write, large, !reserved && !large, queued.ahead > 0,
-                        queued.ahead > 0 && on_companion);
+                        queued.ahead > 0 && on_companion, queued.one_launch);
     }
     EndSubmissionLocked(channel, false);
   }
@@ -393,6 +393,7 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
                                       stream);
       });
       if (q.error == hipSuccess) {
+        q.one_launch = true;
         q.waits = chunks;  // the launch waits for the others itself
         q.error = NoThrow(
             [&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], last); });
@@ -690,7 +691,7 @@ size_t AsyncExecutor::StagedOperations() {
 }
 
 void AsyncExecutor::CountStagedLocked(bool write, bool large, bool alone, bool ahead,
-                                      bool on_companion) {
+                                      bool on_companion, bool one_launch) {
   ++staged_ops_;
   if (ahead) ++copied_ahead_;
   if (on_companion) ++ahead_on_companion_;
@@ -699,6 +700,7 @@ void AsyncExecutor::CountStagedLocked(bool write, bool large, bool alone, bool a
   if (alone) CountEvent(AsyncEvent::kChainAlone);
   if (ahead) CountEvent(AsyncEvent::kCopiedAhead);
   if (on_companion) CountEvent(AsyncEvent::kAheadOnCompanion);
+  if (one_launch) CountEvent(AsyncEvent::kOneLaunch);
 }
 
 }  // namespace hipfile::core
