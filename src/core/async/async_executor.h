@@ -571,10 +571,10 @@ class AsyncExecutor {
   std::atomic<size_t> large_from_{0};                   // SetLargeChunksFrom
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<bool> ahead_stream_{false};               // SetAheadStream
-  std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kWindows};
-  std::atomic<bool> run_table_on_device_{false};                // SetRunTableOnDevice
-  std::atomic<size_t> run_mirrors_{0};                          // RunMirrors  // SetCopyRuns
-  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};  // SetQuietSubmissions
+  std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kWindows};  // SetCopyRuns
+  std::atomic<bool> run_table_on_device_{false};                   // SetRunTableOnDevice
+  std::atomic<size_t> run_mirrors_{0};                             // RunMirrors
+  std::atomic<unsigned> quiet_submissions_{kQuietSubmissions};     // SetQuietSubmissions
   std::atomic<unsigned> submitting_{0};  // submissions in progress (SubmitUntimed)
   // CountRecentLocked: submissions into the current window, its number (from 1), and the streams
   // submitted to in it and in the one before.
