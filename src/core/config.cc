@@ -109,6 +109,7 @@ const char* const kEnvVariables[] = {
     kEnvAsyncAheadStream,
     kEnvAsyncCopyRuns,
     kEnvAsyncRunTable,
+    kEnvAsyncAheadPartMb,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -243,6 +244,8 @@ Config ParseConfig(platform::Sys& sys) {
              &config.async_run_table_on_device, &config);
   ReadNumber(sys, kEnvAsyncLargeChunksMb, 0, 1u << 20, "a size in MiB from 0 to 1048576", nullptr,
              &config.async_large_chunks_mb, &config);
+  ReadNumber(sys, kEnvAsyncAheadPartMb, 0, 1u << 16, "a size in MiB from 0 to 65536", nullptr,
+             &config.async_ahead_part_mb, &config);
   ReadNumber(sys, kEnvAsyncQuietStreams, 0, 4096, "a number from 0 to 4096", nullptr,
              &config.async_quiet_streams, &config);
   ReadBool(sys, kEnvAsyncStageTimes, &config.async_stage_times, &config);

@@ -101,6 +101,11 @@ inline constexpr char kEnvAsyncRunTable[] = "HIPFILE_ASYNC_RUN_TABLE";
 // blocks": pinning a large block while I/O runs costs every stream's copies, so only operations
 // large enough to gain from fewer chunks take one).
 inline constexpr char kEnvAsyncLargeChunksMb[] = "HIPFILE_ASYNC_LARGE_CHUNKS_MB";
+// MiB, 0..65536: a stream-ordered read that the device memory budget for copies ahead has no room
+// for whole is copied ahead in parts of this size (rounded up to a multiple of 8 MiB), one region
+// of it at a time (docs/async.md, "Reads copied ahead in parts"; default 0: off until a GPU run
+// measures it).
+inline constexpr char kEnvAsyncAheadPartMb[] = "HIPFILE_ASYNC_AHEAD_PART_MB";
 // 0..4096: while at most this many stream-ordered submissions are in progress, to at most this
 // many streams among the recent ones, a small read on an idle stream runs at once before it is
 // taken at submission (default 4; docs/async.md, "Small reads at submission").
@@ -174,6 +179,7 @@ struct Config {
   AsyncCopyRuns async_copy_runs = AsyncCopyRuns::kWindows;  // HIPFILE_ASYNC_COPY_RUNS
   bool async_run_table_on_device = false;                   // HIPFILE_ASYNC_RUN_TABLE
   unsigned async_large_chunks_mb = 64;                      // HIPFILE_ASYNC_LARGE_CHUNKS_MB
+  unsigned async_ahead_part_mb = 0;                         // HIPFILE_ASYNC_AHEAD_PART_MB
   unsigned async_quiet_streams = 4;                         // HIPFILE_ASYNC_QUIET_STREAMS
   unsigned cpu_devices = 1;                                 // HIPFILE_CPU_DEVICES
   unsigned io_threads = 0;                                  // 0: automatic

@@ -92,8 +92,10 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
     return;
   }
   unsigned char* staging = block.Slot(token);
-  // At least to the end of chunk k's share of the fixed layout, so that the chunks suffice.
-  const size_t floor = std::min(size, (k + 1) * chunk_bytes);
+  // At least to the end of chunk k's share of the fixed layout, so that the chunks suffice; in
+  // runs, no further unless the run's copy ahead serves it (a chunk after it in the run then
+  // copies nothing, and the run's one launch ends with this table).
+  const size_t floor = Floor(k);
   size_t used = 0;  // of the slot
   uint32_t count = 0;
   const auto add = [&](const void* src, size_t bytes) {
@@ -102,7 +104,7 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
     assigned += bytes;
     moved += bytes;
   };
-  while (!stopped && assigned < size && (assigned < floor || count == 0)) {
+  while (!stopped && assigned < size && (assigned < floor || (count == 0 && run_bytes == 0))) {
     const off_t at = file_offset + static_cast<off_t>(assigned);
     // The last entry of the table is always staged, to the floor: the chunks must suffice.
     const bool last_entry = count + 1 == runtime::CopyTable::kMaxCopies;
@@ -133,9 +135,9 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
   }
   table->count = count;
   table->token = token;
-  // Nothing after this copies (CopyTableRunAsync's launch may stop here): the operation's bytes
-  // are all given to chunks, or the transfer stopped.
-  table->last = stopped || assigned >= size ? 1 : 0;
+  // Nothing after this in its run copies (CopyTableRunAsync's launch may stop here): the run's
+  // bytes are all given to chunks, or the transfer stopped.
+  table->last = stopped || assigned >= RunEnd(k) ? 1 : 0;
   StoreRelease(ready, token);  // the table and the staging are written
 }
 
@@ -165,8 +167,14 @@ void StagedChunks::WriteOut(const StreamStagingBlock& block, const ChunkMover& m
   ++written;
 }
 
+size_t StagedChunks::RunEnd(size_t k) const {
+  if (run_bytes == 0) return size;
+  return std::min(size, (k * chunk_bytes / run_bytes + 1) * run_bytes);
+}
+
 bool StagedChunks::Quiet(const StreamCopyTables& tables, size_t k) const {
-  if (!stopped && assigned < size) return false;
+  // In runs a chunk whose share was taken copies nothing; otherwise it takes at least a piece.
+  if (!stopped && assigned < size && (run_bytes == 0 || assigned < Floor(k))) return false;
   // The table was last filled for an earlier token of the stream (its copies are not for this
   // launch), or for this very one 2^32 tokens ago and copies nothing.
   return tables.Table(Token(k))->CopiesNothingFor(Token(k));

@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -125,6 +126,11 @@ struct StagedChunks {
   // Reads: the windows the stream copies from, held until it has (copied >= leased_until).
   std::vector<std::shared_ptr<const void>> leases;
   uint32_t leased_until = 0;
+  // Reads copied ahead in parts (core/async: AsyncExecutor::SetAheadPartBytes): the chunks come in
+  // runs of run_bytes (a multiple of chunk_bytes), each copied by one launch from what its stream
+  // copied ahead for that run; a chunk copies nothing once the chunks before it reached its
+  // share, so that the run's first chunk may take the whole run. 0: the operation is one run.
+  size_t run_bytes = 0;
 
   // The chunks `bytes` make (a staged operation moves at least one byte:
   // AsyncExecutor::CanStage).
@@ -132,6 +138,10 @@ struct StagedChunks {
     return (bytes + chunk_bytes - 1) / chunk_bytes;
   }
   uint32_t Token(size_t k) const { return first_token + static_cast<uint32_t>(k); }
+  // Where chunk k's share of the fixed layout ends: the chunks before it and it reach this far.
+  size_t Floor(size_t k) const { return std::min(size, (k + 1) * chunk_bytes); }
+  // Where the run chunk k is in ends (run_bytes), the operation's end where it is one run.
+  size_t RunEnd(size_t k) const;
   // Chunk k's share of the transfer: none once it stopped.
   size_t ChunkBytes(size_t k) const;
 
@@ -139,13 +149,16 @@ struct StagedChunks {
   // the copy would not be slower than from the slot (the copy kernel moves words only between
   // 16-byte aligned addresses), the rest read from the file into its slot; writes the table that
   // copies them, and stores ready = its token (release) so the stream copies it. Past a failed or
-  // short read, and past the operation's last byte, the table copies nothing. The stream must be
-  // done with the table and the slot (copied >= token - 2) unless Quiet(tables, k).
+  // short read, and past the operation's last byte, the table copies nothing; in runs
+  // (run_bytes), so does a chunk whose share the chunks before it took. The table says whether it
+  // ends its run's copies (CopyTable::last). The stream must be done with the table and the slot
+  // (copied >= token - 2) unless Quiet(tables, k).
   void FillForRead(const StreamStagingBlock& block, const StreamCopyTables& tables, uint32_t* ready,
                    size_t k, const ChunkMover& move, const WindowFinder& windows = nullptr);
-  // A read's chunk k copies nothing, and the stream's launch for its token would copy nothing
-  // from its table as it is (CopyTable::token): it may be released at once, with the table
-  // untouched, however far behind the stream is.
+  // A read's chunk k copies nothing (past the operation's end or its failure; in runs, its share
+  // taken already), and the stream's launch for its token would copy nothing from its table as
+  // it is (CopyTable::token): it may be released at once, with the table untouched, however far
+  // behind the stream is.
   bool Quiet(const StreamCopyTables& tables, size_t k) const;
   // A read holds windows the stream may still copy from, until `copied` reaches leased_until.
   bool Leased() const { return !leases.empty(); }

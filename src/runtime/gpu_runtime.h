@@ -66,9 +66,9 @@ struct CopyTable {
   // copies nothing, so whoever fills the table need not touch it for a launch with nothing to
   // copy while the stream may still be running an earlier one that reads it.
   uint32_t token = 0;
-  // 1: no later token of the operation copies anything (a CopyTableRunAsync launch that finds
-  // this table filled for its first token copies it with its whole grid and stops); 0: later
-  // tokens may copy.
+  // 1: no later token of the launch's run (the operation, or its part: CopyTableRunAsync's
+  // first..last) copies anything (a CopyTableRunAsync launch that finds this table filled for its
+  // first token copies it with its whole grid and stops); 0: later tokens may copy.
   uint32_t last = 0;
   uint32_t spare = 0;
   Copy copy[kMaxCopies];

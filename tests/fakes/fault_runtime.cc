@@ -173,6 +173,7 @@ hipError_t FaultRuntime::CopyTableRunAsync(const runtime::CopyTable* tables, uin
                                            runtime::CopyTable* mirror, runtime::Stream stream) {
   if (const hipError_t e = Injected(GpuOp::kCopyTableRunAsync)) return e;
   last_run_mirror_.store(mirror);
+  last_run_tokens_.store(uint64_t{first} << 32 | last);
   if (runtime::HostFn hold = hold_copies_fn_.load(); hold != nullptr) {
     if (const hipError_t e = base_.LaunchHostFunc(stream, hold, hold_copies_arg_.load())) return e;
   }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "fakes/fault_plan.h"
 #include "runtime/gpu_runtime.h"
@@ -109,6 +110,11 @@ class FaultRuntime : public runtime::GpuRuntime {
   }
   // The mirror the last CopyTableRunAsync passed on (null: none, or no call yet).
   const void* LastRunMirror() const { return last_run_mirror_.load(); }
+  // The first and last tokens the last CopyTableRunAsync passed on ({0, 0}: no call yet).
+  std::pair<uint32_t, uint32_t> LastRunTokens() const {
+    const uint64_t span = last_run_tokens_.load();
+    return {static_cast<uint32_t>(span >> 32), static_cast<uint32_t>(span)};
+  }
   // What SupportsStreamMemOps answers: -1 forwards (the default), 0 false, 1 true.
   void SetStreamMemOps(int answer) { stream_mem_ops_ = answer; }
   // StreamIsCapturing answers true for `stream` until Reset, as CUDA does between a program's
@@ -231,6 +237,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   std::atomic<runtime::HostFn> hold_copies_fn_{nullptr};  // HoldCopyTables
   std::atomic<void*> hold_copies_arg_{nullptr};
   std::atomic<const void*> last_run_mirror_{nullptr};  // LastRunMirror
+  std::atomic<uint64_t> last_run_tokens_{0};           // LastRunTokens: first << 32 | last
   bool host_memory_ = false;
   Mutex hooks_mu_;
   std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);

@@ -271,6 +271,28 @@ bool WindowPieces(AsyncWork& work, off_t offset, size_t size, std::vector<Window
   }
 }
 
+// Cuts `copies` (pieces of a read, in order) where a part of `part` bytes ends, so that none
+// crosses into the next part; false where there was no memory for the list (left as it was).
+bool SplitAtParts(size_t part, std::vector<WindowCopy>* copies) {
+  try {
+    std::vector<WindowCopy> cut;
+    cut.reserve(copies->size() + 1);
+    for (const WindowCopy& c : *copies) {
+      size_t done = 0;
+      while (done < c.bytes) {
+        const size_t at = c.at + done;
+        const size_t n = std::min(c.bytes - done, part - at % part);
+        cut.push_back(WindowCopy{at, static_cast<const char*>(c.src) + done, n});
+        done += n;
+      }
+    }
+    *copies = std::move(cut);
+    return true;
+  } catch (...) {
+    return false;  // the read goes without a copy ahead
+  }
+}
+
 }  // namespace
 
 bool AsyncExecutor::OnStreamDevice(const Channel& channel) {
@@ -446,18 +468,31 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   // enough. On a companion they may come sooner (that is what it is for): a region of the read's
   // own.
   const bool companion = ahead_stream_.load(std::memory_order_relaxed) && CompanionFor(channel);
-  std::shared_ptr<void> region;
-  if (!companion) {
-    region = channel->ahead_region.lock();
-    if (region != nullptr && channel->ahead_region_bytes < skip + bytes) region = nullptr;
-  }
-  if (region == nullptr) {
-    size_t region_bytes = 0;
-    region = scratch_.Lease(channel->device, skip + bytes, &region_bytes);
-    if (region != nullptr && !companion) {
-      channel->ahead_region = region;
-      channel->ahead_region_bytes = region_bytes;
+  // The stream's region where it holds `want` bytes, or a new one (kept as the stream's).
+  const auto region_of = [&](size_t want) {
+    std::shared_ptr<void> got;
+    if (!companion) {
+      got = channel->ahead_region.lock();
+      if (got != nullptr && channel->ahead_region_bytes < want) got = nullptr;
     }
+    if (got == nullptr) {
+      size_t region_bytes = 0;
+      got = scratch_.Lease(channel->device, want, &region_bytes);
+      if (got != nullptr && !companion) {
+        channel->ahead_region = got;
+        channel->ahead_region_bytes = region_bytes;
+      }
+    }
+    return got;
+  };
+  std::shared_ptr<void> region = region_of(skip + bytes);
+  // No room for the whole read: copied ahead in parts, one region's worth at a time, where set
+  // (on the stream only: a companion's copies come before `reached`).
+  const size_t part = ahead_part_bytes_.load(std::memory_order_relaxed);
+  if (region == nullptr && part > 0 && bytes > part && !companion) {
+    region = region_of(skip + part);
+    if (region != nullptr && !SplitAtParts(part, &ahead->copies)) region = nullptr;
+    if (region != nullptr) ahead->part_bytes = part;
   }
   if (region == nullptr) {
     *ahead = Ahead();
@@ -534,6 +569,16 @@ size_t AsyncExecutor::CopiedAhead() {
 size_t AsyncExecutor::UsedAhead() {
   MutexLock lock(mutex_);
   return used_ahead_;
+}
+
+uint64_t AsyncExecutor::UsedAheadBytes() {
+  MutexLock lock(mutex_);
+  return used_ahead_bytes_;
+}
+
+size_t AsyncExecutor::AheadInParts() {
+  MutexLock lock(mutex_);
+  return ahead_in_parts_;
 }
 
 size_t AsyncExecutor::CopiedAtSubmission() {

@@ -71,9 +71,12 @@ struct AsyncExecutor::ChainLimits {
 // page-cache windows into device memory of the library's own (`region`), where file_offset is at
 // `at` (the same offset within a page, so the copy kernel's alignment is the window's).
 struct AsyncExecutor::Ahead {
-  // Queued before `write reached`, each to `at` + its place; read by the submission only.
+  // Queued before `write reached`, each to `at` + its place; read by the submission only. In
+  // parts (part_bytes), none crosses a part's end, and part p's go to `at` + their place less p x
+  // part_bytes, before the stream's wait for the part's first token.
   std::vector<async_detail::WindowCopy> copies;
-  // The windows the copies read: the stream is past them once it wrote `reached`.
+  // The windows the copies read: the stream is past them once it wrote `reached` (in parts, once
+  // it wrote `copied` after the last part: the submission's entry holds them until then).
   std::vector<std::shared_ptr<const void>> windows;
   std::shared_ptr<void> region;  // null: nothing copied ahead
   // Where the copies go (AsyncExecutor::SetAheadStream): the channel's companion, which records
@@ -87,16 +90,28 @@ struct AsyncExecutor::Ahead {
   // (no budget left, or none): the worker's first table then nearly always ends the read's
   // copies, so its chain takes one launch for all its tokens (AsyncCopyRuns::kWindows).
   bool in_windows = false;
+  // Copied ahead in parts of this many bytes (AsyncExecutor::SetAheadPartBytes: the budget had no
+  // room for the whole read), each into the region in turn; 0: the whole read, before `reached`.
+  size_t part_bytes = 0;
 
+  // Where part `part` starts in the file, and its bytes (the whole read where not in parts).
+  off_t PartStart(size_t part) const { return file_offset + static_cast<off_t>(part * part_bytes); }
+  size_t PartBytes(size_t part) const {
+    if (part_bytes == 0) return part == 0 ? bytes : 0;
+    const size_t from = part * part_bytes;
+    return from < bytes ? std::min(part_bytes, bytes - from) : 0;
+  }
   // The piece at file `offset` (at most `max` bytes) that the stream copied ahead, leased with the
-  // region; none where the copy does not have it.
-  engine::ResidentPiece At(off_t offset, size_t max) const {
-    if (region == nullptr || offset < file_offset ||
-        offset >= file_offset + static_cast<off_t>(bytes)) {
+  // region; none where the copy does not have it. In parts, of part `part` only: what the region
+  // holds while the stream runs that part's tokens.
+  engine::ResidentPiece At(off_t offset, size_t max, size_t part = 0) const {
+    const off_t start = PartStart(part);
+    const size_t held = PartBytes(part);
+    if (region == nullptr || offset < start || offset >= start + static_cast<off_t>(held)) {
       return {};
     }
-    const auto skip = static_cast<size_t>(offset - file_offset);
-    return engine::ResidentPiece{at + skip, std::min(max, bytes - skip), region};
+    const auto skip = static_cast<size_t>(offset - start);
+    return engine::ResidentPiece{at + skip, std::min(max, held - skip), region};
   }
 };
 
@@ -146,6 +161,7 @@ struct AsyncExecutor::Staged {
   // the windows go once it starts, and copies on from the region where the bound values allow).
   Ahead ahead;
   bool used_ahead = false;  // a table copies from ahead.region (the worker's)
+  size_t ahead_bytes = 0;   // bytes the tables copy from it (the worker's)
 };
 
 // A runtime call with what it throws (a CPU runtime's queue or table that cannot grow) turned

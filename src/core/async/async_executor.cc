@@ -421,6 +421,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
       chain->seq = seq;
       chain->large = large;
       chain->data.chunk_bytes = chunk_bytes;
+      chain->data.run_bytes = ahead.part_bytes;  // a multiple of either chunk size
       ++staged_in_flight_;
       if (large) {
         ++large_in_flight_;

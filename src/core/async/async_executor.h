@@ -246,9 +246,25 @@ class AsyncExecutor {
   // device cache size", set by the Driver at each open); 0, the default, copies none ahead.
   void SetDeviceScratchBytes(uint64_t bytes) { scratch_.SetBudget(bytes); }
   static constexpr size_t kAheadMinBytes = size_t{1} << 20;
-  // Reads copied ahead so far, and of them those whose stream copied on from the copy.
+  // Reads copied ahead so far, and of them those whose stream copied on from the copy, and the
+  // bytes copied on so.
   size_t CopiedAhead();
   size_t UsedAhead();
+  uint64_t UsedAheadBytes();
+  // A read the budget has no room for whole is copied ahead in parts of `bytes` (rounded up to a
+  // multiple of kAheadPartUnit) into a region of that size, where there is room for one: each
+  // part's copies are queued on the stream after the launch that copied the part before out of
+  // the region, and before the wait for the part's first token; one launch a part (docs/async.md,
+  // "Reads copied ahead in parts"). Where each part's copy runs by DMA, the copy kernel reading
+  // host memory for the whole read is slower. 0, the default, off; set by the Driver
+  // (HIPFILE_ASYNC_AHEAD_PART_MB).
+  static constexpr size_t kAheadPartUnit = engine::kStreamLargeChunkBytes;
+  void SetAheadPartBytes(size_t bytes) {
+    const size_t parts = (bytes + kAheadPartUnit - 1) / kAheadPartUnit;
+    ahead_part_bytes_.store(parts * kAheadPartUnit, std::memory_order_relaxed);
+  }
+  // Reads copied ahead in parts so far (of CopiedAhead).
+  size_t AheadInParts();
   // Whether a read's copies ahead go on a companion stream of its stream's (one per channel, the
   // library's), which its stream waits for by an event before `write reached`, into a region of
   // its own: the copy then runs while the stream is still busy with the reads before it, where on
@@ -479,6 +495,8 @@ class AsyncExecutor {
   struct Queued {
     hipError_t error = hipSuccess;  // the first call that failed; hipSuccess: all of it
     size_t ahead = 0;               // copies ahead (before `write reached`) on the stream
+    size_t parts = 0;               // in parts: the parts whose copies are on the stream
+    bool part_unseen = false;       // in parts: copies on the stream that no `write copied` follows
     bool reached = false;           // `write reached` is on the stream
     size_t waits = 0;               // chunks whose `wait ready` is on the stream
     size_t copies = 0;              // chunks whose `write copied` is on the stream
@@ -486,10 +504,22 @@ class AsyncExecutor {
     bool one_launch = false;        // its tokens are one launch (CopyTableRunAsync)
   };
   // `run`: one launch for all the chain's tokens (CopyTableRunAsync) where the runtime can, its
-  // first table copied into `mirror` (MirrorFor) where not null.
+  // first table copied into `mirror` (MirrorFor) where not null. Copied ahead in parts
+  // (ahead.part_bytes), `part_tokens` chunks a part: each part's copies before its first token's
+  // wait, and one launch a part where `run`.
   Queued QueueChain(Channel* channel, runtime::Stream stream, uint32_t seq, uint32_t first,
-                    size_t chunks, const Ahead& ahead, bool run, runtime::CopyTable* mirror)
-      REQUIRES_SHARED(chain_mu_) EXCLUDES(mutex_);
+                    size_t chunks, const Ahead& ahead, bool run, runtime::CopyTable* mirror,
+                    size_t part_tokens) REQUIRES_SHARED(chain_mu_) EXCLUDES(mutex_);
+  // Copied ahead in parts (Ahead::part_bytes): moves the windows the parts' copies read, and
+  // their region, into `leases`, and makes the channel's entry that will hold them (*entry, not
+  // yet filled; *entry its address in the channel's list) - false where there was no memory,
+  // nothing made. EndPartsEntryLocked, once the chain is queued: the entry holds them until the
+  // stream writes `copied` after the last part's copies; where nothing says when those are done,
+  // they are stranded as a refused read's copies ahead.
+  bool PartsEntry(Channel* channel, Staged* chain, std::vector<std::shared_ptr<const void>>* leases,
+                  const void** entry) EXCLUDES(mutex_);
+  void EndPartsEntryLocked(Channel* channel, const void* entry, const Queued& queued,
+                           std::vector<std::shared_ptr<const void>>* leases) REQUIRES(mutex_);
   // The channel's mirror on its stream's device (two tables of device memory, SetRunTableOnDevice):
   // made at the channel's first run there and kept for the executor's life; null where the
   // submitting thread's device is not the stream's or the memory was refused (once per device:
@@ -565,12 +595,15 @@ class AsyncExecutor {
   size_t deferred_leases_ GUARDED_BY(mutex_) = 0;       // DeferredLeases
   size_t copied_ahead_ GUARDED_BY(mutex_) = 0;          // CopiedAhead
   size_t used_ahead_ GUARDED_BY(mutex_) = 0;            // UsedAhead
+  uint64_t used_ahead_bytes_ GUARDED_BY(mutex_) = 0;    // UsedAheadBytes
   size_t ahead_on_companion_ GUARDED_BY(mutex_) = 0;    // AheadOnCompanion
+  size_t ahead_in_parts_ GUARDED_BY(mutex_) = 0;        // AheadInParts
   size_t from_windows_pending_ GUARDED_BY(mutex_) = 0;  // entries of the channels' from_windows
   std::atomic<bool> copy_at_submission_{false};         // SetCopyAtSubmission
   std::atomic<size_t> large_from_{0};                   // SetLargeChunksFrom
   std::atomic<bool> read_at_submission_{false};         // SetReadAtSubmission
   std::atomic<bool> ahead_stream_{false};               // SetAheadStream
+  std::atomic<size_t> ahead_part_bytes_{0};             // SetAheadPartBytes
   std::atomic<AsyncCopyRuns> copy_runs_{AsyncCopyRuns::kWindows};  // SetCopyRuns
   std::atomic<bool> run_table_on_device_{false};                   // SetRunTableOnDevice
   std::atomic<size_t> run_mirrors_{0};                             // RunMirrors

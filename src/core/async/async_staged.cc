@@ -235,6 +235,17 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   const bool large = chain->large;  // nothing is on the stream: the poller has not taken it
   const bool write = chain->op->work->Write();
   ssize_t* const bytes_p = chain->op->bytes_p;  // the caller's, valid until this call returns
+  // Copied ahead in parts: the windows the parts' copies read, and the region they go to, stay
+  // the channel's until the stream has written `copied` after the last part's copies (an entry
+  // made now: nothing may fail for want of memory once a copy is queued).
+  std::vector<std::shared_ptr<const void>> part_leases;
+  const void* parts_entry = nullptr;
+  if (chain->ahead.part_bytes > 0 && !PartsEntry(channel, chain, &part_leases, &parts_entry)) {
+    // No memory for it: the read goes without a copy ahead, as one run.
+    chain->ahead = Ahead{};
+    chain->ahead.in_windows = true;
+    chain->data.run_bytes = 0;
+  }
   // One launch for all its tokens (CopyTableRunAsync): a read copied ahead, one whose bytes were
   // all in pinned windows at submission, or any read (HIPFILE_ASYNC_COPY_RUNS).
   const AsyncCopyRuns runs = copy_runs_.load(std::memory_order_relaxed);
@@ -268,18 +279,26 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
     chain->reserved = reserved;
   }
   Queued queued;
-  // (chain->ahead is read before `write reached` only: the poller takes the chain after it.)
+  // (chain->ahead is read before `write reached` only: the poller takes the chain after it. The
+  // worker reads what At needs after it, which nothing here changes.)
   const bool on_companion = chain->ahead.companion != nullptr;
+  const size_t part_tokens = chain->ahead.part_bytes / chain->data.chunk_bytes;
   if (reserved || large) {
-    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead, run, mirror);
+    queued =
+        QueueChain(channel, stream, seq, first, chunks, chain->ahead, run, mirror, part_tokens);
     chain_mu_.UnlockShared();
   } else {
     chain_mu_.UnlockShared();
     chain_mu_.Lock();
-    queued = QueueChain(channel, stream, seq, first, chunks, chain->ahead, run, mirror);
+    queued =
+        QueueChain(channel, stream, seq, first, chunks, chain->ahead, run, mirror, part_tokens);
     chain_mu_.Unlock();
   }
   const hipError_t e = queued.error;
+  if (parts_entry != nullptr) {
+    MutexLock lock(mutex_);
+    EndPartsEntryLocked(channel, parts_entry, queued, &part_leases);
+  }
   if (!queued.reached) {
     Channel::Pending refused;
     {
@@ -337,8 +356,9 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
              GpuErrorName(e));
     } else {
-      CountStagedLocked(write, large, !reserved && !large, queued.ahead > 0,
+      CountStagedLocked(write, large, !reserved && !large, queued.ahead > 0 || queued.parts > 0,
                         queued.ahead > 0 && on_companion, queued.one_launch);
+      if (queued.parts > 0) ++ahead_in_parts_;
     }
     EndSubmissionLocked(channel, false);
   }
@@ -346,17 +366,76 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   return Status::FromGpu(e);
 }
 
+bool AsyncExecutor::PartsEntry(Channel* channel, Staged* chain,
+                               std::vector<std::shared_ptr<const void>>* leases,
+                               const void** entry) {
+  try {
+    leases->reserve(chain->ahead.windows.size() + 1);
+    for (auto& window : chain->ahead.windows) leases->push_back(std::move(window));
+    leases->push_back(chain->ahead.region);
+  } catch (...) {
+    return false;
+  }
+  chain->ahead.windows.clear();  // the worker finds none to let go at `reached`
+  MutexLock lock(mutex_);
+  try {
+    channel->from_windows.push_back(Channel::FromWindows{kCopied, 0, {}, /*filled=*/false});
+  } catch (...) {
+    return false;
+  }
+  // Held by address: a deque's push_back keeps references valid, and nothing but
+  // EndPartsEntryLocked lets it go before it is filled.
+  *entry = &channel->from_windows.back();
+  return true;
+}
+
+void AsyncExecutor::EndPartsEntryLocked(Channel* channel, const void* entry, const Queued& queued,
+                                        std::vector<std::shared_ptr<const void>>* leases) {
+  auto mine = channel->from_windows.begin();
+  while (&*mine != entry) ++mine;  // made by PartsEntry, let go only here
+  if (queued.part_unseen) {
+    // Copies are on the stream that no `write copied` follows: nothing says when they are done.
+    // As a refused read's copies ahead: the region is never leased again, the windows stay
+    // leased until the executor goes (the channel takes no more staged operations).
+    HF_LOG(kError,
+           "stream-ordered I/O: queueing a read copied ahead in parts failed (%s); its windows "
+           "stay pinned until the driver closes",
+           GpuErrorName(queued.error));
+    Ahead stranded;
+    stranded.region = std::const_pointer_cast<void>(leases->back());
+    leases->pop_back();
+    stranded.windows = std::move(*leases);
+    StrandAheadLocked(stranded);
+  }
+  if (queued.parts == 0 || queued.part_unseen) {
+    // Nothing to wait for (what the leases hold goes when this call's caller returns), or kept.
+    channel->from_windows.erase(mine);
+    return;
+  }
+  // The last part's copies precede the last `write copied` on the stream.
+  mine->until = queued.written;
+  mine->leases = std::move(*leases);
+  mine->filled = true;
+  ++from_windows_pending_;
+  ++outstanding_;  // until the poller lets them go
+  MarkBusyLocked(channel);
+  wake_poller_.NotifyOne();
+}
+
 AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Stream stream,
                                                 uint32_t seq, uint32_t first, size_t chunks,
                                                 const Ahead& ahead, bool run,
-                                                runtime::CopyTable* mirror) {
+                                                runtime::CopyTable* mirror, size_t part_tokens) {
   Queued q;
   q.written = first - 1;
   // Copies ahead first: once the stream has written `reached` it is past them, and the worker
   // (which starts then) may copy on from them or let their windows go. On a companion, the
   // stream waits for the event it records after them.
   const runtime::Stream copies_on = ahead.companion != nullptr ? ahead.companion : stream;
-  for (const WindowCopy& copy : ahead.copies) {
+  // (In parts, each part's copies come later: below.)
+  const size_t before_reached = ahead.part_bytes > 0 ? 0 : ahead.copies.size();
+  for (size_t i = 0; i < before_reached; ++i) {
+    const WindowCopy& copy = ahead.copies[i];
     q.error = NoThrow([&] {
       return gpu_.MemcpyAsync(ahead.at + copy.at, copy.src, copy.bytes, hipMemcpyHostToDevice,
                               copies_on);
@@ -374,33 +453,55 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
       NoThrow([&] { return gpu_.StreamWriteValue32(stream, &channel->words[kReached], seq); });
   if (q.error != hipSuccess) return q;
   q.reached = true;
+  // In parts: a part's copies into the region come after the launches that copied the part
+  // before out of it, and before the wait for the part's first token (whose table copies on from
+  // the region).
+  const size_t per = ahead.part_bytes > 0 ? part_tokens : 0;
   for (size_t k = 0; k < chunks; ++k) {
     const uint32_t token = first + static_cast<uint32_t>(k);
+    const bool part_starts = per > 0 && k % per == 0;
+    if (part_starts) {
+      const size_t from = k / per * ahead.part_bytes;
+      for (const WindowCopy& copy : ahead.copies) {
+        if (copy.at < from || copy.at - from >= ahead.part_bytes) continue;
+        q.error = NoThrow([&] {
+          return gpu_.MemcpyAsync(ahead.at + (copy.at - from), copy.src, copy.bytes,
+                                  hipMemcpyHostToDevice, stream);
+        });
+        if (q.error != hipSuccess) return q;
+        q.part_unseen = true;
+      }
+      ++q.parts;
+    }
     q.error =
         NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kReady], token); });
     if (q.error != hipSuccess) return q;
     q.waits = k + 1;
-    if (k == 0 && run) {
+    if (run && (k == 0 || part_starts)) {
       // One launch for all its tokens (a read copied ahead, by default), which copies the first
       // table with the whole grid where the read's copies end there (the read copied on from
       // device memory, as it nearly always is) - where each token's launch cost its stream
       // ~100 us, copying nothing (bench/results/h100-2026-12-05-b) - and otherwise takes the
       // tokens one by one (GpuRuntime::CopyTableRunAsync). Per token where the runtime cannot.
-      const uint32_t last = first + static_cast<uint32_t>(chunks) - 1;
+      // In parts, a launch a part.
+      const size_t end = per > 0 ? std::min(chunks, k + per) : chunks;
+      const uint32_t last = first + static_cast<uint32_t>(end) - 1;
       q.error = NoThrow([&] {
-        return gpu_.CopyTableRunAsync(channel->tables.Table(0), first, last,
+        return gpu_.CopyTableRunAsync(channel->tables.Table(0), token, last,
                                       &channel->words[kReady], &channel->words[kCopied], mirror,
                                       stream);
       });
       if (q.error == hipSuccess) {
         q.one_launch = true;
-        q.waits = chunks;  // the launch waits for the others itself
+        q.waits = end;  // the launch waits for the others itself
         q.error = NoThrow(
             [&] { return gpu_.StreamWriteValue32(stream, &channel->words[kCopied], last); });
         if (q.error != hipSuccess) return q;
-        q.copies = chunks;
+        q.copies = end;
         q.written = last;
-        break;
+        q.part_unseen = false;
+        k = end - 1;
+        continue;
       }
       if (q.error != hipErrorNotSupported) return q;
     }
@@ -412,6 +513,7 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
     if (q.error != hipSuccess) return q;
     q.copies = k + 1;
     q.written = token;
+    q.part_unseen = false;
   }
   q.error = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
   return q;
@@ -484,16 +586,21 @@ void AsyncExecutor::Step(Channel* channel) {
     // Resident bytes the stream copies from pinned page-cache windows; nothing (and no staging)
     // is held up by what this throws.
     // Bytes the stream copied ahead come from there (device memory: the fastest copy).
+    // In parts, the region holds the part of the chunk being filled when the stream copies it.
     const engine::WindowFinder windows = [&io, &s](off_t at, size_t max) {
-      engine::ResidentPiece ahead = s.ahead.At(at, max);
+      const size_t part =
+          s.ahead.part_bytes > 0 ? s.data.released * s.data.chunk_bytes / s.ahead.part_bytes : 0;
+      engine::ResidentPiece ahead = s.ahead.At(at, max, part);
       if (ahead.src != nullptr) {
         s.used_ahead = true;
+        s.ahead_bytes += ahead.bytes;
         io.CopiedAhead(ahead.bytes);
         return ahead;
       }
       // A window's piece stops where the copy ahead starts, so that the copy serves from there.
-      if (s.ahead.region != nullptr && at < s.ahead.file_offset) {
-        max = std::min(max, static_cast<size_t>(s.ahead.file_offset - at));
+      const off_t start = s.ahead.PartStart(part);
+      if (s.ahead.region != nullptr && at < start) {
+        max = std::min(max, static_cast<size_t>(start - at));
       }
       try {
         return io.Resident(at, max);
@@ -634,6 +741,7 @@ void AsyncExecutor::FinishStaged(Channel* channel) {
     last_copy = s.data.first_token + static_cast<uint32_t>(copies) - 1;
     ReleaseBlockLocked(channel, std::exchange(s.block, engine::StreamStagingBlock()),
                        s.data.first_token + static_cast<uint32_t>(copies) - 1);
+    used_ahead_bytes_ += s.ahead_bytes;
     if (s.used_ahead) {
       ++used_ahead_;
       CountEvent(AsyncEvent::kUsedAhead);

@@ -23,7 +23,7 @@ struct GatherCopy {
 struct GatherArgs {
   unsigned count;
   unsigned token;
-  unsigned last;  // no later token of the operation copies (RunEndsWithFirst)
+  unsigned last;  // no later token of the run copies (RunEndsWithFirst)
   unsigned spare;
   GatherCopy op[128];
 };
@@ -118,7 +118,7 @@ HIPFILE_KERNEL_BODY void CopyTableThread(const GatherArgs* table, unsigned token
 
 // hipfile_copy_table_run (GpuRuntime::CopyTableRunAsync), every thread of the grid first:
 // whether the run ends with its first table `head` (tables[first % 2], or the stream's copy of it
-// in device memory) - filled for `first` and the operation's last to copy - which the whole grid
+// in device memory) - filled for `first` and the run's last to copy - which the whole grid
 // then copies as CopyTableThread does.
 HIPFILE_KERNEL_BODY bool RunEndsWithFirst(const GatherArgs* head, unsigned first) {
   return head->token == first && head->last != 0;

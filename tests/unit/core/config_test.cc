@@ -326,6 +326,18 @@ TEST(ConfigTest, AsyncLargeChunksMb) {
       << config.problems[0];
 }
 
+TEST(ConfigTest, AsyncAheadPartMb) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).async_ahead_part_mb, 0u) << "off by default";
+  sys.Set("HIPFILE_ASYNC_AHEAD_PART_MB", "8");
+  EXPECT_EQ(ParseConfig(sys).async_ahead_part_mb, 8u);
+  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncAheadPartMb), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_ASYNC_AHEAD_PART_MB", "65536");
+  EXPECT_EQ(ParseConfig(sys).async_ahead_part_mb, 65536u);
+  ExpectRefused("HIPFILE_ASYNC_AHEAD_PART_MB", {"65537", "-8", "parts", ""},
+                &Config::async_ahead_part_mb, 0u);
+}
+
 TEST(ConfigTest, AsyncQuietStreams) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).async_quiet_streams, 4u);

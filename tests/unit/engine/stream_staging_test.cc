@@ -212,6 +212,69 @@ TEST(StreamStagingTest, AReadFromAWindowIsOneCopyAndTheChunksAfterItCopyNothing)
   EXPECT_EQ(*chunks.Outcome(), device.size());
 }
 
+// In runs (a read copied ahead in parts: run_bytes), a run's first chunk takes its whole run
+// where the copy ahead serves it, and its table ends the run (CopyTable::last); the run's other
+// chunks copy nothing and go at once. A chunk never takes bytes of the next run, and a run whose
+// first chunk is staged ends at the chunk that reaches its end. Every byte arrives.
+TEST(StreamStagingTest, InRunsTheFirstChunkTakesItsRunAndTheOthersCopyNothing) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(5 * kChunk + 100, 0xee);
+  StagedChunks chunks = ChunksOver(device, 4, 8192);
+  chunks.run_bytes = 2 * kChunk;  // runs: chunks 0-1, 2-3, 4-5
+  FakeFile file{testing::PatternBytes(device.size(), 5), 8192, {}, {}, 0};
+  size_t k = 0;
+  bool serve = true;  // the copy ahead holds chunk k's run (file offsets [run start, run end))
+  const WindowFinder ahead = [&](off_t at, size_t max) {
+    const size_t from = static_cast<size_t>(at - file.base);
+    const size_t run = k * kChunk / chunks.run_bytes;
+    const size_t begin = run * chunks.run_bytes;
+    const size_t end = std::min(device.size(), begin + chunks.run_bytes);
+    if (!serve || from < begin || from >= end) return ResidentPiece{};
+    return ResidentPiece{file.bytes.data() + from, std::min(max, end - from),
+                         std::make_shared<int>(0)};
+  };
+  uint32_t ready = 0;
+  const auto fill = [&](size_t chunk) {
+    k = chunk;
+    chunks.FillForRead(heap.block, heap.tables, &ready, chunk, file.Mover(), ahead);
+    EXPECT_EQ(ready, chunks.Token(chunk));
+  };
+  for (size_t run = 0; run < 3; ++run) {
+    SCOPED_TRACE(run);
+    const size_t first = 2 * run;
+    EXPECT_FALSE(chunks.Quiet(heap.tables, first));
+    fill(first);
+    const runtime::CopyTable* table = heap.tables.Table(chunks.Token(first));
+    ASSERT_EQ(table->count, 1u);
+    EXPECT_EQ(table->copy[0].bytes, std::min(2 * kChunk, device.size() - first * kChunk));
+    EXPECT_EQ(table->last, 1u) << "the run's copies end with its first table";
+    CopyAsTheStreamWould(heap.tables, chunks.Token(first));
+    EXPECT_TRUE(chunks.Quiet(heap.tables, first + 1)) << "its run taken already";
+    fill(first + 1);
+    CopyAsTheStreamWould(heap.tables, chunks.Token(first + 1));
+  }
+  EXPECT_EQ(device, file.bytes);
+  EXPECT_TRUE(file.staged_at.empty());
+  EXPECT_EQ(*chunks.Outcome(), device.size());
+
+  // Without the copy ahead (values bound elsewhere): the chunks stage their shares, and each
+  // run's table that reaches its end says so.
+  std::fill(device.begin(), device.end(), 0xee);
+  StagedChunks staged = ChunksOver(device, 20, 8192);
+  staged.run_bytes = 2 * kChunk;
+  serve = false;
+  for (size_t chunk = 0; chunk < 6; ++chunk) {
+    SCOPED_TRACE(chunk);
+    EXPECT_FALSE(staged.Quiet(heap.tables, chunk));
+    k = chunk;
+    staged.FillForRead(heap.block, heap.tables, &ready, chunk, file.Mover(), ahead);
+    EXPECT_EQ(heap.tables.Table(staged.Token(chunk))->last, chunk % 2 == 1 ? 1u : 0u);
+    CopyAsTheStreamWould(heap.tables, staged.Token(chunk));
+  }
+  EXPECT_EQ(device, file.bytes);
+  EXPECT_EQ(file.staged_at.size(), 6u) << "each chunk its share";
+}
+
 // A table last filled for the very token 2^32 tokens earlier, with copies in it: the chunk that
 // copies nothing cannot leave it so (the launch would make them); it waits and empties it.
 TEST(StreamStagingTest, ATableFilledForTheSameTokenLongAgoIsEmptied) {

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+// Stream-ordered reads copied ahead in parts (docs/async.md, "Reads copied ahead in parts"): a
+// read copied ahead for which the device memory budget has no room whole, where parts are set
+// (HIPFILE_ASYNC_AHEAD_PART_MB), is copied into one region of the part's size a part at a time -
+// each part's copies on the stream after the launch that copied the part before out of the
+// region, one launch a part - and every byte arrives from the region, in the order the stream
+// runs them. Through a core::Driver on FaultRuntime over the CPU runtime (staged, as on a GPU).
+// The file is 8 MiB + 12345 bytes, in one pinned 64 MiB window; parts of 8 MiB: two.
+#include <gtest/gtest.h>
+#include <hipfile.h>
+#include <hipfile_ext.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/async/async_executor.h"
+#include "reliability/async_windows_fixture.h"
+
+namespace hipfile::core {
+namespace {
+
+using testing::GpuOp;
+using testing::SysOp;
+
+constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kPart = AsyncExecutor::kAheadPartUnit;  // 8 MiB
+
+class AsyncAheadPartsTest : public AsyncWindowsTest {
+ protected:
+  AsyncAheadPartsTest() {
+    // Room for a part (8 MiB), not for a read of the whole file.
+    Executor().SetDeviceScratchBytes(kPart);
+    Executor().SetAheadPartBytes(kPart);
+  }
+  // Waits (10 s at most) until the device memory leased for copies ahead is `bytes`: the last
+  // lease of a region may go on the reaper's thread a moment after the reads finished.
+  void ExpectLeasedSettlesAt(uint64_t bytes) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (Executor().DeviceScratchLeased(0) != bytes &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(Executor().DeviceScratchLeased(0), bytes);
+  }
+  // A 2 MiB read on a new stream held busy: copied ahead or not, every byte right.
+  void ReadOnAnotherStream(void* fh, bool copied_ahead) {
+    void* dev = nullptr;
+    runtime::Stream stream = nullptr;
+    ASSERT_EQ(gpu_.Malloc(&dev, kBuffer), hipSuccess);
+    ASSERT_EQ(gpu_.StreamCreate(&stream, hipStreamNonBlocking), hipSuccess);
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream, &testing::StreamGate::Wait, &gate), hipSuccess);
+    const size_t copied = Executor().CopiedAhead();
+    AsyncSlot read{2 * kMiB, static_cast<off_t>(kMiB), 0};
+    ASSERT_TRUE(SubmitSlotOn(stream, fh, dev, &read).ok());
+    EXPECT_EQ(Executor().CopiedAhead() - copied, copied_ahead ? 1u : 0u);
+    gate.Open();
+    ASSERT_EQ(gpu_.StreamSynchronize(stream), hipSuccess);
+    EXPECT_EQ(read.bytes, static_cast<ssize_t>(2 * kMiB));
+    EXPECT_TRUE(HoldsFile(dev, 0, static_cast<off_t>(kMiB), 2 * kMiB));
+    Executor().WaitIdle();
+    (void)gpu_.StreamDestroy(stream);
+    (void)gpu_.Free(dev);
+  }
+};
+
+// A busy stream's read of the whole file: two parts through one 8 MiB region, one launch each
+// (tokens 0-3 for the first, 4 for the second), every byte from the region (so each launch found
+// its part there, after the part before was copied out), nothing staged; the region comes back.
+// With parts off (the default) the same read is not copied ahead: the copy kernel copies it from
+// the windows.
+TEST_P(AsyncAheadPartsTest, AReadTheBudgetCannotHoldWholeIsCopiedAheadInParts) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  for (const bool parts : {true, false}) {
+    SCOPED_TRACE(parts ? "in parts" : "parts off");
+    Executor().SetAheadPartBytes(parts ? kPart : 0);
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    const uint64_t page_cache = ReadBytes(hipFileExtPathPageCache);
+    const uint64_t preads = sys_.Calls(SysOp::kPread);
+    const uint64_t runs = gpu_.Calls(GpuOp::kCopyTableRunAsync);
+    const uint64_t tables = gpu_.Calls(GpuOp::kCopyTableAsync);
+    const size_t copied = Executor().CopiedAhead();
+    const uint64_t used_bytes = Executor().UsedAheadBytes();
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    AsyncSlot slot{kFile, 0, 16};  // five chunks of 2 MiB
+    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+    EXPECT_EQ(Executor().CopiedAhead() - copied, parts ? 1u : 0u);
+    EXPECT_EQ(Executor().AheadInParts(), 1u) << "counted once, in parts";
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) - runs, parts ? 2u : 1u);
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableAsync), tables) << "a launch per token";
+    const auto [first, last] = gpu_.LastRunTokens();
+    EXPECT_EQ(last - first, parts ? 0u : 4u) << "the last part is token 4 alone";
+    gate.Open();
+    Sync();
+    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kFile));
+    EXPECT_TRUE(HoldsFile(dev_, 16, 0, kFile));
+    EXPECT_EQ(DeviceBytes(16)[15], 0xee);
+    Executor().WaitIdle();
+    EXPECT_EQ(Executor().Outstanding(), 0u);
+    EXPECT_EQ(Executor().UsedAheadBytes() - used_bytes, parts ? kFile : 0u)
+        << "every byte from the region";
+    EXPECT_EQ(ReadBytes(hipFileExtPathPageCache) - page_cache, kFile);
+    EXPECT_EQ(sys_.Calls(SysOp::kPread), preads) << "a resident byte was staged";
+    EXPECT_EQ(Executor().DeviceScratchBytes(0), kPart) << "one region, the budget";
+    ExpectLeasedSettlesAt(0);
+  }
+}
+
+// Values changed after submission are the ones read: the bytes of the part the stream holds in
+// the region when it runs a chunk come from there, the rest from the windows; every byte right,
+// nothing past the read touched.
+TEST_P(AsyncAheadPartsTest, ValuesChangedAfterSubmissionAreTheOnesRead) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  struct Case {
+    off_t file_offset;
+    size_t size;
+    off_t buffer_offset;
+    uint64_t from_region;  // UsedAheadBytes() it adds
+  };
+  // Submitted as the whole file into buffer offset 0.
+  for (const Case c : {Case{static_cast<off_t>(4 * kMiB), 4 * kMiB + 12345, 0, 4 * kMiB},
+                       Case{static_cast<off_t>(2 * kMiB), 6 * kMiB + 100, 32, 6 * kMiB},
+                       Case{static_cast<off_t>(kMiB) + 5, 2 * kMiB, 0, 0},
+                       Case{0, kPart + 100, 4096, kPart + 100}}) {
+    SCOPED_TRACE(c.file_offset);
+    SCOPED_TRACE(c.size);
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    const size_t parts = Executor().AheadInParts();
+    const uint64_t used_bytes = Executor().UsedAheadBytes();
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    AsyncSlot slot{kFile, 0, 0};
+    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+    EXPECT_EQ(Executor().AheadInParts(), parts + 1);
+    slot.file_offset = c.file_offset;
+    slot.size = c.size;
+    slot.buffer_offset = c.buffer_offset;
+    gate.Open();
+    Sync();
+    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(c.size));
+    EXPECT_TRUE(HoldsFile(dev_, static_cast<size_t>(c.buffer_offset), c.file_offset, c.size));
+    const std::vector<unsigned char> after =
+        DeviceBytes(static_cast<size_t>(c.buffer_offset) + c.size + 1);
+    EXPECT_EQ(after.back(), 0xee) << "a byte past the read";
+    Executor().WaitIdle();
+    EXPECT_EQ(Executor().Outstanding(), 0u);
+    EXPECT_EQ(Executor().UsedAheadBytes() - used_bytes, c.from_region);
+  }
+  ExpectLeasedSettlesAt(0);
+}
+
+// A stream's reads share its region: a read in parts while an earlier one holds it, and a read
+// that fits whole takes it whole; meanwhile another stream finds no room and goes without. Every
+// byte right, and the region comes back.
+TEST_P(AsyncAheadPartsTest, AStreamsReadsShareItsRegionAndAnotherGoesWithout) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  void* other_dev = nullptr;
+  runtime::Stream other = nullptr;
+  ASSERT_EQ(gpu_.Malloc(&other_dev, kBuffer), hipSuccess);
+  ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot a{kFile, 0, 0};
+  AsyncSlot b{kFile - 4096, 4096, 0};
+  AsyncSlot c{4 * kMiB, static_cast<off_t>(kMiB), 0};
+  AsyncSlot d{kFile - 100, 100, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &a).ok());
+  ASSERT_TRUE(SubmitSlot(fh, &b).ok());
+  ASSERT_TRUE(SubmitSlot(fh, &c).ok());
+  EXPECT_EQ(Executor().AheadInParts(), 2u);
+  EXPECT_EQ(Executor().CopiedAhead(), 3u) << "the 4 MiB read, whole in the stream's region";
+  ASSERT_TRUE(SubmitSlotOn(other, fh, other_dev, &d).ok());
+  EXPECT_EQ(Executor().CopiedAhead(), 3u) << "past the budget";
+  EXPECT_EQ(Executor().DeviceScratchBytes(0), kPart) << "one region, the budget";
+  gate.Open();
+  Sync();
+  ASSERT_EQ(gpu_.StreamSynchronize(other), hipSuccess);
+  for (const AsyncSlot* slot : {&a, &b, &c, &d}) {
+    EXPECT_EQ(slot->bytes, static_cast<ssize_t>(slot->size));
+  }
+  // b's bytes past what c wrote over them, c's, and d's.
+  EXPECT_TRUE(HoldsFile(dev_, 4 * kMiB, 4096 + static_cast<off_t>(4 * kMiB), b.size - 4 * kMiB));
+  EXPECT_TRUE(HoldsFile(dev_, 0, static_cast<off_t>(kMiB), 4 * kMiB));
+  EXPECT_TRUE(HoldsFile(other_dev, 0, 100, d.size));
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  EXPECT_EQ(Executor().UsedAhead(), 3u);
+  ExpectLeasedSettlesAt(0);
+  (void)gpu_.StreamDestroy(other);
+  (void)gpu_.Free(other_dev);
+}
+
+// The runtime refusing the second part's copy: the submission fails (its caller's variable left
+// 0), the first part's copy was followed by its launch's `copied`, so its windows and region go
+// once the stream is past it; the channel takes no more staged reads, but a read on another
+// stream gets the region.
+TEST_P(AsyncAheadPartsTest, ARefusedPartsCopyFailsTheReadAndFreesItsRegion) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  gpu_.FailNth(GpuOp::kMemcpyAsync, 2, hipErrorLaunchFailure);
+  AsyncSlot slot{kFile, 0, 0};
+  const Status submitted = SubmitSlot(fh, &slot);
+  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+  gpu_.Reset();
+  gate.Open();
+  Sync();
+  EXPECT_EQ(slot.bytes, 0) << "set to 0 at submission, and left so";
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  ExpectLeasedSettlesAt(0);
+  ReadOnAnotherStream(fh, /*copied_ahead=*/true);
+}
+
+// Refused after a part's copy is on the stream (its token's wait refused): nothing says when that
+// copy is done, so the region is never leased again (the copy would land in another read's
+// bytes), and its windows stay leased; another stream's read then finds no room and goes
+// without, every byte right.
+TEST_P(AsyncAheadPartsTest, ARefusalAfterAPartsCopyKeepsItsRegionFromOtherReads) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  // The chain: reached, the first part's copy, wait (token 0), the launch, copied, the second
+  // part's copy, wait (token 4): refused.
+  gpu_.FailNth(GpuOp::kStreamWaitValue32, 2, hipErrorLaunchFailure);
+  AsyncSlot refused{kFile, 0, 0};
+  const Status submitted = SubmitSlot(fh, &refused);
+  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+  gpu_.Reset();
+  gate.Open();
+  Sync();
+  EXPECT_EQ(refused.bytes, 0);
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  ExpectLeasedSettlesAt(kPart);  // retired
+  ReadOnAnotherStream(fh, /*copied_ahead=*/false);
+  EXPECT_EQ(Executor().DeviceScratchLeased(0), kPart);
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncAheadPartsTest, ::testing::Values(Path::kAsync),
+                         PathName);
+
+// The Driver hands the setting (HIPFILE_ASYNC_AHEAD_PART_MB, parsed into Config; rounded up to a
+// multiple of 8 MiB) to its executor.
+class AsyncAheadPartMbTest : public AsyncWindowsTest {
+ protected:
+  AsyncAheadPartMbTest()
+      : AsyncWindowsTest({}, [](Config& config) { config.async_ahead_part_mb = 5; }) {}
+};
+
+TEST_P(AsyncAheadPartMbTest, TheDriversExecutorCopiesAheadInParts) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  Executor().SetDeviceScratchBytes(kPart);
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot slot{kFile, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+  EXPECT_EQ(Executor().AheadInParts(), 1u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync), 2u) << "parts of 8 MiB";
+  gate.Open();
+  Sync();
+  EXPECT_TRUE(HoldsFile(dev_, 0, 0, kFile));
+  Executor().WaitIdle();
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncAheadPartMbTest, ::testing::Values(Path::kAsync),
+                         PathName);
+
+}  // namespace
+}  // namespace hipfile::core
