@@ -189,7 +189,11 @@ typedef struct hipFileExtAsyncWayStats {
     uint64_t one_launch;         /* whose stream copied all their chunks with one launch of the
                                     copy kernel (HIPFILE_ASYNC_COPY_RUNS; docs/async.md, "One
                                     launch per read copied ahead"), not one per 2 MiB chunk */
-    uint64_t reserved[9];
+    uint64_t ahead_in_parts;     /* of copied_ahead, copied a part at a time through a region of a
+                                    part's size: no room for the whole read
+                                    (HIPFILE_ASYNC_AHEAD_PART_MB; docs/async.md, "Reads copied
+                                    ahead in parts") */
+    uint64_t reserved[8];
 } hipFileExtAsyncWayStats_t;
 
 /* Fills *stats with this process's counts; hipFileInvalidValue for NULL. Needs no open driver. */

@@ -22,6 +22,10 @@
 #          queues, against -x 0 with 16 threads on the same queues
 #   tokens 16 MiB reads copied ahead (budget 512 MiB) in 2 MiB chunks and in large (8 MiB) ones
 #   runs   reads copied ahead, one launch a read: 16 and 4 MiB, the tutorial's program
+#   parts  256 MiB reads (past hipFile's default 128 MiB budget) copied ahead in parts of 8 and
+#          16 MiB (HIPFILE_ASYNC_AHEAD_PART_MB) or not (the kernel copies them from host memory),
+#          16 streams x 2, against -x 0 with 16 threads; the tutorial's program at the default
+#          budget both ways and at 8 GiB (every slice copied ahead whole)
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
 #   rate   4 KiB random reads at equal IOPS (--rate 150000 and 250000): taken at submission
@@ -182,6 +186,22 @@ for round in 1 2; do
       row tokens-512M-small "$C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
       row tokens-512M-large16 "$C=0 $I=0 HIPFILE_ASYNC_LARGE_CHUNKS_MB=16 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
       row tokens-sync-16 "$C=0 $I=0" -w 16 -i 16M -I 0 -x 0
+      ;;
+    parts)
+      # Reads the budget has no room for whole copied ahead a part at a time through a region of
+      # a part's size a stream (docs/async.md, "Reads copied ahead in parts"): 16 x 8 MiB fit the
+      # default budget, 16 x 16 MiB do not (half the streams go without); one row checks every
+      # byte.
+      P=HIPFILE_ASYNC_AHEAD_PART_MB
+      row parts-off-16x2-256M "$C=0 $I=0" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
+      row parts-8-16x2-256M "$C=0 $I=0 $P=8" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
+      row parts-16-16x2-256M "$C=0 $I=0 $P=16" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
+      row parts-sync-16-256M "$C=0 $I=0" -w 16 -i 256M -I 0 -x 0
+      row parts-8-16x2-256M-verify "$C=0 $I=0 $P=8" -w 16 -i 256M -I 0 -x 5 -Q 2 -V
+      tutorial tutorial-parts-off "$C=0"
+      tutorial tutorial-parts-8 "$C=0 $P=8"
+      tutorial tutorial-parts-16 "$C=0 $P=16"
+      tutorial tutorial-parts-8G "$C=0 $(cfg 8388608)"
       ;;
     runs)
       # Reads copied ahead with one launch for all their tokens (CopyTableRunAsync, 2026-12-05):

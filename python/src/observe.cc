@@ -97,6 +97,7 @@ std::tuple<nb::dict, ErrTuple> AsyncWayStats() {
   ways["used_ahead"] = s.used_ahead;
   ways["ahead_on_companion"] = s.ahead_on_companion;
   ways["one_launch"] = s.one_launch;
+  ways["ahead_in_parts"] = s.ahead_in_parts;
   return {ways, Err(e)};
 }
 

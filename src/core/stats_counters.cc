@@ -219,6 +219,7 @@ void FillAsyncWays(const StatsCounters& c, hipFileExtAsyncWayStats_t* out) {
   out->used_ahead = event(AsyncEvent::kUsedAhead);
   out->ahead_on_companion = event(AsyncEvent::kAheadOnCompanion);
   out->one_launch = event(AsyncEvent::kOneLaunch);
+  out->ahead_in_parts = event(AsyncEvent::kAheadInParts);
 }
 
 }  // namespace hipfile::core

@@ -55,9 +55,10 @@ enum class AsyncEvent : size_t {
   kCopiedAhead = 3,
   kUsedAhead = 4,
   kAheadOnCompanion = 5,
-  kOneLaunch = 6
+  kOneLaunch = 6,
+  kAheadInParts = 7
 };
-inline constexpr size_t kAsyncEvents = 7;
+inline constexpr size_t kAsyncEvents = 8;
 
 struct StatsCounters {
   using Counter = std::atomic<uint64_t>;

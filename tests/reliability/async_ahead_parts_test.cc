@@ -10,6 +10,7 @@
 #include <hipfile.h>
 #include <hipfile_ext.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -91,6 +92,8 @@ TEST_P(AsyncAheadPartsTest, AReadTheBudgetCannotHoldWholeIsCopiedAheadInParts) {
     ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
     EXPECT_EQ(Executor().CopiedAhead() - copied, parts ? 1u : 0u);
     EXPECT_EQ(Executor().AheadInParts(), 1u) << "counted once, in parts";
+    EXPECT_EQ(AsyncWays().ahead_in_parts, 1u) << "hipFileExtGetAsyncWayStats";
+    EXPECT_EQ(AsyncWays().copied_ahead, 1u);
     EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) - runs, parts ? 2u : 1u);
     EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableAsync), tables) << "a launch per token";
     const auto [first, last] = gpu_.LastRunTokens();
@@ -153,6 +156,54 @@ TEST_P(AsyncAheadPartsTest, ValuesChangedAfterSubmissionAreTheOnesRead) {
     EXPECT_EQ(Executor().UsedAheadBytes() - used_bytes, c.from_region);
   }
   ExpectLeasedSettlesAt(0);
+}
+
+// The parts' copies are queued after `write reached`: the read's worker may finish it (and the
+// reaper destroy it) before the last parts' copies are queued. In 8 MiB chunks (a chunk a part)
+// the worker fills every chunk as soon as the stream reaches the read; here the submission is
+// held before queueing the second of three parts' copies until the worker has finished the read
+// and the reaper had its turn. What the submission queues after that is its own, and the stream
+// still finds each part in the region when it runs the part's launch: every byte right.
+TEST_P(AsyncAheadPartsTest, AReadFinishedBeforeItsLastPartIsQueuedIsRightAndIntact) {
+  constexpr size_t kBig = 20 * kMiB + 100;  // three parts: 8, 8 and 4 MiB
+  void* fh = OpenFile("big", kBig);
+  void* buffer = nullptr;
+  ASSERT_EQ(gpu_.Malloc(&buffer, kBig), hipSuccess);
+  for (int i = 0; i < 2; ++i) {  // its window pinned at the second read (pin-after 2)
+    const Result<size_t> n = driver_->Read(fh, buffer, kBig, 0, 0);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+  }
+  ASSERT_EQ(gpu_.Memset(buffer, 0xee, kBig), hipSuccess);
+  Executor().SetCopyAtSubmission(false);  // the idle stream's way, not its copies at submission
+  Executor().SetLargeChunksFrom(kPart);   // 8 MiB chunks
+  std::atomic<int> copies{0};
+  std::atomic<bool> finished_first{false};
+  gpu_.BeforeCall(GpuOp::kMemcpyAsync, [&] {
+    if (++copies != 2) return;  // the second part's copy
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (Executor().UsedAhead() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    finished_first = Executor().UsedAhead() == 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the reaper's turn
+  });
+  AsyncSlot slot{kBig, 0, 0};
+  ASSERT_TRUE(SubmitSlotOn(stream_, fh, buffer, &slot).ok());
+  gpu_.Reset();
+  EXPECT_EQ(copies.load(), 3) << "a copy a part";
+  EXPECT_TRUE(finished_first.load()) << "the worker did not finish first: the test shows nothing";
+  EXPECT_EQ(Executor().LargeChunkOperations(), 1u);
+  Sync();
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kBig));
+  std::vector<unsigned char> got(kBig);
+  ASSERT_EQ(gpu_.Memcpy(got.data(), buffer, kBig, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_TRUE(got == testing::PatternBytes(kBig)) << "a byte wrong";
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().AheadInParts(), 1u);
+  EXPECT_EQ(Executor().UsedAheadBytes(), kBig) << "every byte from the region";
+  EXPECT_EQ(Executor().Outstanding(), 0u);
+  ExpectLeasedSettlesAt(0);
+  (void)gpu_.Free(buffer);
 }
 
 // A stream's reads share its region: a read in parts while an earlier one holds it, and a read

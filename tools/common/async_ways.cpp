@@ -27,6 +27,7 @@ hipFileExtAsyncWayStats_t WaysBetween(const hipFileExtAsyncWayStats_t& before,
   d.used_ahead = after.used_ahead - before.used_ahead;
   d.ahead_on_companion = after.ahead_on_companion - before.ahead_on_companion;
   d.one_launch = after.one_launch - before.one_launch;
+  d.ahead_in_parts = after.ahead_in_parts - before.ahead_in_parts;
   return d;
 }
 
@@ -35,9 +36,10 @@ std::string StagedText(const hipFileExtAsyncWayStats_t& w) {
   std::snprintf(text, sizeof text,
                 "%" PRIu64 " in large chunks, %" PRIu64 " queued alone, %" PRIu64
                 " waited for a block; reads copied ahead %" PRIu64 " (%" PRIu64 " used, %" PRIu64
-                " on a companion stream); %" PRIu64 " reads copied in one launch",
+                " on a companion stream, %" PRIu64 " in parts); %" PRIu64
+                " reads copied in one launch",
                 w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-                w.ahead_on_companion, w.one_launch);
+                w.ahead_on_companion, w.ahead_in_parts, w.one_launch);
   return text;
 }
 
@@ -47,9 +49,9 @@ std::string StagedJson(const hipFileExtAsyncWayStats_t& w) {
                 "\"large_chunks\": %" PRIu64 ", \"chains_alone\": %" PRIu64
                 ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
                 ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64
-                ", \"one_launch\": %" PRIu64,
+                ", \"one_launch\": %" PRIu64 ", \"ahead_in_parts\": %" PRIu64,
                 w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-                w.ahead_on_companion, w.one_launch);
+                w.ahead_on_companion, w.one_launch, w.ahead_in_parts);
   return json;
 }
 

@@ -258,6 +258,18 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   // the chain is on the stream yet, and no lock is held that the streams' progress needs).
   runtime::CopyTable* const mirror =
       run && run_table_on_device_.load(std::memory_order_relaxed) ? MirrorFor(channel) : nullptr;
+  // In parts, the parts' copies are queued after `write reached`, by when the chain is the
+  // poller's: its worker may finish it, and the reaper destroy it, before the last part's copies
+  // are queued. So what queueing them reads is this call's own (the copies are read by the
+  // submission only; moving them allocates nothing).
+  Ahead parts;
+  if (parts_entry != nullptr) {
+    parts.copies = std::move(chain->ahead.copies);
+    parts.at = chain->ahead.at;
+    parts.part_bytes = chain->ahead.part_bytes;
+  }
+  const Ahead& queue_ahead = parts_entry != nullptr ? parts : chain->ahead;
+  const size_t part_tokens = parts.part_bytes / chain->data.chunk_bytes;
   bool reserved = false;
   chain_mu_.LockShared();
   if (!large) {
@@ -279,19 +291,15 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
     chain->reserved = reserved;
   }
   Queued queued;
-  // (chain->ahead is read before `write reached` only: the poller takes the chain after it. The
-  // worker reads what At needs after it, which nothing here changes.)
+  // (chain->ahead is read before `write reached` only: the poller takes the chain after it.)
   const bool on_companion = chain->ahead.companion != nullptr;
-  const size_t part_tokens = chain->ahead.part_bytes / chain->data.chunk_bytes;
   if (reserved || large) {
-    queued =
-        QueueChain(channel, stream, seq, first, chunks, chain->ahead, run, mirror, part_tokens);
+    queued = QueueChain(channel, stream, seq, first, chunks, queue_ahead, run, mirror, part_tokens);
     chain_mu_.UnlockShared();
   } else {
     chain_mu_.UnlockShared();
     chain_mu_.Lock();
-    queued =
-        QueueChain(channel, stream, seq, first, chunks, chain->ahead, run, mirror, part_tokens);
+    queued = QueueChain(channel, stream, seq, first, chunks, queue_ahead, run, mirror, part_tokens);
     chain_mu_.Unlock();
   }
   const hipError_t e = queued.error;
@@ -358,7 +366,10 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
     } else {
       CountStagedLocked(write, large, !reserved && !large, queued.ahead > 0 || queued.parts > 0,
                         queued.ahead > 0 && on_companion, queued.one_launch);
-      if (queued.parts > 0) ++ahead_in_parts_;
+      if (queued.parts > 0) {
+        ++ahead_in_parts_;
+        CountEvent(AsyncEvent::kAheadInParts);
+      }
     }
     EndSubmissionLocked(channel, false);
   }
