@@ -46,25 +46,39 @@ class AsyncAheadPartsTest : public AsyncWindowsTest {
     }
     EXPECT_EQ(Executor().DeviceScratchLeased(0), bytes);
   }
-  // A 2 MiB read on a new stream held busy: copied ahead or not, every byte right.
-  void ReadOnAnotherStream(void* fh, bool copied_ahead) {
-    void* dev = nullptr;
-    runtime::Stream stream = nullptr;
-    ASSERT_EQ(gpu_.Malloc(&dev, kBuffer), hipSuccess);
-    ASSERT_EQ(gpu_.StreamCreate(&stream, hipStreamNonBlocking), hipSuccess);
+  // A busy stream's read of the whole file (*fh, its window pinned), in parts, the runtime
+  // refusing the nth call of `op` while it is queued: the submission fails, the caller's variable
+  // is left 0, and the stream runs what was queued.
+  void SubmitARefusedRead(GpuOp op, uint64_t nth, void** fh) {
+    *fh = OpenFile("f", kFile);
+    PinBySyncReads(*fh);
     testing::StreamGate gate;
-    ASSERT_EQ(gpu_.LaunchHostFunc(stream, &testing::StreamGate::Wait, &gate), hipSuccess);
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    gpu_.FailNth(op, nth, hipErrorLaunchFailure);
+    AsyncSlot refused{kFile, 0, 0};
+    const Status submitted = SubmitSlot(*fh, &refused);
+    EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+    gpu_.Reset();
+    gate.Open();
+    Sync();
+    EXPECT_EQ(refused.bytes, 0) << "set to 0 at submission, and left so";
+    Executor().WaitIdle();
+    EXPECT_EQ(Executor().Outstanding(), 0u);
+  }
+  // A 2 MiB read on the other stream, held busy: copied ahead or not, every byte right.
+  void ReadOnAnotherStream(void* fh, bool copied_ahead) {
+    MakeOtherStream();
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &gate), hipSuccess);
     const size_t copied = Executor().CopiedAhead();
     AsyncSlot read{2 * kMiB, static_cast<off_t>(kMiB), 0};
-    ASSERT_TRUE(SubmitSlotOn(stream, fh, dev, &read).ok());
+    ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &read).ok());
     EXPECT_EQ(Executor().CopiedAhead() - copied, copied_ahead ? 1u : 0u);
     gate.Open();
-    ASSERT_EQ(gpu_.StreamSynchronize(stream), hipSuccess);
+    ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
     EXPECT_EQ(read.bytes, static_cast<ssize_t>(2 * kMiB));
-    EXPECT_TRUE(HoldsFile(dev, 0, static_cast<off_t>(kMiB), 2 * kMiB));
+    EXPECT_TRUE(HoldsFile(other_dev_, 0, static_cast<off_t>(kMiB), 2 * kMiB));
     Executor().WaitIdle();
-    (void)gpu_.StreamDestroy(stream);
-    (void)gpu_.Free(dev);
   }
 };
 
@@ -136,18 +150,8 @@ TEST_P(AsyncAheadPartsTest, ValuesChangedAfterSubmissionAreTheOnesRead) {
     FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
     const size_t parts = Executor().AheadInParts();
     const uint64_t used_bytes = Executor().UsedAheadBytes();
-    testing::StreamGate gate;
-    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
-    AsyncSlot slot{kFile, 0, 0};
-    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
-    EXPECT_EQ(Executor().AheadInParts(), parts + 1);
-    slot.file_offset = c.file_offset;
-    slot.size = c.size;
-    slot.buffer_offset = c.buffer_offset;
-    gate.Open();
-    Sync();
-    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(c.size));
-    EXPECT_TRUE(HoldsFile(dev_, static_cast<size_t>(c.buffer_offset), c.file_offset, c.size));
+    ReadRebound(fh, AsyncSlot{kFile, 0, 0}, AsyncSlot{c.size, c.file_offset, c.buffer_offset},
+                [&] { EXPECT_EQ(Executor().AheadInParts(), parts + 1); });
     const std::vector<unsigned char> after =
         DeviceBytes(static_cast<size_t>(c.buffer_offset) + c.size + 1);
     EXPECT_EQ(after.back(), 0xee) << "a byte past the read";
@@ -212,10 +216,9 @@ TEST_P(AsyncAheadPartsTest, AReadFinishedBeforeItsLastPartIsQueuedIsRightAndInta
 TEST_P(AsyncAheadPartsTest, AStreamsReadsShareItsRegionAndAnotherGoesWithout) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
-  void* other_dev = nullptr;
-  runtime::Stream other = nullptr;
-  ASSERT_EQ(gpu_.Malloc(&other_dev, kBuffer), hipSuccess);
-  ASSERT_EQ(gpu_.StreamCreate(&other, hipStreamNonBlocking), hipSuccess);
+  MakeOtherStream();
+  runtime::Stream other = other_;
+  void* other_dev = other_dev_;
   testing::StreamGate gate;
   ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
   ASSERT_EQ(gpu_.LaunchHostFunc(other, &testing::StreamGate::Wait, &gate), hipSuccess);
@@ -245,8 +248,6 @@ TEST_P(AsyncAheadPartsTest, AStreamsReadsShareItsRegionAndAnotherGoesWithout) {
   EXPECT_EQ(Executor().Outstanding(), 0u);
   EXPECT_EQ(Executor().UsedAhead(), 3u);
   ExpectLeasedSettlesAt(0);
-  (void)gpu_.StreamDestroy(other);
-  (void)gpu_.Free(other_dev);
 }
 
 // The runtime refusing the second part's copy: the submission fails (its caller's variable left
@@ -254,20 +255,8 @@ TEST_P(AsyncAheadPartsTest, AStreamsReadsShareItsRegionAndAnotherGoesWithout) {
 // once the stream is past it; the channel takes no more staged reads, but a read on another
 // stream gets the region.
 TEST_P(AsyncAheadPartsTest, ARefusedPartsCopyFailsTheReadAndFreesItsRegion) {
-  void* fh = OpenFile("f", kFile);
-  PinBySyncReads(fh);
-  testing::StreamGate gate;
-  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
-  gpu_.FailNth(GpuOp::kMemcpyAsync, 2, hipErrorLaunchFailure);
-  AsyncSlot slot{kFile, 0, 0};
-  const Status submitted = SubmitSlot(fh, &slot);
-  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
-  gpu_.Reset();
-  gate.Open();
-  Sync();
-  EXPECT_EQ(slot.bytes, 0) << "set to 0 at submission, and left so";
-  Executor().WaitIdle();
-  EXPECT_EQ(Executor().Outstanding(), 0u);
+  void* fh = nullptr;
+  SubmitARefusedRead(GpuOp::kMemcpyAsync, 2, &fh);
   ExpectLeasedSettlesAt(0);
   ReadOnAnotherStream(fh, /*copied_ahead=*/true);
 }
@@ -277,22 +266,10 @@ TEST_P(AsyncAheadPartsTest, ARefusedPartsCopyFailsTheReadAndFreesItsRegion) {
 // bytes), and its windows stay leased; another stream's read then finds no room and goes
 // without, every byte right.
 TEST_P(AsyncAheadPartsTest, ARefusalAfterAPartsCopyKeepsItsRegionFromOtherReads) {
-  void* fh = OpenFile("f", kFile);
-  PinBySyncReads(fh);
-  testing::StreamGate gate;
-  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
   // The chain: reached, the first part's copy, wait (token 0), the launch, copied, the second
   // part's copy, wait (token 4): refused.
-  gpu_.FailNth(GpuOp::kStreamWaitValue32, 2, hipErrorLaunchFailure);
-  AsyncSlot refused{kFile, 0, 0};
-  const Status submitted = SubmitSlot(fh, &refused);
-  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
-  gpu_.Reset();
-  gate.Open();
-  Sync();
-  EXPECT_EQ(refused.bytes, 0);
-  Executor().WaitIdle();
-  EXPECT_EQ(Executor().Outstanding(), 0u);
+  void* fh = nullptr;
+  SubmitARefusedRead(GpuOp::kStreamWaitValue32, 2, &fh);
   ExpectLeasedSettlesAt(kPart);  // retired
   ReadOnAnotherStream(fh, /*copied_ahead=*/false);
   EXPECT_EQ(Executor().DeviceScratchLeased(0), kPart);

@@ -26,20 +26,7 @@ using testing::SysOp;
 
 constexpr size_t kMiB = size_t{1} << 20;
 
-class AsyncCopiedAheadTest : public AsyncWindowsTest {
- protected:
-  ~AsyncCopiedAheadTest() override {
-    if (other_ != nullptr) (void)gpu_.StreamDestroy(other_);
-    if (other_dev_ != nullptr) (void)gpu_.Free(other_dev_);
-  }
-  // A second stream of the device, with a buffer of its own: other_, other_dev_.
-  void MakeOtherStream() {
-    ASSERT_EQ(gpu_.Malloc(&other_dev_, kBuffer), hipSuccess);
-    ASSERT_EQ(gpu_.StreamCreate(&other_, hipStreamNonBlocking), hipSuccess);
-  }
-  runtime::Stream other_ = nullptr;
-  void* other_dev_ = nullptr;
-};
+class AsyncCopiedAheadTest : public AsyncWindowsTest {};
 
 // The default budget (hipFile's max device cache size, 128 MiB) copies a busy stream's resident
 // read ahead: every byte arrives, from the copy ahead, counted once as page_cache, none staged.
@@ -87,18 +74,9 @@ TEST_P(AsyncCopiedAheadTest, ValuesChangedAfterSubmissionAreTheOnesRead) {
                        Case{512, 2 * kMiB, static_cast<off_t>(kMiB) + 1, 2}}) {
     SCOPED_TRACE(c.file_offset);
     const size_t copied = Executor().CopiedAhead();
-    testing::StreamGate gate;
-    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
-    AsyncSlot slot{2 * kMiB, static_cast<off_t>(kMiB), 0};
-    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
-    EXPECT_EQ(Executor().CopiedAhead(), copied + 1);
-    slot.file_offset = c.file_offset;
-    slot.size = c.size;
-    slot.buffer_offset = c.buffer_offset;
-    gate.Open();
-    Sync();
-    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(c.size));
-    EXPECT_TRUE(HoldsFile(dev_, static_cast<size_t>(c.buffer_offset), c.file_offset, c.size));
+    ReadRebound(fh, AsyncSlot{2 * kMiB, static_cast<off_t>(kMiB), 0},
+                AsyncSlot{c.size, c.file_offset, c.buffer_offset},
+                [&] { EXPECT_EQ(Executor().CopiedAhead(), copied + 1); });
     Executor().WaitIdle();
     EXPECT_EQ(Executor().UsedAhead(), c.used);
   }

@@ -39,6 +39,16 @@ class AsyncWindowsTest : public IoPathTest {
     EXPECT_TRUE(driver_->Open().ok());
     EXPECT_EQ(gpu_.StreamCreate(&stream_, hipStreamNonBlocking), hipSuccess);
   }
+  ~AsyncWindowsTest() override {
+    if (other_ != nullptr) (void)gpu_.StreamDestroy(other_);
+    if (other_dev_ != nullptr) (void)gpu_.Free(other_dev_);
+  }
+
+  // A second stream of the device, with a buffer of its own: other_, other_dev_ (once a test).
+  void MakeOtherStream() {
+    ASSERT_EQ(gpu_.Malloc(&other_dev_, kBuffer), hipSuccess);
+    ASSERT_EQ(gpu_.StreamCreate(&other_, hipStreamNonBlocking), hipSuccess);
+  }
 
   // Synchronous reads of the whole file, twice: its window is pinned (pin-after 2).
   void PinBySyncReads(void* fh) {
@@ -59,6 +69,27 @@ class AsyncWindowsTest : public IoPathTest {
   }
   void Sync() { ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess); }
 
+  // A read submitted as `slot` on stream_, held busy meanwhile, whose values are changed to
+  // `bound`'s once `submitted` (what to check of the submission) ran, before the stream gets
+  // there: the read moves `bound`'s bytes, every one right.
+  void ReadRebound(void* fh, AsyncSlot slot, const AsyncSlot& bound,
+                   const std::function<void()>& submitted) {
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+    submitted();
+    slot.file_offset = bound.file_offset;
+    slot.size = bound.size;
+    slot.buffer_offset = bound.buffer_offset;
+    gate.Open();
+    Sync();
+    EXPECT_EQ(slot.bytes, static_cast<ssize_t>(bound.size));
+    EXPECT_TRUE(
+        HoldsFile(dev_, static_cast<size_t>(bound.buffer_offset), bound.file_offset, bound.size));
+  }
+
+  runtime::Stream other_ = nullptr;
+  void* other_dev_ = nullptr;
   Watchdog watchdog_{std::chrono::seconds(60)};
 };
 
