@@ -439,6 +439,9 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
                                                 runtime::CopyTable* mirror, size_t part_tokens) {
   Queued q;
   q.written = first - 1;
+  // Where `ahead` is the chain's (not in parts) it may be gone once `write reached` is queued:
+  // the poller may take the chain, finish it and let the reaper destroy it.
+  const size_t per = ahead.part_bytes > 0 ? part_tokens : 0;
   // Copies ahead first: once the stream has written `reached` it is past them, and the worker
   // (which starts then) may copy on from them or let their windows go. On a companion, the
   // stream waits for the event it records after them.
@@ -466,8 +469,8 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
   q.reached = true;
   // In parts: a part's copies into the region come after the launches that copied the part
   // before out of it, and before the wait for the part's first token (whose table copies on from
-  // the region).
-  const size_t per = ahead.part_bytes > 0 ? part_tokens : 0;
+  // the region). (`per` was read before `write reached`: past it, `ahead` is read only in parts,
+  // where it is the submission's own.)
   for (size_t k = 0; k < chunks; ++k) {
     const uint32_t token = first + static_cast<uint32_t>(k);
     const bool part_starts = per > 0 && k % per == 0;
