@@ -344,15 +344,6 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
     seq = ++channel->last_seq;
     mine->until = seq;
   }
-  // Removes this read's entry (mutex_ held): the copies will not say when they are done.
-  const auto drop_mine = [&]() REQUIRES(mutex_) {
-    for (auto it = channel->from_windows.begin(); it != channel->from_windows.end(); ++it) {
-      if (&*it == mine) {
-        channel->from_windows.erase(it);
-        return;
-      }
-    }
-  };
   hipError_t error = hipSuccess;
   size_t queued = 0;
   for (const WindowCopy& c : copies) {
@@ -371,7 +362,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   MutexLock lock(mutex_);
   if (error != hipSuccess && queued == 0) {
     // Nothing is on the stream: the submission is refused whole (the operation goes with it).
-    drop_mine();
+    channel->EraseFromWindows(mine);  // its copies will not say when they are done
     EndSubmissionLocked(channel, true);
     *status = Status::Gpu(error);
     return true;
@@ -384,7 +375,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
            "stream-ordered I/O: queueing a read's copies from page-cache windows failed (%s); "
            "its windows stay pinned until the driver closes",
            GpuErrorName(error));
-    drop_mine();
+    channel->EraseFromWindows(mine);  // its copies will not say when they are done
     channel->staged_broken = true;
     try {
       for (auto& lease : leases) stranded_leases_.push_back(std::move(lease));

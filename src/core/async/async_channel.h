@@ -259,6 +259,17 @@ struct AsyncExecutor::Channel {
     bool filled = true;
   };
   std::deque<FromWindows> from_windows;
+  // Takes out the entry a submission made and holds by address (a deque's push_back keeps
+  // references valid): a read that will not say when its copies are done, or one with nothing
+  // left to wait for. mutex_.
+  void EraseFromWindows(const FromWindows* entry) {
+    for (auto it = from_windows.begin(); it != from_windows.end(); ++it) {
+      if (&*it == entry) {
+        from_windows.erase(it);
+        return;
+      }
+    }
+  }
   // Reads at submission (AsyncExecutor::ReadCachedAtSubmission) queue copies from ordinary
   // memory, which the runtime takes into pinned memory of its own; CUDA's holds about 4 MiB of it
   // and waits for the stream when it runs out. So each stream has a budget of such bytes not

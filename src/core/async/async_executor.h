@@ -517,8 +517,8 @@ class AsyncExecutor {
   // stream writes `copied` after the last part's copies; where nothing says when those are done,
   // they are stranded as a refused read's copies ahead.
   bool PartsEntry(Channel* channel, Staged* chain, std::vector<std::shared_ptr<const void>>* leases,
-                  const void** entry) EXCLUDES(mutex_);
-  void EndPartsEntryLocked(Channel* channel, const void* entry, const Queued& queued,
+                  void** entry) EXCLUDES(mutex_);
+  void EndPartsEntryLocked(Channel* channel, void* entry, const Queued& queued,
                            std::vector<std::shared_ptr<const void>>* leases) REQUIRES(mutex_);
   // The channel's mirror on its stream's device (two tables of device memory, SetRunTableOnDevice):
   // made at the channel's first run there and kept for the executor's life; null where the

@@ -239,7 +239,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   // the channel's until the stream has written `copied` after the last part's copies (an entry
   // made now: nothing may fail for want of memory once a copy is queued).
   std::vector<std::shared_ptr<const void>> part_leases;
-  const void* parts_entry = nullptr;
+  void* parts_entry = nullptr;
   if (chain->ahead.part_bytes > 0 && !PartsEntry(channel, chain, &part_leases, &parts_entry)) {
     // No memory for it: the read goes without a copy ahead, as one run.
     chain->ahead = Ahead{};
@@ -378,8 +378,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
 }
 
 bool AsyncExecutor::PartsEntry(Channel* channel, Staged* chain,
-                               std::vector<std::shared_ptr<const void>>* leases,
-                               const void** entry) {
+                               std::vector<std::shared_ptr<const void>>* leases, void** entry) {
   try {
     leases->reserve(chain->ahead.windows.size() + 1);
     for (auto& window : chain->ahead.windows) leases->push_back(std::move(window));
@@ -400,10 +399,8 @@ bool AsyncExecutor::PartsEntry(Channel* channel, Staged* chain,
   return true;
 }
 
-void AsyncExecutor::EndPartsEntryLocked(Channel* channel, const void* entry, const Queued& queued,
+void AsyncExecutor::EndPartsEntryLocked(Channel* channel, void* entry, const Queued& queued,
                                         std::vector<std::shared_ptr<const void>>* leases) {
-  auto mine = channel->from_windows.begin();
-  while (&*mine != entry) ++mine;  // made by PartsEntry, let go only here
   if (queued.part_unseen) {
     // Copies are on the stream that no `write copied` follows: nothing says when they are done.
     // As a refused read's copies ahead: the region is never leased again, the windows stay
@@ -420,10 +417,12 @@ void AsyncExecutor::EndPartsEntryLocked(Channel* channel, const void* entry, con
   }
   if (queued.parts == 0 || queued.part_unseen) {
     // Nothing to wait for (what the leases hold goes when this call's caller returns), or kept.
-    channel->from_windows.erase(mine);
+    channel->EraseFromWindows(static_cast<Channel::FromWindows*>(entry));
     return;
   }
   // The last part's copies precede the last `write copied` on the stream.
+  // Made by PartsEntry, let go only here or by the poller once filled.
+  auto* mine = static_cast<Channel::FromWindows*>(entry);
   mine->until = queued.written;
   mine->leases = std::move(*leases);
   mine->filled = true;
