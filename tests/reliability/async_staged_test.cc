@@ -324,6 +324,53 @@ TEST_P(AsyncStagedTest, AReadFinishedBeforeItsQueueingFailedReportsNothing) {
   EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
 }
 
+// A worker that read the chain's limits before its queueing failed holds the windows of its
+// copies for a `copied` store that was never queued (DeferLeases): here a read from windows, one
+// launch for its tokens, whose first table copies the whole read, the launch refused once the
+// worker has filled that table and handed its windows to the channel. The entry must not wait
+// for ever - the executor was never idle again, and the driver's close hung (seen once under
+// TSan in QueueingFailureLeavesTheStreamUsable, 2026-12-06) - so the windows are kept until the
+// driver closes (their copies may be on the stream) and the entry waits for the last `copied`
+// that was queued.
+TEST_P(AsyncStagedTest, WindowsHeldForACopyNeverQueuedDoNotHoldUpTheExecutor) {
+  Executor().SetLargeChunksFrom(0);
+  Executor().SetDeviceScratchBytes(0);  // not copied ahead: from the windows, by one launch
+  Executor().SetCopyRuns(AsyncCopyRuns::kWindows);
+  Executor().SetCopyAtSubmission(false);  // the stream's way, not copies at submission
+  void* fh = OpenFile("f", kFile);
+  ExpectCleanRead(fh, kFile);
+  ExpectCleanRead(fh, kFile);  // its windows pinned at the second read
+  runtime::Stream s = nullptr;
+  ASSERT_EQ(gpu_.StreamCreate(&s, 0), hipSuccess);
+  gpu_.Reset();
+  const size_t deferred = Executor().DeferredLeases();
+  Slot slot{kFile, 0, 0};
+  bool deferred_first = false;
+  gpu_.BeforeCall(GpuOp::kCopyTableRunAsync, [&] {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (Executor().DeferredLeases() == deferred && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    deferred_first = Executor().DeferredLeases() > deferred;
+  });
+  gpu_.FailNth(GpuOp::kCopyTableRunAsync, 1, hipErrorLaunchFailure);
+  const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
+  ++g_faults;
+  EXPECT_TRUE(submitted.IsGpu(hipErrorLaunchFailure)) << submitted.ToString();
+  EXPECT_TRUE(deferred_first) << "the worker never deferred its windows before the failure";
+  EXPECT_EQ(slot.bytes, 0) << "a refused submission reports nothing";
+  gpu_.Reset();
+  ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Executor().Outstanding() != 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(Executor().Outstanding(), 0u) << "the windows wait for a store never queued";
+  EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
+  Executor().SetCopyAtSubmission(true);
+  ExpectCleanRead(fh, kFile);  // the fixture's stream: never broken
+}
+
 // A runtime call of a submission waits until the operation before it on the stream has run, as a
 // runtime does whose queue is full. The earlier operation still completes - the stream, the
 // poller and the worker it needs do not wait for the submission - and then the held one does.

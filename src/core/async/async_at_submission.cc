@@ -377,12 +377,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
            GpuErrorName(error));
     channel->EraseFromWindows(mine);  // its copies will not say when they are done
     channel->staged_broken = true;
-    try {
-      for (auto& lease : leases) stranded_leases_.push_back(std::move(lease));
-    } catch (...) {
-      // No memory to keep them: dropping a lease only lets a later unpin take the window, which
-      // waits for the stream's copies on CUDA.
-    }
+    StrandLeasesLocked(&leases);
     EndSubmissionLocked(channel, false);
     if (--outstanding_ == 0) idle_.NotifyAll();
     *status = Status::Gpu(error);

@@ -411,6 +411,17 @@ class AsyncExecutor {
   // its stream now rather than after a round trip through the poller. False (no memory): it
   // waits for the copy instead.
   bool DeferLeases(Channel* channel, uint32_t until) EXCLUDES(mutex_);
+  // A chain that failed part-way wrote `copied` up to channel->last_token and no further: windows
+  // held for a later token (a worker that read the chain's limits before the failure deferred
+  // them, DeferLeases) would wait for ever, and the executor never be idle. Their copies may be
+  // on the stream with nothing to say when they are done, so their leases are kept until the
+  // executor goes (stranded_leases_), and the entry waits for last_token instead - changed in
+  // place, since submissions hold other entries by address. Also called for the leases a worker
+  // defers after the failure.
+  void StrandPastLastTokenLocked(Channel* channel) REQUIRES(mutex_);
+  // Keeps `leases` until the executor goes (copies from their windows may be on a stream with
+  // nothing to say when they are done) and leaves it empty.
+  void StrandLeasesLocked(std::vector<std::shared_ptr<const void>>* leases) REQUIRES(mutex_);
   // Timing (stage_stats_ enabled): a staged operation released before the poller saw its
   // stream's last copy waits here for it (the poller stamps kCopied).
   struct CopyWatch {

@@ -344,6 +344,7 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       // operations: its tokens no longer line up.
       channel->staged_broken = true;
       channel->last_token = written;
+      StrandPastLastTokenLocked(channel);
       // The operation is still queued or active (its stream has no `wait done` to let it finish
       // ahead of this), or finished already and gone.
       Staged* s = channel->active != nullptr && channel->active->seq == seq ? channel->active.get()
@@ -538,17 +539,37 @@ void AsyncExecutor::StrandAheadLocked(Ahead& ahead) {
   // retired, which allocates nothing. Their windows stay leased until the executor goes.
   scratch_.Retire(ahead.region);
   ahead.region.reset();
+  StrandLeasesLocked(&ahead.windows);
+}
+
+void AsyncExecutor::StrandLeasesLocked(std::vector<std::shared_ptr<const void>>* leases) {
   try {
-    stranded_leases_.reserve(stranded_leases_.size() + ahead.windows.size());
+    stranded_leases_.reserve(stranded_leases_.size() + leases->size());
   } catch (...) {
-    // No memory to keep them: a window let go may be unpinned while the copies are pending, and
-    // unpinning it waits for them (a driver call had just failed for want of memory too).
+    // No memory to keep them: a window let go may be unpinned while a copy from it is pending,
+    // and unpinning waits for the stream's copies on CUDA (a driver call had just failed, often
+    // for want of memory too).
     HF_LOG(kError,
-           "stream-ordered I/O: no memory to keep a refused read's page-cache windows leased; "
+           "stream-ordered I/O: no memory to keep a failed read's page-cache windows leased; "
            "unpinning them may wait for the stream");
+    leases->clear();
     return;
   }
-  for (auto& lease : ahead.windows) stranded_leases_.push_back(std::move(lease));
+  for (auto& lease : *leases) stranded_leases_.push_back(std::move(lease));
+  leases->clear();
+}
+
+void AsyncExecutor::StrandPastLastTokenLocked(Channel* channel) {
+  for (Channel::FromWindows& entry : channel->from_windows) {
+    if (entry.word != kCopied || !entry.filled || Reached(channel->last_token, entry.until)) {
+      continue;
+    }
+    HF_LOG(kError,
+           "stream-ordered I/O: a failed read's copies from page-cache windows may still be on "
+           "the stream; its windows stay pinned until the driver closes");
+    StrandLeasesLocked(&entry.leases);
+    entry.until = channel->last_token;
+  }
 }
 
 void AsyncExecutor::BindLocked(Staged& s) {
@@ -717,6 +738,10 @@ bool AsyncExecutor::DeferLeases(Channel* channel, uint32_t until) {
     ++deferred_leases_;
     ++outstanding_;  // until the poller lets them go
     MarkBusyLocked(channel);
+    // The chain failed after this worker read its limits: `copied` may never reach `until`.
+    if (channel->active->queue_error.load(std::memory_order_relaxed) != hipSuccess) {
+      StrandPastLastTokenLocked(channel);
+    }
   }
   leases.clear();  // moved from: empty, in a state the standard leaves open
   wake_poller_.NotifyOne();
