@@ -193,12 +193,12 @@ for round in 1 2; do
       # default budget, 16 x 16 MiB do not (half the streams go without); one row checks every
       # byte.
       P=HIPFILE_ASYNC_AHEAD_PART_MB
-      row parts-off-16x2-256M "$C=0 $I=0" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
+      row parts-off-16x2-256M "$C=0 $I=0 $P=0" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
       row parts-8-16x2-256M "$C=0 $I=0 $P=8" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
       row parts-16-16x2-256M "$C=0 $I=0 $P=16" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
       row parts-sync-16-256M "$C=0 $I=0" -w 16 -i 256M -I 0 -x 0
       row parts-8-16x2-256M-verify "$C=0 $I=0 $P=8" -w 16 -i 256M -I 0 -x 5 -Q 2 -V
-      tutorial tutorial-parts-off "$C=0"
+      tutorial tutorial-parts-off "$C=0 $P=0"
       tutorial tutorial-parts-8 "$C=0 $P=8"
       tutorial tutorial-parts-16 "$C=0 $P=16"
       tutorial tutorial-parts-8G "$C=0 $(cfg 8388608)"

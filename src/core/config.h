@@ -179,7 +179,7 @@ struct Config {
   AsyncCopyRuns async_copy_runs = AsyncCopyRuns::kWindows;  // HIPFILE_ASYNC_COPY_RUNS
   bool async_run_table_on_device = false;                   // HIPFILE_ASYNC_RUN_TABLE
   unsigned async_large_chunks_mb = 64;                      // HIPFILE_ASYNC_LARGE_CHUNKS_MB
-  unsigned async_ahead_part_mb = 0;                         // HIPFILE_ASYNC_AHEAD_PART_MB
+  unsigned async_ahead_part_mb = 8;                         // HIPFILE_ASYNC_AHEAD_PART_MB
   unsigned async_quiet_streams = 4;                         // HIPFILE_ASYNC_QUIET_STREAMS
   unsigned cpu_devices = 1;                                 // HIPFILE_CPU_DEVICES
   unsigned io_threads = 0;                                  // 0: automatic

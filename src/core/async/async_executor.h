@@ -256,8 +256,8 @@ class AsyncExecutor {
   // part's copies are queued on the stream after the launch that copied the part before out of
   // the region, and before the wait for the part's first token; one launch a part (docs/async.md,
   // "Reads copied ahead in parts"). Where each part's copy runs by DMA, the copy kernel reading
-  // host memory for the whole read is slower. 0, the default, off; set by the Driver
-  // (HIPFILE_ASYNC_AHEAD_PART_MB).
+  // host memory for the whole read is slower, or as fast. 0 (an executor's own default) is off;
+  // the Driver sets HIPFILE_ASYNC_AHEAD_PART_MB's, 8 MiB unless set.
   static constexpr size_t kAheadPartUnit = engine::kStreamLargeChunkBytes;
   void SetAheadPartBytes(size_t bytes) {
     const size_t parts = (bytes + kAheadPartUnit - 1) / kAheadPartUnit;

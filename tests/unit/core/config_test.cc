@@ -328,14 +328,14 @@ TEST(ConfigTest, AsyncLargeChunksMb) {
 
 TEST(ConfigTest, AsyncAheadPartMb) {
   EnvSys sys;
-  EXPECT_EQ(ParseConfig(sys).async_ahead_part_mb, 0u) << "off by default";
-  sys.Set("HIPFILE_ASYNC_AHEAD_PART_MB", "8");
-  EXPECT_EQ(ParseConfig(sys).async_ahead_part_mb, 8u);
+  EXPECT_EQ(ParseConfig(sys).async_ahead_part_mb, 8u) << "8 MiB parts by default";
+  sys.Set("HIPFILE_ASYNC_AHEAD_PART_MB", "0");
+  EXPECT_EQ(ParseConfig(sys).async_ahead_part_mb, 0u);
   EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncAheadPartMb), SettingSource::kEnvironment);
   sys.Set("HIPFILE_ASYNC_AHEAD_PART_MB", "65536");
   EXPECT_EQ(ParseConfig(sys).async_ahead_part_mb, 65536u);
   ExpectRefused("HIPFILE_ASYNC_AHEAD_PART_MB", {"65537", "-8", "parts", ""},
-                &Config::async_ahead_part_mb, 0u);
+                &Config::async_ahead_part_mb, 8u);
 }
 
 TEST(ConfigTest, AsyncQuietStreams) {
