@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/async/async_executor.h"
+#include "fakes/wait_until.h"
 #include "reliability/io_path_fixture.h"
 
 namespace hipfile::core {
@@ -304,11 +305,8 @@ TEST_P(AsyncStagedTest, AReadFinishedBeforeItsQueueingFailedReportsNothing) {
   // before this one), then fails.
   gpu_.BeforeCall(GpuOp::kStreamWaitValue32, [&] {
     if (++waits != 4) return;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (Executor().Outstanding() != 0 && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    finished_first = Executor().Outstanding() == 0 && slot.bytes == static_cast<ssize_t>(kFile);
+    finished_first = testing::WaitUntil([&] { return Executor().Outstanding() == 0; }) &&
+                     slot.bytes == static_cast<ssize_t>(kFile);
   });
   gpu_.FailNth(GpuOp::kStreamWaitValue32, 4, hipErrorLaunchFailure);
   const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
@@ -347,11 +345,7 @@ TEST_P(AsyncStagedTest, WindowsHeldForACopyNeverQueuedDoNotHoldUpTheExecutor) {
   Slot slot{kFile, 0, 0};
   bool deferred_first = false;
   gpu_.BeforeCall(GpuOp::kCopyTableRunAsync, [&] {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (Executor().DeferredLeases() == deferred && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    deferred_first = Executor().DeferredLeases() > deferred;
+    deferred_first = testing::WaitUntil([&] { return Executor().DeferredLeases() > deferred; });
   });
   gpu_.FailNth(GpuOp::kCopyTableRunAsync, 1, hipErrorLaunchFailure);
   const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
@@ -361,11 +355,8 @@ TEST_P(AsyncStagedTest, WindowsHeldForACopyNeverQueuedDoNotHoldUpTheExecutor) {
   EXPECT_EQ(slot.bytes, 0) << "a refused submission reports nothing";
   gpu_.Reset();
   ASSERT_EQ(gpu_.StreamSynchronize(s), hipSuccess);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (Executor().Outstanding() != 0 && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_EQ(Executor().Outstanding(), 0u) << "the windows wait for a store never queued";
+  ASSERT_TRUE(testing::WaitUntil([&] { return Executor().Outstanding() == 0; }))
+      << "the windows wait for a store never queued";
   EXPECT_EQ(gpu_.StreamDestroy(s), hipSuccess);
   Executor().SetCopyAtSubmission(true);
   ExpectCleanRead(fh, kFile);  // the fixture's stream: never broken
