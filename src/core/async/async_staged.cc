@@ -402,6 +402,8 @@ bool AsyncExecutor::PartsEntry(Channel* channel, Staged* chain,
 
 void AsyncExecutor::EndPartsEntryLocked(Channel* channel, void* entry, const Queued& queued,
                                         std::vector<std::shared_ptr<const void>>* leases) {
+  // Made by PartsEntry, let go only here or by the poller once filled.
+  auto* mine = static_cast<Channel::FromWindows*>(entry);
   if (queued.part_unseen) {
     // Copies are on the stream that no `write copied` follows: nothing says when they are done.
     // As a refused read's copies ahead: the region is never leased again, the windows stay
@@ -418,12 +420,10 @@ void AsyncExecutor::EndPartsEntryLocked(Channel* channel, void* entry, const Que
   }
   if (queued.parts == 0 || queued.part_unseen) {
     // Nothing to wait for (what the leases hold goes when this call's caller returns), or kept.
-    channel->EraseFromWindows(static_cast<Channel::FromWindows*>(entry));
+    channel->EraseFromWindows(mine);
     return;
   }
   // The last part's copies precede the last `write copied` on the stream.
-  // Made by PartsEntry, let go only here or by the poller once filled.
-  auto* mine = static_cast<Channel::FromWindows*>(entry);
   mine->until = queued.written;
   mine->leases = std::move(*leases);
   mine->filled = true;
