@@ -26,6 +26,8 @@
 #          16 MiB (HIPFILE_ASYNC_AHEAD_PART_MB) or not (the kernel copies them from host memory),
 #          16 streams x 2, against -x 0 with 16 threads; the tutorial's program at the default
 #          budget both ways and at 8 GiB (every slice copied ahead whole)
+#   partsize the tutorial's program with parts of 8, 16, 32 and 64 MiB, the budget holding 16
+#          regions of each; on 4 streams with 8 and 32 MiB parts and none, default budget
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
 #          16 MiB from pinned windows against -x 0 with 16 threads
 #   rate   4 KiB random reads at equal IOPS (--rate 150000 and 250000): taken at submission
@@ -65,8 +67,8 @@ print(f'{name:28s} {d["throughput_gib_s"]:7.2f} GiB/s {d["iops"]:9.0f} IOPS p50 
       f'{("ways " + str(ways)) if ways else ""} {d.get("paths", "")}')
 PY
 }
-tutorial() {  # tutorial NAME "VAR=VALUE ...": async-bench's tables, on a 4 GiB file of its own
-  echo "$1: $(env $2 timeout 150 "$BUILD/bench/async-bench" /var/tmp/hipfile-tutorial.dat 16 256 1000 \
+tutorial() {  # tutorial NAME "VAR=VALUE ..." [STREAMS]: async-bench's tables, on a file of its own
+  echo "$1: $(env $2 timeout 150 "$BUILD/bench/async-bench" /var/tmp/hipfile-tutorial.dat "${3:-16}" 256 1000 \
     2>> "$OUT/at-submission.err" | grep -E '^\| (sync|async|ratio)' | tr '\n' ' ')" |
     tee -a "$OUT/at-submission.txt"
 }
@@ -202,6 +204,21 @@ for round in 1 2; do
       tutorial tutorial-parts-8 "$C=0 $P=8"
       tutorial tutorial-parts-16 "$C=0 $P=16"
       tutorial tutorial-parts-8G "$C=0 $(cfg 8388608)"
+      ;;
+    partsize)
+      # Whether a part's stop costs the stream (each part's copies wait for the launch that
+      # copied the part before out of the stream's one region): the tutorial's program with
+      # parts of 8 to 64 MiB, the budget raised to hold 16 regions of each (fewer stops a read),
+      # and 8 MiB at 256 MiB (the budget alone); 4 streams at the default budget, 8 and 32 MiB.
+      P=HIPFILE_ASYNC_AHEAD_PART_MB
+      tutorial tp-8-128M "$C=0 $P=8"
+      tutorial tp-8-256M "$C=0 $P=8 $(cfg 262144)"
+      tutorial tp-16-256M "$C=0 $P=16 $(cfg 262144)"
+      tutorial tp-32-512M "$C=0 $P=32 $(cfg 524288)"
+      tutorial tp-64-1G "$C=0 $P=64 $(cfg 1048576)"
+      tutorial tp-4s-8-128M "$C=0 $P=8" 4
+      tutorial tp-4s-32-128M "$C=0 $P=32" 4
+      tutorial tp-4s-off-128M "$C=0 $P=0" 4
       ;;
     runs)
       # Reads copied ahead with one launch for all their tokens (CopyTableRunAsync, 2026-12-05):
