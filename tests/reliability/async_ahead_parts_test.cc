@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/async/async_executor.h"
+#include "fakes/wait_until.h"
 #include "reliability/async_windows_fixture.h"
 
 namespace hipfile::core {
@@ -39,11 +40,8 @@ class AsyncAheadPartsTest : public AsyncWindowsTest {
   // Waits (10 s at most) until the device memory leased for copies ahead is `bytes`: the last
   // lease of a region may go on the reaper's thread a moment after the reads finished.
   void ExpectLeasedSettlesAt(uint64_t bytes) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (Executor().DeviceScratchLeased(0) != bytes &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    testing::WaitUntil([&] { return Executor().DeviceScratchLeased(0) == bytes; },
+                       std::chrono::seconds(10));
     EXPECT_EQ(Executor().DeviceScratchLeased(0), bytes);
   }
   // A busy stream's read of the whole file (*fh, its window pinned), in parts, the runtime

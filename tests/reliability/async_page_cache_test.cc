@@ -21,6 +21,7 @@
 
 #include "core/async/async_executor.h"
 #include "fakes/gate.h"
+#include "fakes/wait_until.h"
 #include "reliability/io_path_fixture.h"
 
 namespace hipfile::core {
@@ -203,12 +204,8 @@ void AsyncPageCacheTest::ExpectDoneBeforeTheStreamCopies(size_t size) {
   // The operation ends (Outstanding drops from 2, the read and its leases, to 1) with the copy
   // still held; the executor's lock orders its *bytes_p before this thread's look at it.
   AsyncExecutor& executor = **driver_->async_executor();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while ((executor.DeferredLeases() != 1 || executor.Outstanding() != 1) &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  const bool ended = executor.DeferredLeases() == 1 && executor.Outstanding() == 1;
+  const bool ended = testing::WaitUntil(
+      [&] { return executor.DeferredLeases() == 1 && executor.Outstanding() == 1; });
   EXPECT_TRUE(ended) << "the read waited for its stream's copy, or its lease did not count";
   if (ended) {
     EXPECT_EQ(bytes, static_cast<ssize_t>(size));

@@ -380,11 +380,7 @@ TEST_P(AsyncStagedTest, ARuntimeCallWaitingForTheStreamDoesNotHoldItUp) {
     // Outstanding: the first operation and this submission's, until the first completes. The
     // second may complete too while this call is held: its chain's first stream operations are
     // queued, and its worker moves it on without waiting for the rest.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (executor.Outstanding() > 1 && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    first_ran = executor.Outstanding() <= 1;
+    first_ran = testing::WaitUntil([&] { return executor.Outstanding() <= 1; });
   });
   ASSERT_TRUE(Submit(IoDirection::kRead, fh, &second, stream_).ok());
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
@@ -760,10 +756,7 @@ TEST_P(AsyncStagedTest, MemoryFreedWhileASubmissionIsPartWayDoesNotDeadlock) {
       EXPECT_EQ(gpu_.Free(spare), hipSuccess);
       freed = true;
     });
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!freed && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    testing::WaitUntil([&] { return freed.load(); });  // the verdict is the test body's
   });
   Slot read{kFile, 0, 0};
   ASSERT_TRUE(Submit(IoDirection::kRead, fh, &read, Stream()).ok());
@@ -808,11 +801,8 @@ TEST_P(AsyncStagedTest, PinningStagingWhileMemoryIsFreedDoesNotHoldUpOtherStream
     EXPECT_TRUE(Submit(IoDirection::kRead, fh, &second, other).ok());
     submitted = true;
   });
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!pinning && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_TRUE(pinning) << "stream B's submission did not pin staging";
+  ASSERT_TRUE(testing::WaitUntil([&] { return pinning.load(); }))
+      << "stream B's submission did not pin staging";
   std::atomic<bool> freed{false};
   std::thread freer([&] {
     EXPECT_EQ(gpu_.Free(spare), hipSuccess);
@@ -1019,11 +1009,7 @@ TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
   std::thread submitter;
   gpu_.BeforeCall(GpuOp::kCopyTableAsync, [&] {
     if (!armed.exchange(false)) return;  // the first operation's copy, not yet on its stream
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (executor.Outstanding() != 0 && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    finished_first = executor.Outstanding() == 0;
+    finished_first = testing::WaitUntil([&] { return executor.Outstanding() == 0; });
     // The other block: leased by a read its stream has reached, held in its file I/O.
     sys_.CloseGate();
     std::thread([&] { EXPECT_TRUE(Submit(IoDirection::kRead, fh, &holder, third).ok()); }).join();
