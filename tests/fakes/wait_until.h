@@ -11,7 +11,7 @@ namespace hipfile::testing {
 
 // Whether `done()` held before `limit` passed.
 template <typename Condition>
-bool WaitUntil(Condition done, std::chrono::milliseconds limit = std::chrono::seconds(20)) {
+bool WaitUntil(Condition done, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
   const auto until = std::chrono::steady_clock::now() + limit;
   while (!done()) {
     if (std::chrono::steady_clock::now() >= until) return done();

@@ -40,8 +40,7 @@ class AsyncAheadPartsTest : public AsyncWindowsTest {
   // Waits (10 s at most) until the device memory leased for copies ahead is `bytes`: the last
   // lease of a region may go on the reaper's thread a moment after the reads finished.
   void ExpectLeasedSettlesAt(uint64_t bytes) {
-    testing::WaitUntil([&] { return Executor().DeviceScratchLeased(0) == bytes; },
-                       std::chrono::seconds(10));
+    testing::WaitUntil([&] { return Executor().DeviceScratchLeased(0) == bytes; });
     EXPECT_EQ(Executor().DeviceScratchLeased(0), bytes);
   }
   // A busy stream's read of the whole file (*fh, its window pinned), in parts, the runtime

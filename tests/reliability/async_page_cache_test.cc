@@ -205,7 +205,8 @@ void AsyncPageCacheTest::ExpectDoneBeforeTheStreamCopies(size_t size) {
   // still held; the executor's lock orders its *bytes_p before this thread's look at it.
   AsyncExecutor& executor = **driver_->async_executor();
   const bool ended = testing::WaitUntil(
-      [&] { return executor.DeferredLeases() == 1 && executor.Outstanding() == 1; });
+      [&] { return executor.DeferredLeases() == 1 && executor.Outstanding() == 1; },
+      std::chrono::seconds(20));
   EXPECT_TRUE(ended) << "the read waited for its stream's copy, or its lease did not count";
   if (ended) {
     EXPECT_EQ(bytes, static_cast<ssize_t>(size));

@@ -24,6 +24,10 @@ namespace {
 using testing::GpuOp;
 using testing::SysOp;
 
+// How long a test waits for another thread (a worker, the poller, a freeing thread) before
+// failing rather than hanging.
+constexpr std::chrono::seconds kWaitLimit{20};
+
 constexpr size_t kChunk = engine::kStreamChunkBytes;
 constexpr size_t kFile = 2 * kChunk + 12345;  // three chunks, the last one partial
 constexpr size_t kBuffer = 3 * kChunk;
@@ -305,8 +309,9 @@ TEST_P(AsyncStagedTest, AReadFinishedBeforeItsQueueingFailedReportsNothing) {
   // before this one), then fails.
   gpu_.BeforeCall(GpuOp::kStreamWaitValue32, [&] {
     if (++waits != 4) return;
-    finished_first = testing::WaitUntil([&] { return Executor().Outstanding() == 0; }) &&
-                     slot.bytes == static_cast<ssize_t>(kFile);
+    finished_first =
+        testing::WaitUntil([&] { return Executor().Outstanding() == 0; }, kWaitLimit) &&
+        slot.bytes == static_cast<ssize_t>(kFile);
   });
   gpu_.FailNth(GpuOp::kStreamWaitValue32, 4, hipErrorLaunchFailure);
   const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
@@ -345,7 +350,8 @@ TEST_P(AsyncStagedTest, WindowsHeldForACopyNeverQueuedDoNotHoldUpTheExecutor) {
   Slot slot{kFile, 0, 0};
   bool deferred_first = false;
   gpu_.BeforeCall(GpuOp::kCopyTableRunAsync, [&] {
-    deferred_first = testing::WaitUntil([&] { return Executor().DeferredLeases() > deferred; });
+    deferred_first =
+        testing::WaitUntil([&] { return Executor().DeferredLeases() > deferred; }, kWaitLimit);
   });
   gpu_.FailNth(GpuOp::kCopyTableRunAsync, 1, hipErrorLaunchFailure);
   const Status submitted = Submit(IoDirection::kRead, fh, &slot, s);
@@ -380,7 +386,7 @@ TEST_P(AsyncStagedTest, ARuntimeCallWaitingForTheStreamDoesNotHoldItUp) {
     // Outstanding: the first operation and this submission's, until the first completes. The
     // second may complete too while this call is held: its chain's first stream operations are
     // queued, and its worker moves it on without waiting for the rest.
-    first_ran = testing::WaitUntil([&] { return executor.Outstanding() <= 1; });
+    first_ran = testing::WaitUntil([&] { return executor.Outstanding() <= 1; }, kWaitLimit);
   });
   ASSERT_TRUE(Submit(IoDirection::kRead, fh, &second, stream_).ok());
   ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
@@ -756,7 +762,7 @@ TEST_P(AsyncStagedTest, MemoryFreedWhileASubmissionIsPartWayDoesNotDeadlock) {
       EXPECT_EQ(gpu_.Free(spare), hipSuccess);
       freed = true;
     });
-    testing::WaitUntil([&] { return freed.load(); });  // the verdict is the test body's
+    testing::WaitUntil([&] { return freed.load(); }, kWaitLimit);  // the test body's verdict
   });
   Slot read{kFile, 0, 0};
   ASSERT_TRUE(Submit(IoDirection::kRead, fh, &read, Stream()).ok());
@@ -801,7 +807,7 @@ TEST_P(AsyncStagedTest, PinningStagingWhileMemoryIsFreedDoesNotHoldUpOtherStream
     EXPECT_TRUE(Submit(IoDirection::kRead, fh, &second, other).ok());
     submitted = true;
   });
-  ASSERT_TRUE(testing::WaitUntil([&] { return pinning.load(); }))
+  ASSERT_TRUE(testing::WaitUntil([&] { return pinning.load(); }, kWaitLimit))
       << "stream B's submission did not pin staging";
   std::atomic<bool> freed{false};
   std::thread freer([&] {
@@ -1009,7 +1015,7 @@ TEST_P(AsyncStagedOneQueueTest, ABlockStillDrainingIsNotReserved) {
   std::thread submitter;
   gpu_.BeforeCall(GpuOp::kCopyTableAsync, [&] {
     if (!armed.exchange(false)) return;  // the first operation's copy, not yet on its stream
-    finished_first = testing::WaitUntil([&] { return executor.Outstanding() == 0; });
+    finished_first = testing::WaitUntil([&] { return executor.Outstanding() == 0; }, kWaitLimit);
     // The other block: leased by a read its stream has reached, held in its file I/O.
     sys_.CloseGate();
     std::thread([&] { EXPECT_TRUE(Submit(IoDirection::kRead, fh, &holder, third).ok()); }).join();

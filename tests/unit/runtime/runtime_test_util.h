@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "fakes/wait_until.h"
 #include "runtime/gpu_runtime.h"
 
 namespace hipfile::testing {
@@ -41,17 +42,6 @@ class Gates {
  private:
   std::deque<Gate> gates_;
 };
-
-// Polls pred every millisecond for up to timeout; returns its last value.
-template <class Pred>
-bool WaitUntil(Pred pred, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
 
 // True once the stream's work is done (StreamQuery), false after timeout.
 inline bool StreamDrains(runtime::GpuRuntime& rt, runtime::Stream stream,
