@@ -190,7 +190,7 @@ typedef struct hipFileExtAsyncWayStats {
                                     copy kernel (HIPFILE_ASYNC_COPY_RUNS; docs/async.md, "One
                                     launch per read copied ahead"), not one per 2 MiB chunk */
     uint64_t ahead_in_parts;     /* of copied_ahead, copied a part at a time through a region of a
-                                    part's size: no room for the whole read
+                                    part's size (two, on a companion): no room for the whole read
                                     (HIPFILE_ASYNC_AHEAD_PART_MB; docs/async.md, "Reads copied
                                     ahead in parts") */
     uint64_t reserved[8];

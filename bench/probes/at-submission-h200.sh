@@ -232,6 +232,41 @@ for round in 1 2; do
       row runs-512M-16x2-16M-verify "$C=0 $I=0 $(cfg 524288)" -w 16 -i 16M -I 0 -x 5 -Q 2 -V
       tutorial tutorial-runs-8G "$C=0 $(cfg 8388608)"
       ;;
+    slots)
+      # Parts on a companion through two slots (HIPFILE_ASYNC_AHEAD_STREAM=1; docs/async.md,
+      # "Reads copied ahead in parts"): the companion copies part p + 1 while the stream copies
+      # part p on. 8 MiB parts need 256 MiB for 16 streams' two slots (at the default 128 MiB,
+      # half the streams get one slot, on the stream), 4 MiB parts 128 MiB. Against the same
+      # program with parts on the stream (the default), and 16 x 2 x 256 MiB reads against -x 0.
+      P=HIPFILE_ASYNC_AHEAD_PART_MB
+      S=HIPFILE_ASYNC_AHEAD_STREAM=1
+      tutorial ts-stream-8 "$C=0"
+      tutorial ts-stream-4 "$C=0 $P=4"
+      tutorial ts-slots-8 "$C=0 $S"
+      tutorial ts-slots-4 "$C=0 $S $P=4"
+      tutorial ts-slots-8-256M "$C=0 $S $(cfg 262144)"
+      tutorial ts-4s-slots-4 "$C=0 $S $P=4" 4
+      row slots-stream-16x2-256M "$C=0 $I=0" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
+      row slots-4-16x2-256M "$C=0 $I=0 $S $P=4" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
+      row slots-sync-16-256M "$C=0 $I=0" -w 16 -i 256M -I 0 -x 0
+      row slots-4-16x2-256M-verify "$C=0 $I=0 $S $P=4" -w 16 -i 256M -I 0 -x 5 -Q 2 -V
+      ;;
+    slotsab)
+      # The slots rows that tell, for an A/B of two builds (kernel-ab-h200.sh): the default, parts
+      # of 4 MiB through two slots on a companion at the default budget, 8 MiB at 256 MiB.
+      P=HIPFILE_ASYNC_AHEAD_PART_MB
+      S=HIPFILE_ASYNC_AHEAD_STREAM=1
+      tutorial ts-stream-8 "$C=0"
+      tutorial ts-slots-4 "$C=0 $S $P=4"
+      tutorial ts-slots-8-256M "$C=0 $S $(cfg 262144)"
+      row slots-4-16x2-256M "$C=0 $I=0 $S $P=4" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
+      row slots-sync-16-256M "$C=0 $I=0" -w 16 -i 256M -I 0 -x 0
+      ;;
+    tutorial128)
+      # The tutorial's program (16 x 256 MiB) at the default budget, where its slices are copied
+      # ahead in 8 MiB parts, one launch a part (docs/async.md, "Reads copied ahead in parts").
+      tutorial tutorial-128M "$C=0"
+      ;;
     queued)
       # Both ways decided at submission off: what the stream's way itself does, resident reads
       # of 1, 4 and 16 MiB copied from windows by the stream (one round trip through the poller

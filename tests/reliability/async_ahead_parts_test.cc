@@ -5,7 +5,8 @@
 // each part's copies on the stream after the launch that copied the part before out of the
 // region, one launch a part - and every byte arrives from the region, in the order the stream
 // runs them. Through a core::Driver on FaultRuntime over the CPU runtime (staged, as on a GPU).
-// The file is 8 MiB + 12345 bytes, in one pinned 64 MiB window; parts of 8 MiB: two.
+// The file is 8 MiB + 12345 bytes, in one pinned 64 MiB window; parts of 8 MiB: two. On a
+// companion (HIPFILE_ASYNC_AHEAD_STREAM), parts of 2 MiB through two slots taken in turn: five.
 #include <gtest/gtest.h>
 #include <hipfile.h>
 #include <hipfile_ext.h>
@@ -28,7 +29,7 @@ using testing::GpuOp;
 using testing::SysOp;
 
 constexpr size_t kMiB = size_t{1} << 20;
-constexpr size_t kPart = AsyncExecutor::kAheadPartUnit;  // 8 MiB
+constexpr size_t kPart = 8 * kMiB;
 
 class AsyncAheadPartsTest : public AsyncWindowsTest {
  protected:
@@ -36,6 +37,13 @@ class AsyncAheadPartsTest : public AsyncWindowsTest {
     // Room for a part (8 MiB), not for a read of the whole file.
     Executor().SetDeviceScratchBytes(kPart);
     Executor().SetAheadPartBytes(kPart);
+  }
+  // Copies ahead on a companion, in parts of 2 MiB, within a budget of `budget` bytes (room for
+  // two slots by default).
+  void OnACompanion(size_t budget = 4 * kMiB) {
+    Executor().SetAheadStream(true);
+    Executor().SetAheadPartBytes(2 * kMiB);
+    Executor().SetDeviceScratchBytes(budget);
   }
   // Waits (10 s at most) until the device memory leased for copies ahead is `bytes`: the last
   // lease of a region may go on the reaper's thread a moment after the reads finished.
@@ -272,15 +280,112 @@ TEST_P(AsyncAheadPartsTest, ARefusalAfterAPartsCopyKeepsItsRegionFromOtherReads)
   EXPECT_EQ(Executor().DeviceScratchLeased(0), kPart);
 }
 
+// On a companion with room for two slots of a part (2 MiB parts, a 4 MiB budget): the file's five
+// parts go through the slots in turn, each part's copies on the companion - the first once the
+// stream has reached the read (an event the stream records, the companion waits for), each later
+// one once the stream has copied the part two back out of its slot (`freed`) - and the stream
+// waits for them (`done`) before the part's launch. Two reads back to back on the stream, sharing
+// its region: every byte from the slots, right. Without the `freed` waits the third part's copy
+// lands in the slot the first part's launch reads; without the wait for the stream to reach the
+// read, the second read's first copy lands in the slot of the first read's last part.
+TEST_P(AsyncAheadPartsTest, OnACompanionPartsGoThroughTwoSlotsInTurn) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  MakeOtherStream();  // for its buffer
+  OnACompanion();
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
+    ASSERT_EQ(gpu_.Memset(other_dev_, 0xee, kBuffer), hipSuccess);
+    const uint64_t records = gpu_.Calls(GpuOp::kEventRecord);
+    const uint64_t waits = gpu_.Calls(GpuOp::kStreamWaitEvent);
+    const uint64_t runs = gpu_.Calls(GpuOp::kCopyTableRunAsync);
+    const uint64_t used_bytes = Executor().UsedAheadBytes();
+    testing::StreamGate gate;
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    AsyncSlot a{kFile, 0, 16};
+    AsyncSlot b{kFile - 4096, 4096, 0};
+    ASSERT_TRUE(SubmitSlot(fh, &a).ok());
+    ASSERT_TRUE(SubmitSlotOn(stream_, fh, other_dev_, &b).ok());
+    EXPECT_EQ(Executor().AheadInParts(), 2u * (round + 1));
+    EXPECT_EQ(Executor().AheadOnCompanion(), 2u * (round + 1));
+    EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) - runs, 2u * 5) << "a launch a part";
+    // Each read: the stream's record before its first part, then `done` and `freed` each part;
+    // the companion's wait for the first, the stream's for each part's `done`, the companion's
+    // for `freed` from the third part on.
+    EXPECT_EQ(gpu_.Calls(GpuOp::kEventRecord) - records, 2u * (1 + 5 + 5));
+    EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitEvent) - waits, 2u * (1 + 5 + 3));
+    gate.Open();
+    Sync();
+    EXPECT_EQ(a.bytes, static_cast<ssize_t>(kFile));
+    EXPECT_EQ(b.bytes, static_cast<ssize_t>(b.size));
+    EXPECT_TRUE(HoldsFile(dev_, 16, 0, kFile));
+    EXPECT_EQ(DeviceBytes(16)[15], 0xee);
+    EXPECT_TRUE(HoldsFile(other_dev_, 0, 4096, b.size));
+    Executor().WaitIdle();
+    EXPECT_EQ(Executor().Outstanding(), 0u);
+    EXPECT_EQ(Executor().UsedAheadBytes() - used_bytes, a.size + b.size)
+        << "every byte from the slots";
+  }
+  EXPECT_EQ(Executor().DeviceScratchBytes(0), 4 * kMiB) << "two slots, the budget";
+  ExpectLeasedSettlesAt(0);
+}
+
+// On a companion with room for one slot only: the parts go through it on the stream, as without
+// a companion, every byte right.
+TEST_P(AsyncAheadPartsTest, OnACompanionWithRoomForOneSlotThePartsGoOnTheStream) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  OnACompanion(2 * kMiB);  // room for one slot
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  const uint64_t waits = gpu_.Calls(GpuOp::kStreamWaitEvent);
+  AsyncSlot slot{kFile, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
+  EXPECT_EQ(Executor().AheadInParts(), 1u);
+  EXPECT_EQ(Executor().AheadOnCompanion(), 0u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitEvent), waits) << "nothing on the companion";
+  gate.Open();
+  Sync();
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kFile));
+  EXPECT_TRUE(HoldsFile(dev_, 0, 0, kFile));
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().UsedAheadBytes(), kFile);
+  ExpectLeasedSettlesAt(0);
+}
+
+// On a companion, the runtime refusing the companion's wait for the first slot to be free again
+// (the submission's fourth event wait), after the second part's copies were followed by their
+// launch and `copied`: the submission fails, and the region goes once the stream is past them;
+// another stream's read then gets room.
+TEST_P(AsyncAheadPartsTest, OnACompanionARefusedWaitForAFreeSlotFreesTheRegion) {
+  OnACompanion();
+  void* fh = nullptr;
+  SubmitARefusedRead(GpuOp::kStreamWaitEvent, 4, &fh);
+  ExpectLeasedSettlesAt(0);
+  ReadOnAnotherStream(fh, /*copied_ahead=*/true);
+}
+
+// On a companion, the runtime refusing the stream's wait for the second part's copies (the third
+// event wait), queued on the companion already: nothing says when they land, so the region (both
+// slots) is never leased again, and another stream's read finds no room.
+TEST_P(AsyncAheadPartsTest, OnACompanionARefusalAfterCopiesQueuedRetiresTheRegion) {
+  OnACompanion();
+  void* fh = nullptr;
+  SubmitARefusedRead(GpuOp::kStreamWaitEvent, 3, &fh);
+  ExpectLeasedSettlesAt(4 * kMiB);  // retired
+  ReadOnAnotherStream(fh, /*copied_ahead=*/false);
+}
+
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncAheadPartsTest, ::testing::Values(Path::kAsync),
                          PathName);
 
 // The Driver hands the setting (HIPFILE_ASYNC_AHEAD_PART_MB, parsed into Config; rounded up to a
-// multiple of 8 MiB) to its executor.
+// multiple of 2 MiB: 3 is 4) to its executor.
 class AsyncAheadPartMbTest : public AsyncWindowsTest {
  protected:
   AsyncAheadPartMbTest()
-      : AsyncWindowsTest({}, [](Config& config) { config.async_ahead_part_mb = 5; }) {}
+      : AsyncWindowsTest({}, [](Config& config) { config.async_ahead_part_mb = 3; }) {}
 };
 
 TEST_P(AsyncAheadPartMbTest, TheDriversExecutorCopiesAheadInParts) {
@@ -292,7 +397,7 @@ TEST_P(AsyncAheadPartMbTest, TheDriversExecutorCopiesAheadInParts) {
   AsyncSlot slot{kFile, 0, 0};
   ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
   EXPECT_EQ(Executor().AheadInParts(), 1u);
-  EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync), 2u) << "parts of 8 MiB";
+  EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync), 3u) << "parts of 4 MiB";
   gate.Open();
   Sync();
   EXPECT_TRUE(HoldsFile(dev_, 0, 0, kFile));

@@ -453,32 +453,48 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   // copied out of it: the stream's last region serves while a read holds it and it is large
   // enough. On a companion they may come sooner (that is what it is for): a region of the read's
   // own.
-  const bool companion = ahead_stream_.load(std::memory_order_relaxed) && CompanionFor(channel);
-  // The stream's region where it holds `want` bytes, or a new one (kept as the stream's).
-  const auto region_of = [&](size_t want) {
+  bool companion = ahead_stream_.load(std::memory_order_relaxed) && CompanionFor(channel);
+  // The stream's region where it holds `want` bytes, or a new one (kept as the stream's);
+  // `shared` false: a new one, the read's own.
+  const auto region_of = [&](size_t want, bool shared) {
     std::shared_ptr<void> got;
-    if (!companion) {
+    if (shared) {
       got = channel->ahead_region.lock();
       if (got != nullptr && channel->ahead_region_bytes < want) got = nullptr;
     }
     if (got == nullptr) {
       size_t region_bytes = 0;
       got = scratch_.Lease(channel->device, want, &region_bytes);
-      if (got != nullptr && !companion) {
+      if (got != nullptr && shared) {
         channel->ahead_region = got;
         channel->ahead_region_bytes = region_bytes;
       }
     }
     return got;
   };
-  std::shared_ptr<void> region = region_of(skip + bytes);
-  // No room for the whole read: copied ahead in parts, one region's worth at a time, where set
-  // (on the stream only: a companion's copies come before `reached`).
+  std::shared_ptr<void> region = region_of(skip + bytes, !companion);
+  // No room for the whole read: copied ahead in parts, one region's worth at a time, where set.
+  // On a companion, into two slots of a part taken in turn (the companion copies part p + 1
+  // while the stream copies part p on), in the stream's region: the companion copies only once
+  // the stream has reached the read, so the reads before it have copied out of the region
+  // (QueueChain). Where there is no room for two slots, one, the copies on the stream.
   const size_t part = ahead_part_bytes_.load(std::memory_order_relaxed);
-  if (region == nullptr && part > 0 && bytes > part && !companion) {
-    region = region_of(skip + part);
+  size_t stride = 0;
+  if (region == nullptr && part > 0 && bytes > part) {
+    if (companion) {
+      stride = (skip + part + 4095) & ~size_t{4095};  // each slot's bytes at the page's place
+      region = region_of(stride + skip + part, true);
+      if (region == nullptr) stride = 0;
+    }
+    if (region == nullptr) {
+      companion = false;
+      region = region_of(skip + part, true);
+    }
     if (region != nullptr && !SplitAtParts(part, &ahead->copies)) region = nullptr;
-    if (region != nullptr) ahead->part_bytes = part;
+    if (region != nullptr) {
+      ahead->part_bytes = part;
+      ahead->slot_stride = stride;
+    }
   }
   if (region == nullptr) {
     *ahead = Ahead();
@@ -489,6 +505,8 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   if (companion) {
     ahead->companion = channel->companion;
     ahead->done = channel->companion_done;
+    ahead->freed[0] = channel->companion_freed[0];
+    ahead->freed[1] = channel->companion_freed[1];
   }
   ahead->at = static_cast<unsigned char*>(region.get()) + skip;
   ahead->region = std::move(region);
@@ -502,11 +520,16 @@ bool AsyncExecutor::CompanionFor(Channel* channel) {
   DropCompanion(channel);  // of the device of the stream the channel served before, if any
   // The submitting thread's device is the stream's (PlanAhead asked): both are made on it.
   runtime::Stream companion = nullptr;
-  runtime::Event done = nullptr;
+  runtime::Event events[3] = {nullptr, nullptr, nullptr};  // done, freed[0], freed[1]
   hipError_t e = NoThrow([&] { return gpu_.StreamCreate(&companion, hipStreamNonBlocking); });
-  if (e == hipSuccess) {
-    e = NoThrow([&] { return gpu_.EventCreate(&done, hipEventDisableTiming); });
-    if (e != hipSuccess) (void)NoThrow([&] { return gpu_.StreamDestroy(companion); });
+  size_t made = 0;
+  for (; e == hipSuccess && made < 3; ++made) {
+    e = NoThrow([&] { return gpu_.EventCreate(&events[made], hipEventDisableTiming); });
+    if (e != hipSuccess) break;
+  }
+  if (e != hipSuccess && companion != nullptr) {
+    for (size_t i = 0; i < made; ++i) (void)NoThrow([&] { return gpu_.EventDestroy(events[i]); });
+    (void)NoThrow([&] { return gpu_.StreamDestroy(companion); });
   }
   if (e != hipSuccess) {
     HF_LOG_LIMITED(kWarn,
@@ -516,7 +539,9 @@ bool AsyncExecutor::CompanionFor(Channel* channel) {
     return false;
   }
   channel->companion = companion;
-  channel->companion_done = done;
+  channel->companion_done = events[0];
+  channel->companion_freed[0] = events[1];
+  channel->companion_freed[1] = events[2];
   channel->companion_device = channel->device;
   return true;
 }
@@ -524,14 +549,15 @@ bool AsyncExecutor::CompanionFor(Channel* channel) {
 void AsyncExecutor::DropCompanion(Channel* channel) {
   // Copies still pending on it (a refused read's) finish after these calls return: both runtimes
   // release the stream and the event then.
-  if (channel->companion_done != nullptr) {
-    (void)NoThrow([&] { return gpu_.EventDestroy(channel->companion_done); });
+  for (runtime::Event* event :
+       {&channel->companion_done, &channel->companion_freed[0], &channel->companion_freed[1]}) {
+    if (*event != nullptr) (void)NoThrow([&] { return gpu_.EventDestroy(*event); });
+    *event = nullptr;
   }
   if (channel->companion != nullptr) {
     (void)NoThrow([&] { return gpu_.StreamDestroy(channel->companion); });
   }
   channel->companion = nullptr;
-  channel->companion_done = nullptr;
   channel->companion_device = -1;
 }
 

@@ -80,9 +80,12 @@ struct AsyncExecutor::Ahead {
   std::vector<std::shared_ptr<const void>> windows;
   std::shared_ptr<void> region;  // null: nothing copied ahead
   // Where the copies go (AsyncExecutor::SetAheadStream): the channel's companion, which records
-  // `done` after them for the stream to wait for; null: on the stream itself.
+  // `done` after them for the stream to wait for; null: on the stream itself. In parts on the
+  // companion, the stream records `freed[p % 2]` after the launch that copies part p out of its
+  // slot, which the companion waits for before it copies part p + 2 into the slot.
   runtime::Stream companion = nullptr;
   runtime::Event done = nullptr;
+  runtime::Event freed[2] = {nullptr, nullptr};
   unsigned char* at = nullptr;
   off_t file_offset = 0;
   size_t bytes = 0;
@@ -93,7 +96,13 @@ struct AsyncExecutor::Ahead {
   // Copied ahead in parts of this many bytes (AsyncExecutor::SetAheadPartBytes: the budget had no
   // room for the whole read), each into the region in turn; 0: the whole read, before `reached`.
   size_t part_bytes = 0;
+  // In parts on a companion: the region holds two slots of a part, `slot_stride` bytes apart,
+  // part p going to slot p % 2, so that the companion copies the next part while the stream
+  // copies this one on; 0: one slot, the parts' copies on the stream.
+  size_t slot_stride = 0;
 
+  // Where part `part`'s bytes go in the region: its slot's, at the same place in a page.
+  unsigned char* PartAt(size_t part) const { return at + (part % 2) * slot_stride; }
   // Where part `part` starts in the file, and its bytes (the whole read where not in parts).
   off_t PartStart(size_t part) const { return file_offset + static_cast<off_t>(part * part_bytes); }
   size_t PartBytes(size_t part) const {
@@ -111,7 +120,7 @@ struct AsyncExecutor::Ahead {
       return {};
     }
     const auto skip = static_cast<size_t>(offset - start);
-    return engine::ResidentPiece{at + skip, std::min(max, held - skip), region};
+    return engine::ResidentPiece{PartAt(part) + skip, std::min(max, held - skip), region};
   }
 };
 
@@ -237,6 +246,9 @@ struct AsyncExecutor::Channel {
   // read copied ahead so, kept for the channel's life (submit_mu), destroyed with the executor.
   runtime::Stream companion = nullptr;
   runtime::Event companion_done = nullptr;
+  // Recorded by the stream after the launch that copied a part out of slot 0 or 1 of its region,
+  // for the companion to wait for before it copies into that slot again (Ahead::freed).
+  runtime::Event companion_freed[2] = {nullptr, nullptr};
   int companion_device = -1;
   bool staged_broken = false;  // a chain could not be enqueued: no more staged operations
   // The staged operation the stream has reached, if any: set and cleared under mutex_, used

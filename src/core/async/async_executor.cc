@@ -390,7 +390,9 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     // A channel without staging gets it here; pinning releases the lock meanwhile. An operation
     // of many chunks reserves a large block where it can, and then needs no small one.
     staged = CanStage(*channel, *op) && TablesLocked(channel);
-    large = staged && ReserveLargeLocked(op->submitted.size, from_disk);
+    // Parts are whole chunks: a part that is not whole large chunks takes small ones.
+    large = staged && ahead.part_bytes % engine::kStreamLargeChunkBytes == 0 &&
+            ReserveLargeLocked(op->submitted.size, from_disk);
     if (staged && !large) staged = StagingLocked(channel);
     // Everything the submission needs is allocated here, before a sequence number is taken:
     // once a stream operation is queued, nothing may fail for want of memory.
@@ -421,7 +423,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
       chain->seq = seq;
       chain->large = large;
       chain->data.chunk_bytes = chunk_bytes;
-      chain->data.run_bytes = ahead.part_bytes;  // a multiple of either chunk size
+      chain->data.run_bytes = ahead.part_bytes;  // a multiple of the chunk size
       ++staged_in_flight_;
       if (large) {
         ++large_in_flight_;

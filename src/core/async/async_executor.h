@@ -255,10 +255,14 @@ class AsyncExecutor {
   // multiple of kAheadPartUnit) into a region of that size, where there is room for one: each
   // part's copies are queued on the stream after the launch that copied the part before out of
   // the region, and before the wait for the part's first token; one launch a part (docs/async.md,
-  // "Reads copied ahead in parts"). Where each part's copy runs by DMA, the copy kernel reading
-  // host memory for the whole read is slower, or as fast. 0 (an executor's own default) is off;
-  // the Driver sets HIPFILE_ASYNC_AHEAD_PART_MB's, 8 MiB unless set.
-  static constexpr size_t kAheadPartUnit = engine::kStreamLargeChunkBytes;
+  // "Reads copied ahead in parts"). With a companion (SetAheadStream), into two slots of a part
+  // where there is room for both, the companion copying the next part while the stream copies
+  // this one on. A part is whole chunks: one that is not a multiple of the large chunks
+  // (engine::kStreamLargeChunkBytes) has its read take small ones. Where each part's copy runs by
+  // DMA, the copy kernel reading host memory for the whole read is slower, or as fast. 0 (an
+  // executor's own default) is off; the Driver sets HIPFILE_ASYNC_AHEAD_PART_MB's, 8 MiB unless
+  // set.
+  static constexpr size_t kAheadPartUnit = engine::kStreamChunkBytes;
   void SetAheadPartBytes(size_t bytes) {
     const size_t parts = (bytes + kAheadPartUnit - 1) / kAheadPartUnit;
     ahead_part_bytes_.store(parts * kAheadPartUnit, std::memory_order_relaxed);
@@ -268,8 +272,10 @@ class AsyncExecutor {
   // Whether a read's copies ahead go on a companion stream of its stream's (one per channel, the
   // library's), which its stream waits for by an event before `write reached`, into a region of
   // its own: the copy then runs while the stream is still busy with the reads before it, where on
-  // the stream itself it starts only once they are done. Off by default; set by the Driver
-  // (HIPFILE_ASYNC_AHEAD_STREAM). Where a companion cannot be made, the copies go on the stream.
+  // the stream itself it starts only once they are done. In parts, into two slots of the
+  // stream's region, each part's copies once the stream has reached the read and copied out of
+  // the slot two parts back. Off by default; set by the Driver (HIPFILE_ASYNC_AHEAD_STREAM).
+  // Where a companion cannot be made, the copies go on the stream.
   void SetAheadStream(bool on) { ahead_stream_.store(on, std::memory_order_relaxed); }
   // Which staged chains take one launch of the copy kernel for all their tokens
   // (HIPFILE_ASYNC_COPY_RUNS; by default reads copied ahead and reads served whole from pinned

@@ -267,6 +267,11 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
     parts.copies = std::move(chain->ahead.copies);
     parts.at = chain->ahead.at;
     parts.part_bytes = chain->ahead.part_bytes;
+    parts.slot_stride = chain->ahead.slot_stride;
+    parts.companion = chain->ahead.companion;
+    parts.done = chain->ahead.done;
+    parts.freed[0] = chain->ahead.freed[0];
+    parts.freed[1] = chain->ahead.freed[1];
   }
   const Ahead& queue_ahead = parts_entry != nullptr ? parts : chain->ahead;
   const size_t part_tokens = parts.part_bytes / chain->data.chunk_bytes;
@@ -365,8 +370,9 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
       HF_LOG(kError, "stream-ordered I/O: queueing a staged operation failed (%s); it is dropped",
              GpuErrorName(e));
     } else {
-      CountStagedLocked(write, large, !reserved && !large, queued.ahead > 0 || queued.parts > 0,
-                        queued.ahead > 0 && on_companion, queued.one_launch);
+      const bool copied_ahead = queued.ahead > 0 || queued.parts > 0;
+      CountStagedLocked(write, large, !reserved && !large, copied_ahead,
+                        copied_ahead && on_companion, queued.one_launch);
       if (queued.parts > 0) {
         ++ahead_in_parts_;
         CountEvent(AsyncEvent::kAheadInParts);
@@ -470,20 +476,47 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
   // In parts: a part's copies into the region come after the launches that copied the part
   // before out of it, and before the wait for the part's first token (whose table copies on from
   // the region). (`per` was read before `write reached`: past it, `ahead` is read only in parts,
-  // where it is the submission's own.)
+  // where it is the submission's own.) On a companion, into two slots taken in turn: the
+  // companion copies part p once the stream has passed `write reached` (parts 0 and 1: the reads
+  // before this one are done with the region) or the launch that copied part p - 2 out of the
+  // slot (`freed`), and records `done`, which the stream waits for before the part's tokens.
+  const bool two_slots = per > 0 && ahead.companion != nullptr && ahead.slot_stride > 0;
+  const runtime::Stream parts_on = two_slots ? ahead.companion : stream;
+  // After the launch that copied the part ending at chunk k out of its slot.
+  const auto end_part = [&](size_t k) {
+    if (!two_slots || !((k + 1) % per == 0 || k + 1 == chunks)) return hipSuccess;
+    return NoThrow([&] { return gpu_.EventRecord(ahead.freed[(k / per) % 2], stream); });
+  };
   for (size_t k = 0; k < chunks; ++k) {
     const uint32_t token = first + static_cast<uint32_t>(k);
     const bool part_starts = per > 0 && k % per == 0;
     if (part_starts) {
-      const size_t from = k / per * ahead.part_bytes;
+      const size_t p = k / per;
+      const size_t from = p * ahead.part_bytes;
+      if (two_slots) {
+        q.error = NoThrow([&] {
+          if (p >= 2) return gpu_.StreamWaitEvent(parts_on, ahead.freed[p % 2], 0);
+          if (p == 1) return hipSuccess;  // behind part 0's wait
+          const hipError_t recorded = gpu_.EventRecord(ahead.done, stream);
+          return recorded != hipSuccess ? recorded : gpu_.StreamWaitEvent(parts_on, ahead.done, 0);
+        });
+        if (q.error != hipSuccess) return q;
+      }
       for (const WindowCopy& copy : ahead.copies) {
         if (copy.at < from || copy.at - from >= ahead.part_bytes) continue;
         q.error = NoThrow([&] {
-          return gpu_.MemcpyAsync(ahead.at + (copy.at - from), copy.src, copy.bytes,
-                                  hipMemcpyHostToDevice, stream);
+          return gpu_.MemcpyAsync(ahead.PartAt(p) + (copy.at - from), copy.src, copy.bytes,
+                                  hipMemcpyHostToDevice, parts_on);
         });
         if (q.error != hipSuccess) return q;
         q.part_unseen = true;
+      }
+      if (two_slots) {
+        q.error = NoThrow([&] {
+          const hipError_t recorded = gpu_.EventRecord(ahead.done, parts_on);
+          return recorded != hipSuccess ? recorded : gpu_.StreamWaitEvent(stream, ahead.done, 0);
+        });
+        if (q.error != hipSuccess) return q;
       }
       ++q.parts;
     }
@@ -515,6 +548,8 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
         q.written = last;
         q.part_unseen = false;
         k = end - 1;
+        q.error = end_part(k);
+        if (q.error != hipSuccess) return q;
         continue;
       }
       if (q.error != hipErrorNotSupported) return q;
@@ -528,6 +563,8 @@ AsyncExecutor::Queued AsyncExecutor::QueueChain(Channel* channel, runtime::Strea
     q.copies = k + 1;
     q.written = token;
     q.part_unseen = false;
+    q.error = end_part(k);
+    if (q.error != hipSuccess) return q;
   }
   q.error = NoThrow([&] { return gpu_.StreamWaitValue32(stream, &channel->words[kDone], seq); });
   return q;
