@@ -262,6 +262,28 @@ for round in 1 2; do
       row slots-4-16x2-256M "$C=0 $I=0 $S $P=4" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
       row slots-sync-16-256M "$C=0 $I=0" -w 16 -i 256M -I 0 -x 0
       ;;
+    pace)
+      # Whether the program's pacing holds busy streams back (issue 21): the same reads with 1, 2
+      # and 4 in flight a stream (a stream whose next read is queued never waits for the
+      # program), 256 MiB (parts, the default) and 16 MiB, against -x 0 with 16 threads.
+      for size in 256M 16M; do
+        for q in 1 2 4; do
+          row "pace-$size-16x$q" "$C=0 $I=0" -w 16 -i "$size" -I 0 -x 5 -Q "$q" --stages
+        done
+        row "pace-$size-sync-16" "$C=0 $I=0" -w 16 -i "$size" -I 0 -x 0
+      done
+      ;;
+    paceq)
+      # The same with a hardware queue per stream (CUDA_DEVICE_MAX_CONNECTIONS=32; 8 by default,
+      # two streams a queue): a 256 MiB read's chain of parts is long and full of waits, and a
+      # stream whose queue it shares may wait behind all of it.
+      Q=CUDA_DEVICE_MAX_CONNECTIONS=32
+      row paceq-256M-16x1 "$Q $C=0 $I=0" -w 16 -i 256M -I 0 -x 5 -Q 1 --stages
+      row paceq-256M-16x2 "$Q $C=0 $I=0" -w 16 -i 256M -I 0 -x 5 -Q 2 --stages
+      row paceq-256M-sync-16 "$Q $C=0 $I=0" -w 16 -i 256M -I 0 -x 0
+      tutorial tq-32 "$Q $C=0"
+      tutorial tq-8 "$C=0"
+      ;;
     tutorial128)
       # The tutorial's program (16 x 256 MiB) at the default budget, where its slices are copied
       # ahead in 8 MiB parts, one launch a part (docs/async.md, "Reads copied ahead in parts").
