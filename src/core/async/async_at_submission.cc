@@ -16,6 +16,7 @@
 
 #include "core/async/async_channel.h"
 #include "core/async/async_executor.h"
+#include "util/align.h"
 #include "util/errors.h"
 #include "util/log.h"
 
@@ -482,7 +483,7 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   size_t stride = 0;
   if (region == nullptr && part > 0 && bytes > part) {
     if (companion) {
-      stride = (skip + part + 4095) & ~size_t{4095};  // each slot's bytes at the page's place
+      stride = AlignUp(skip + part, 4096);  // each slot's bytes at the page's place
       region = region_of(stride + skip + part, true);
       if (region == nullptr) stride = 0;
     }
@@ -523,9 +524,9 @@ bool AsyncExecutor::CompanionFor(Channel* channel) {
   runtime::Event events[3] = {nullptr, nullptr, nullptr};  // done, freed[0], freed[1]
   hipError_t e = NoThrow([&] { return gpu_.StreamCreate(&companion, hipStreamNonBlocking); });
   size_t made = 0;
-  for (; e == hipSuccess && made < 3; ++made) {
+  while (e == hipSuccess && made < 3) {
     e = NoThrow([&] { return gpu_.EventCreate(&events[made], hipEventDisableTiming); });
-    if (e != hipSuccess) break;
+    if (e == hipSuccess) ++made;
   }
   if (e != hipSuccess && companion != nullptr) {
     for (size_t i = 0; i < made; ++i) (void)NoThrow([&] { return gpu_.EventDestroy(events[i]); });

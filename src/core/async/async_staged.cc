@@ -261,17 +261,14 @@ Status AsyncExecutor::SubmitStaged(Channel* channel, runtime::Stream stream, Sta
   // In parts, the parts' copies are queued after `write reached`, by when the chain is the
   // poller's: its worker may finish it, and the reaper destroy it, before the last part's copies
   // are queued. So what queueing them reads is this call's own (the copies are read by the
-  // submission only; moving them allocates nothing).
+  // submission only; moving them allocates nothing, and copying the rest neither: the windows
+  // went to the entry, so both lists are empty when copied).
   Ahead parts;
   if (parts_entry != nullptr) {
-    parts.copies = std::move(chain->ahead.copies);
-    parts.at = chain->ahead.at;
-    parts.part_bytes = chain->ahead.part_bytes;
-    parts.slot_stride = chain->ahead.slot_stride;
-    parts.companion = chain->ahead.companion;
-    parts.done = chain->ahead.done;
-    parts.freed[0] = chain->ahead.freed[0];
-    parts.freed[1] = chain->ahead.freed[1];
+    std::vector<WindowCopy> copies = std::move(chain->ahead.copies);
+    parts = chain->ahead;
+    parts.copies = std::move(copies);
+    parts.region.reset();  // leased by the entry, not by this call
   }
   const Ahead& queue_ahead = parts_entry != nullptr ? parts : chain->ahead;
   const size_t part_tokens = parts.part_bytes / chain->data.chunk_bytes;
