@@ -312,6 +312,31 @@ std::shared_ptr<const PinnedWindow> PageCachePins::FindOrQueue(
   return nullptr;
 }
 
+void PageCachePins::AskForHoles(const MappedFile& file, uint64_t begin, size_t length,
+                                const std::vector<ByteRange>& resident) {
+  uint64_t resident_bytes = 0;
+  for (const ByteRange& span : resident) resident_bytes += span.end - span.begin;
+  const uint64_t missing = length - std::min<uint64_t>(length, resident_bytes);
+  if (missing == 0 || missing > length / kFillShare) return;
+  bool asked = false;
+  uint64_t cursor = begin;
+  auto ask = [&](uint64_t hole_end) {
+    if (hole_end <= cursor) return;
+    // Advice: a refusal leaves the window to staging, as before.
+    asked |= sys_.Madvise(file.base_ + cursor, hole_end - cursor, MADV_WILLNEED).ok();
+  };
+  for (const ByteRange& span : resident) {
+    ask(span.begin);
+    cursor = std::max(cursor, span.end);
+  }
+  ask(begin + length);
+  if (asked) {
+    HF_LOG(kDebug, "page-cache window at offset %llu lacks %llu of its %zu bytes: asked for them",
+           static_cast<unsigned long long>(begin), static_cast<unsigned long long>(missing),
+           length);
+  }
+}
+
 std::shared_ptr<const PinnedWindow> PageCachePins::PinReserved(
     const std::shared_ptr<MappedFile>& file, size_t k, size_t length, bool ahead) {
   const uint64_t begin = uint64_t{k} * options_.window_bytes;
@@ -320,11 +345,14 @@ std::shared_ptr<const PinnedWindow> PageCachePins::PinReserved(
   char* base = file->base_ + begin;
   hipError_t pinned = hipErrorUnknown;
   std::vector<ByteRange> spans;
-  const bool resident = file->Residency(begin, length, &spans).ok() && spans.size() == 1 &&
-                        spans[0].begin == begin && spans[0].end == begin + length;
+  const bool looked = file->Residency(begin, length, &spans).ok();
+  const bool resident =
+      looked && spans.size() == 1 && spans[0].begin == begin && spans[0].end == begin + length;
   if (resident) {
     pinned = options_.pin_aside ? gpu_.HostRegisterAside(base, length, hipHostRegisterReadOnly)
                                 : gpu_.HostRegister(base, length, hipHostRegisterReadOnly);
+  } else if (looked) {
+    AskForHoles(*file, begin, length, spans);
   }
 
   MutexLock lock(mu_);

@@ -21,6 +21,14 @@
 // queued window before a pinner does pins it itself; one that reaches a window being pinned reads
 // it through staging. Queued windows count against the cap from the moment they are queued.
 //
+// Windows a few pages short: a window is pinned only when every page of it is resident, and the
+// engine reads cold pages with O_DIRECT, which never brings them into the page cache - so a
+// window that lost a few pages (memory pressure, a file half written back) would never be pinned,
+// and all its reads would go through staging, run after run. When a window's pin is due and it
+// lacks at most an eighth of its bytes, the missing pages are asked for (MADV_WILLNEED: the
+// kernel reads them in without the caller waiting; said at debug level), and a later read pins
+// it. A window colder than that is left to the cold path.
+//
 // Pinning aside (`pin_aside`): on CUDA a pin holds its context's lock for the whole pin (1-2 ms
 // for a 64 MiB window), and every copy another thread queues meanwhile waits for it: pins and
 // copies then take turns, and a first pass runs at their serial rate. Pinned aside - from a
@@ -217,6 +225,11 @@ class PageCachePins {
   bool SequentialLocked(const MappedFile& file, size_t k) const REQUIRES(mu_);
   // Queues the idle windows after k for the pinner threads, starting them if needed.
   void ScheduleAheadLocked(const std::shared_ptr<MappedFile>& file, size_t k) REQUIRES(mu_);
+  // A window lacking at most 1/kFillShare of its `length` bytes at `begin` (the rest `resident`):
+  // asks the kernel to read the missing pages in (MADV_WILLNEED).
+  void AskForHoles(const MappedFile& file, uint64_t begin, size_t length,
+                   const std::vector<ByteRange>& resident);
+  static constexpr uint64_t kFillShare = 8;
   // Starts the pinner threads not running yet; false when none runs (a thread could not be
   // started: pin-ahead is off from then on, and the windows queued go back to idle).
   bool StartPinnersLocked() REQUIRES(mu_);

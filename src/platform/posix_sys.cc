@@ -87,6 +87,9 @@ class PosixSys final : public Sys {
   Status Mincore(void* addr, size_t length, unsigned char* vec) override {
     return ::mincore(addr, length, vec) == 0 ? Status::Ok() : Status::Errno(errno);
   }
+  Status Madvise(void* addr, size_t length, int advice) override {
+    return ::madvise(addr, length, advice) == 0 ? Status::Ok() : Status::Errno(errno);
+  }
   Result<int> CreateMemoryFile(const char* name, unsigned flags) override {
     const int fd = ::memfd_create(name, MFD_CLOEXEC | flags);
     if (fd < 0) return Status::Errno(errno);

@@ -49,6 +49,9 @@ class Sys {
   virtual Status Munmap(void* addr, size_t length) = 0;
   // mincore(addr, length, vec): one byte per page of a mapping, bit 0 set when resident.
   virtual Status Mincore(void* addr, size_t length, unsigned char* vec) = 0;
+  // madvise(addr, length, advice): advice about a mapping's pages, e.g. MADV_WILLNEED (read
+  // them into the page cache, without waiting).
+  virtual Status Madvise(void* addr, size_t length, int advice) = 0;
   // memfd_create(name, MFD_CLOEXEC | `flags`) made readable and writable by its owner only
   // (fchmod 0600): a memory file, freed with its last descriptor or mapping.
   virtual Result<int> CreateMemoryFile(const char* name, unsigned flags) = 0;

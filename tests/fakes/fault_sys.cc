@@ -122,6 +122,11 @@ Status FaultSys::Mincore(void* addr, size_t length, unsigned char* vec) {
   return base_.Mincore(addr, length, vec);
 }
 
+Status FaultSys::Madvise(void* addr, size_t length, int advice) {
+  if (const int e = plan_.OnCall(Index(SysOp::kMadvise))) return Status::Errno(e);
+  return base_.Madvise(addr, length, advice);
+}
+
 Result<std::string> FaultSys::ReadLink(const char* path) {
   if (const int e = plan_.OnCall(Index(SysOp::kReadLink))) return Status::Errno(e);
   return base_.ReadLink(path);

@@ -56,6 +56,7 @@ enum class SysOp : size_t {
   kFtruncate,
   kReadLink,
   kListDirectory,
+  kMadvise,
   kCount,
 };
 
@@ -88,6 +89,7 @@ class FaultSys : public platform::Sys {
   Result<void*> Mmap(void* addr, size_t length, int prot, int flags, int fd, off_t offset) override;
   Status Munmap(void* addr, size_t length) override;
   Status Mincore(void* addr, size_t length, unsigned char* vec) override;
+  Status Madvise(void* addr, size_t length, int advice) override;
   Result<std::string> ReadTextFile(const char* path) override;
   Result<int> CreateMemoryFile(const char* name, unsigned flags) override;
   Status Ftruncate(int fd, off_t length) override;

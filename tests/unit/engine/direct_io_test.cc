@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,6 +87,12 @@ class DirectIoTest : public EngineTestBase {
     options.direct_writes = true;
     options.page_cache = PageCacheMode::kOn;
     options.page_cache_pin_after_uses = 1;
+    return options;
+  }
+  // As PinOnFirstReadOptions, with windows of eight chunks.
+  static EngineOptions FillOptions() {
+    EngineOptions options = PinOnFirstReadOptions();
+    options.page_cache_window_bytes = 8 * kTestChunk;
     return options;
   }
   // The file's identity, which the page-cache pins are kept by.
@@ -228,6 +235,123 @@ TEST_F(DirectIoTest, DirectWritesStayBufferedWhileTheFileHasPinnedPages) {
   EXPECT_GT(csys_.watched_writes.load(), 0);
   std::copy(data.begin(), data.end(), model.begin());
   EXPECT_EQ(ReadFileOrDie(path_), model);
+}
+
+// A range of the file missing from the page cache, as the kernel keeps it: a buffered read of it
+// or MADV_WILLNEED over it brings it back; an O_DIRECT read of it does not.
+class HoleSys : public ColdSys {
+ public:
+  int buffered_fd = -1;
+  uint64_t hole_begin = 0;  // file offsets, pages
+  uint64_t hole_end = 0;
+  std::atomic<bool> hole_open{true};
+
+  Result<void*> Mmap(void* addr, size_t length, int prot, int flags, int fd,
+                     off_t offset) override {
+    Result<void*> m = ColdSys::Mmap(addr, length, prot, flags, fd, offset);
+    if (m.ok() && fd == buffered_fd && offset == 0) base_ = static_cast<char*>(*m);
+    return m;
+  }
+  Status Mincore(void* addr, size_t length, unsigned char* vec) override {
+    HF_RETURN_IF_ERROR(ColdSys::Mincore(addr, length, vec));
+    const char* at = static_cast<const char*>(addr);
+    if (!hole_open || base_ == nullptr || at < base_) return Status::Ok();
+    const uint64_t begin = static_cast<uint64_t>(at - base_);
+    const uint64_t page = static_cast<uint64_t>(PageSize());
+    for (uint64_t b = std::max(begin, hole_begin); b < std::min(begin + length, hole_end);
+         b += page) {
+      vec[(b - begin) / page] = 0;
+    }
+    return Status::Ok();
+  }
+  Status Madvise(void* addr, size_t length, int advice) override {
+    HF_RETURN_IF_ERROR(ColdSys::Madvise(addr, length, advice));
+    const char* at = static_cast<const char*>(addr);
+    if (advice == MADV_WILLNEED && base_ != nullptr && at >= base_) {
+      Fill(static_cast<uint64_t>(at - base_), length);
+    }
+    return Status::Ok();
+  }
+  Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
+    if (fd == buffered_fd) Fill(static_cast<uint64_t>(offset), size);
+    return ColdSys::Pread(fd, buf, size, offset);
+  }
+
+ private:
+  void Fill(uint64_t offset, size_t size) {
+    if (offset <= hole_begin && offset + size >= hole_end) hole_open = false;
+  }
+  char* base_ = nullptr;
+};
+
+class WindowFillTest : public DirectIoTest {
+ protected:
+  void SetUp() override {
+    DirectIoTest::SetUp();
+    if (IsSkipped()) return;
+    hole_.cold = false;
+    hole_.watched_fd = direct_fd_;
+    hole_.buffered_fd = buffered_fd_;
+    file_ = File();
+    ASSERT_NO_FATAL_FAILURE(AddIdentity(&file_));
+  }
+  // Reads the whole file, checks its bytes and returns them by path.
+  PathBytes ReadAll(SyncEngine& engine) {
+    PathBytes paths;
+    mem_.Fill(0);
+    Result<size_t> n = engine.Read(file_, mem_.At(0), kFileSize, 0, true, &paths);
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    EXPECT_EQ(n.ok() ? *n : 0, kFileSize);
+    EXPECT_EQ(mem_.Download(), content_);
+    return paths;
+  }
+  static uint64_t PageCacheBytes(const PathBytes& p) {
+    return p.bytes[static_cast<size_t>(IoPath::kPageCache)];
+  }
+
+  HoleSys hole_;
+  IoFile file_;
+  GpuBuffer mem_{gpu_, kFileSize, hipMemoryTypeDevice};
+};
+
+// Windows of eight chunks; the first lacks one chunk (an eighth), long enough for O_DIRECT.
+TEST_F(WindowFillTest, AWindowAnEighthShortHasItsPagesAskedForThenIsPinned) {
+  hole_.hole_begin = 2 * kTestChunk;
+  hole_.hole_end = 3 * kTestChunk;
+  SyncEngine engine(hole_, gpu_, FillOptions());
+  const PathBytes first = ReadAll(engine);
+  EXPECT_FALSE(hole_.hole_open) << "the missing pages were never asked for";
+  EXPECT_EQ(hole_.Calls(SysOp::kMadvise), 1u);
+  EXPECT_EQ(first.fallback[static_cast<size_t>(Fallback::kNotPinned)], 2 * kTestChunk)
+      << "the window's bytes before the hole: it was not whole when they were read";
+  EXPECT_LT(PageCacheBytes(first), kFileSize);
+  const PathBytes second = ReadAll(engine);
+  EXPECT_EQ(PageCacheBytes(second), kFileSize) << "every window pinned, the filled one too";
+  EXPECT_EQ(hole_.Calls(SysOp::kMadvise), 1u);
+}
+
+TEST_F(WindowFillTest, AWindowColderThanThatIsLeftToTheColdPath) {
+  hole_.hole_begin = 2 * kTestChunk;
+  hole_.hole_end = 4 * kTestChunk;  // a quarter of the window
+  SyncEngine engine(hole_, gpu_, FillOptions());
+  ReadAll(engine);
+  const PathBytes second = ReadAll(engine);
+  EXPECT_TRUE(hole_.hole_open);
+  EXPECT_EQ(hole_.Calls(SysOp::kMadvise), 0u);
+  EXPECT_GT(hole_.watched_calls.load(), 0) << "its cold bytes are read with O_DIRECT";
+  EXPECT_EQ(PageCacheBytes(second), kFileSize - 8 * kTestChunk) << "only the second window";
+}
+
+TEST_F(WindowFillTest, RefusedAdviceLeavesTheWindowToStaging) {
+  hole_.hole_begin = 2 * kTestChunk;
+  hole_.hole_end = 3 * kTestChunk;
+  hole_.FailAlways(SysOp::kMadvise, EINVAL);
+  SyncEngine engine(hole_, gpu_, FillOptions());
+  ReadAll(engine);
+  const PathBytes second = ReadAll(engine);
+  EXPECT_TRUE(hole_.hole_open);
+  EXPECT_GT(hole_.Calls(SysOp::kMadvise), 0u);
+  EXPECT_EQ(PageCacheBytes(second), kFileSize - 8 * kTestChunk);
 }
 
 // The reverse race: a read that would pin a window of the file while an O_DIRECT write of it is
