@@ -189,10 +189,7 @@ TEST_P(AsyncAheadPartsTest, AReadFinishedBeforeItsLastPartIsQueuedIsRightAndInta
   std::atomic<bool> finished_first{false};
   gpu_.BeforeCall(GpuOp::kMemcpyAsync, [&] {
     if (++copies != 2) return;  // the second part's copy
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (Executor().UsedAhead() == 0 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    testing::WaitUntil([&] { return Executor().UsedAhead() > 0; });
     finished_first = Executor().UsedAhead() == 1;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the reaper's turn
   });

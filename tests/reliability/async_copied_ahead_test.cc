@@ -11,11 +11,10 @@
 #include <hipfile_ext.h>
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 #include <vector>
 
 #include "core/async/async_executor.h"
+#include "fakes/wait_until.h"
 #include "reliability/async_windows_fixture.h"
 
 namespace hipfile::core {
@@ -293,11 +292,8 @@ TEST_P(AsyncCopiedAheadTest, AStreamsReadsShareItsRegionWithinTheBudget) {
   EXPECT_EQ(Executor().UsedAhead(), 3u);
   // The region comes back (its last lease may go on the reaper's thread a moment after the reads
   // finished): the other stream gets it then.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (Executor().DeviceScratchLeased(0) > 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_EQ(Executor().DeviceScratchLeased(0), 0u) << "the region never came back";
+  ASSERT_TRUE(testing::WaitUntil([&] { return Executor().DeviceScratchLeased(0) == 0; }))
+      << "the region never came back";
   // (Held by a gate still closed: a stream found idle would get the copies at submission.)
   testing::StreamGate held;
   ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &held), hipSuccess);
@@ -367,11 +363,7 @@ TEST_P(AsyncCopiedAheadTest, ARefusalAfterItsCopiesAheadKeepsTheirRegionFromOthe
   EXPECT_EQ(read.bytes, static_cast<ssize_t>(2 * kMiB));
   EXPECT_TRUE(HoldsFile(other_dev_, 0, static_cast<off_t>(kMiB), 2 * kMiB));
   Executor().WaitIdle();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (Executor().DeviceScratchLeased(0) > 2 * kMiB &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  testing::WaitUntil([&] { return Executor().DeviceScratchLeased(0) <= 2 * kMiB; });
   EXPECT_EQ(Executor().DeviceScratchLeased(0), 2 * kMiB) << "the refused read's region came back";
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/async/async_executor.h"
+#include "fakes/wait_until.h"
 #include "reliability/async_windows_fixture.h"
 
 namespace hipfile::core {
@@ -126,11 +127,7 @@ TEST_P(AsyncCopyAtSubmissionTest, TheStreamPassingAReadBeforeItsSubmissionEndsLo
   gpu_.AfterCall(GpuOp::kStreamWriteValue32, [&] {
     gate.Open();
     EXPECT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (Executor().Outstanding() > 2 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    first_released = Executor().Outstanding() <= 2;
+    first_released = testing::WaitUntil([&] { return Executor().Outstanding() <= 2; });
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // more rounds of the poller
     outstanding_meanwhile = Executor().Outstanding();
   });

@@ -295,11 +295,8 @@ TEST_P(AsyncPageCacheTest, WindowsAreDueByTheSameRuleAndPinnedOffTheWorkers) {
   const std::vector<unsigned char> file = Pattern(kFile);
   // The first read does not make the window due (pin-after 2), the second does.
   for (int i = 0; i < 2; ++i) ASSERT_EQ(ReadAsync(fh, kFile, 0), static_cast<ssize_t>(kFile));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (gpu_.Succeeded(GpuOp::kHostRegister) == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_GT(gpu_.Succeeded(GpuOp::kHostRegister), 0u) << "no pinner pinned the window";
+  ASSERT_TRUE(testing::WaitUntil([&] { return gpu_.Succeeded(GpuOp::kHostRegister) > 0; }))
+      << "no pinner pinned the window";
   const hipFileExtPathStats_t before = Paths();
   FillDevice(std::vector<unsigned char>(kBuffer, 0xee));
   ASSERT_EQ(ReadAsync(fh, kFile, 0), static_cast<ssize_t>(kFile));
@@ -316,11 +313,7 @@ TEST_P(AsyncPageCacheTest, RefusedPinsLeaveTheBytesToStaging) {
   const hipFileExtPathStats_t before = Paths();
   for (int i = 0; i < 2; ++i) ASSERT_EQ(ReadAsync(fh, kFile, 0), static_cast<ssize_t>(kFile));
   // The second read made the window due: a pinner tries, and is refused.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (gpu_.Calls(GpuOp::kHostRegister) == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_GT(gpu_.Calls(GpuOp::kHostRegister), 0u);
+  EXPECT_TRUE(testing::WaitUntil([&] { return gpu_.Calls(GpuOp::kHostRegister) > 0; }));
   ++g_faults;
   for (int i = 0; i < 2; ++i) {
     FillDevice(std::vector<unsigned char>(kBuffer, 0xee));

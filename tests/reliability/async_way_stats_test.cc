@@ -13,11 +13,11 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
-#include <thread>
 #include <vector>
 
 #include "core/async/async_executor.h"
 #include "core/config.h"
+#include "fakes/wait_until.h"
 #include "reliability/io_path_fixture.h"
 
 namespace hipfile::core {
@@ -123,10 +123,7 @@ TEST_P(AsyncWayStatsTest, AReadReachedWithNoBlockFreeCountsAStagingWait) {
   second.file_offset = 8192;
   second.buffer_offset = 4096;
   ASSERT_TRUE(SubmitSlotOn(other, fh, dev_, &second, IoDirection::kRead).ok());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (AsyncWays().staging_waits == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  testing::WaitUntil([&] { return AsyncWays().staging_waits > 0; }, std::chrono::seconds(30));
   EXPECT_EQ(AsyncWays().staging_waits, 1u);
   sys_.OpenGate();
   EXPECT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
