@@ -193,7 +193,15 @@ typedef struct hipFileExtAsyncWayStats {
                                     part's size (two, on a companion): no room for the whole read
                                     (HIPFILE_ASYNC_AHEAD_PART_MB; docs/async.md, "Reads copied
                                     ahead in parts") */
-    uint64_t reserved[8];
+    /* Of the staged reads that could have been copied ahead (device memory for it allowed,
+     * HIPFILE_ASYNC_AHEAD_MB; 1 MiB or more), those that were not, by why: */
+    uint64_t ahead_not_pinned; /* not all their bytes were in pinned page-cache windows at
+                                  submission: a window's first reads (it is pinned at its
+                                  HIPFILE_PAGE_CACHE_PIN_AFTER-th), bytes not in the page cache,
+                                  pinned windows at their cap */
+    uint64_t ahead_no_room;    /* no room in that device memory for the read, nor for a part of
+                                  it: the reads in flight before it held it */
+    uint64_t reserved[6];
 } hipFileExtAsyncWayStats_t;
 
 /* Fills *stats with this process's counts; hipFileInvalidValue for NULL. Needs no open driver. */

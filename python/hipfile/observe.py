@@ -104,7 +104,9 @@ def stats() -> dict:
     ``copied_at_submission``, ``staged``, ``worker``, ``host_function``, each
     ``{"read_ops", "write_ops"}``) and what the staged ones did (``large_chunks``,
     ``chains_alone``, ``staging_waits``, ``copied_ahead``, ``used_ahead``,
-    ``ahead_on_companion``, ``one_launch``, ``ahead_in_parts``) (hipFileExtGetAsyncWayStats)."""
+    ``ahead_on_companion``, ``one_launch``, ``ahead_in_parts``, and why reads that could have
+    been copied ahead were not: ``ahead_not_pinned``, ``ahead_no_room``)
+    (hipFileExtGetAsyncWayStats)."""
     l1, err = _c._stats_l1()
     check_err(err, "hipfile.stats")
     paths, err = _c._path_stats()

@@ -98,6 +98,8 @@ std::tuple<nb::dict, ErrTuple> AsyncWayStats() {
   ways["ahead_on_companion"] = s.ahead_on_companion;
   ways["one_launch"] = s.one_launch;
   ways["ahead_in_parts"] = s.ahead_in_parts;
+  ways["ahead_not_pinned"] = s.ahead_not_pinned;
+  ways["ahead_no_room"] = s.ahead_no_room;
   return {ways, Err(e)};
 }
 

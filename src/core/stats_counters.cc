@@ -220,6 +220,8 @@ void FillAsyncWays(const StatsCounters& c, hipFileExtAsyncWayStats_t* out) {
   out->ahead_on_companion = event(AsyncEvent::kAheadOnCompanion);
   out->one_launch = event(AsyncEvent::kOneLaunch);
   out->ahead_in_parts = event(AsyncEvent::kAheadInParts);
+  out->ahead_not_pinned = event(AsyncEvent::kAheadNotPinned);
+  out->ahead_no_room = event(AsyncEvent::kAheadNoRoom);
 }
 
 }  // namespace hipfile::core

@@ -56,9 +56,11 @@ enum class AsyncEvent : size_t {
   kUsedAhead = 4,
   kAheadOnCompanion = 5,
   kOneLaunch = 6,
-  kAheadInParts = 7
+  kAheadInParts = 7,
+  kAheadNotPinned = 8,
+  kAheadNoRoom = 9
 };
-inline constexpr size_t kAsyncEvents = 8;
+inline constexpr size_t kAsyncEvents = 10;
 
 struct StatsCounters {
   using Counter = std::atomic<uint64_t>;

@@ -191,6 +191,7 @@ TEST_P(AsyncCopiedAheadTest, NoBudgetNoCopyAhead) {
   EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kFile));
   EXPECT_TRUE(HoldsFile(dev_, 0, 0, kFile));
   EXPECT_EQ(Executor().CopiedAhead(), 0u);
+  EXPECT_EQ(AsyncWays().ahead_no_room + AsyncWays().ahead_not_pinned, 0u) << "nothing to miss";
   // No device memory but the stream's two run tables (its read from windows is one launch).
   EXPECT_EQ(gpu_.Calls(GpuOp::kMalloc) - mallocs, Executor().RunMirrors());
   EXPECT_LE(Executor().RunMirrors(), 1u);
@@ -278,6 +279,8 @@ TEST_P(AsyncCopiedAheadTest, AStreamsReadsShareItsRegionWithinTheBudget) {
   ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &on_other).ok());
   EXPECT_EQ(Executor().CopiedAhead(), 3u) << "past the budget";
   EXPECT_EQ(Executor().DeviceScratchBytes(0), 4 * kMiB) << "one region, the budget";
+  EXPECT_EQ(AsyncWays().ahead_no_room, 1u) << "hipFileExtGetAsyncWayStats says why";
+  EXPECT_EQ(AsyncWays().ahead_not_pinned, 0u);
   gate.Open();
   Sync();
   ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
@@ -378,6 +381,7 @@ TEST_P(AsyncCopiedAheadTest, OnlyWholeResidentReadsOfAMebibyteOrMore) {
   gate.Open();
   Sync();
   EXPECT_EQ(Executor().CopiedAhead(), 0u);
+  EXPECT_EQ(AsyncWays().ahead_not_pinned, 1u) << "hipFileExtGetAsyncWayStats says why";
   EXPECT_TRUE(HoldsFile(dev_, 0, 0, 2 * kMiB));
   PinBySyncReads(fh);
   testing::StreamGate gate2;
@@ -387,6 +391,8 @@ TEST_P(AsyncCopiedAheadTest, OnlyWholeResidentReadsOfAMebibyteOrMore) {
   gate2.Open();
   Sync();
   EXPECT_EQ(Executor().CopiedAhead(), 0u);
+  EXPECT_EQ(AsyncWays().ahead_not_pinned, 1u) << "a small read is not counted";
+  EXPECT_EQ(AsyncWays().ahead_no_room, 0u);
   EXPECT_TRUE(HoldsFile(dev_, 0, 3, small.size));
   Executor().WaitIdle();
 }

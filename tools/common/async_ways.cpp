@@ -28,30 +28,36 @@ hipFileExtAsyncWayStats_t WaysBetween(const hipFileExtAsyncWayStats_t& before,
   d.ahead_on_companion = after.ahead_on_companion - before.ahead_on_companion;
   d.one_launch = after.one_launch - before.one_launch;
   d.ahead_in_parts = after.ahead_in_parts - before.ahead_in_parts;
+  d.ahead_not_pinned = after.ahead_not_pinned - before.ahead_not_pinned;
+  d.ahead_no_room = after.ahead_no_room - before.ahead_no_room;
   return d;
 }
 
 std::string StagedText(const hipFileExtAsyncWayStats_t& w) {
-  char text[384];
+  char text[512];
   std::snprintf(text, sizeof text,
                 "%" PRIu64 " in large chunks, %" PRIu64 " queued alone, %" PRIu64
                 " waited for a block; reads copied ahead %" PRIu64 " (%" PRIu64 " used, %" PRIu64
-                " on a companion stream, %" PRIu64 " in parts); %" PRIu64
+                " on a companion stream, %" PRIu64 " in parts), not %" PRIu64 " (%" PRIu64
+                " not all in pinned windows, %" PRIu64 " no room); %" PRIu64
                 " reads copied in one launch",
                 w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-                w.ahead_on_companion, w.ahead_in_parts, w.one_launch);
+                w.ahead_on_companion, w.ahead_in_parts, w.ahead_not_pinned + w.ahead_no_room,
+                w.ahead_not_pinned, w.ahead_no_room, w.one_launch);
   return text;
 }
 
 std::string StagedJson(const hipFileExtAsyncWayStats_t& w) {
-  char json[384];
+  char json[512];
   std::snprintf(json, sizeof json,
                 "\"large_chunks\": %" PRIu64 ", \"chains_alone\": %" PRIu64
                 ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
                 ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64
-                ", \"one_launch\": %" PRIu64 ", \"ahead_in_parts\": %" PRIu64,
+                ", \"one_launch\": %" PRIu64 ", \"ahead_in_parts\": %" PRIu64
+                ", \"ahead_not_pinned\": %" PRIu64 ", \"ahead_no_room\": %" PRIu64,
                 w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
-                w.ahead_on_companion, w.one_launch, w.ahead_in_parts);
+                w.ahead_on_companion, w.one_launch, w.ahead_in_parts, w.ahead_not_pinned,
+                w.ahead_no_room);
   return json;
 }
 

@@ -448,6 +448,7 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   work.Unbegin();
   if (!whole) {
     *ahead = Ahead();
+    CountEvent(AsyncEvent::kAheadNotPinned);
     return false;
   }
   // On the stream, the copies into the region come only after the reads before it on the stream
@@ -500,6 +501,7 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
   if (region == nullptr) {
     *ahead = Ahead();
     ahead->in_windows = true;
+    CountEvent(AsyncEvent::kAheadNoRoom);
     return false;
   }
   ahead->in_windows = true;
