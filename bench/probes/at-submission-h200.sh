@@ -52,6 +52,7 @@ row() {  # row NAME "VAR=VALUE ..." FLAGS...
   local name=$1 envs=$2 line
   shift 2
   local limit=(-T "$LIMIT")
+  [[ -n ${RAMP:-} ]] && limit+=(--ramp "$RAMP")  # RAMP=SECONDS: uncounted first (a steady state)
   [[ -n ${ONE_PASS:-} ]] && limit=()
   [[ -n ${COLD:-} ]] && { sync; echo 3 > /proc/sys/vm/drop_caches || return; }
   line=$(env $envs timeout $((3 * LIMIT + 60)) "$B" -f "$FILE" -s 2G "${limit[@]}" \

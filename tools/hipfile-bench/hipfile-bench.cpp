@@ -51,8 +51,10 @@ namespace hipfile_bench {
 namespace {
 
 struct ThreadResult {
+  // Operations started once the clock runs (after --ramp), and their bytes and latencies.
   uint64_t bytes = 0;
   uint64_t ops = 0;
+  uint64_t all_ops = 0;  // and those of the ramp
   std::vector<double> latencies_us;
   bool failed = false;
   // When its last operation was done, before its tear-down; unset where it never started.
@@ -65,37 +67,52 @@ struct ThreadResult {
 // run of 4 GiB on the H200: 14.9 GB/s there where the same shape looping reads 50 GiB/s.)
 double CpuSeconds();
 
+// With --ramp the threads start `ramp` seconds before the clock does: operations started before
+// counted() are not counted, and the run's time, cores and library statistics begin there.
 class StartLine {
  public:
-  StartLine(int threads, double seconds) : threads_(threads), seconds_(seconds) {}
-  // Waits for the other threads; the last one to arrive starts the clock.
+  StartLine(int threads, double seconds, double ramp)
+      : threads_(threads), seconds_(seconds), ramp_(ramp) {}
+  // Waits for the other threads; the last one to arrive starts them (and the clock, without a
+  // ramp).
   void Arrive() {
     std::unique_lock<std::mutex> lock(mu_);
     if (++arrived_ == threads_) {
       cpu_start_ = CpuSeconds();
       start_ = std::chrono::steady_clock::now();
-      deadline_ = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(seconds_));
+      counted_ = start_ + Duration(ramp_);
+      deadline_ = counted_ + Duration(seconds_);
       open_ = true;
       cv_.notify_all();
       return;
     }
     cv_.wait(lock, [this] { return open_; });
   }
-  // Both valid once Arrive has returned.
+  // Until every thread has arrived (or given up: Arrival).
+  void WaitOpen() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return open_; });
+  }
+  // All valid once Arrive (or WaitOpen) has returned.
   std::chrono::steady_clock::time_point start() const { return start_; }
+  std::chrono::steady_clock::time_point counted() const { return counted_; }
   std::chrono::steady_clock::time_point deadline() const { return deadline_; }
   double cpu_start() const { return cpu_start_; }
 
  private:
+  static std::chrono::steady_clock::duration Duration(double seconds) {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(seconds));
+  }
   std::mutex mu_;
   std::condition_variable cv_;
   const int threads_;
   const double seconds_;
+  const double ramp_;
   int arrived_ = 0;
   bool open_ = false;
   double cpu_start_ = 0;
-  std::chrono::steady_clock::time_point start_, deadline_;
+  std::chrono::steady_clock::time_point start_, counted_, deadline_;
 };
 
 // A thread's arrival at the start line: Go() once set up; on the way out if it never got there
@@ -234,6 +251,17 @@ class OffsetSequence {
 };
 
 // Before a write: puts the pattern of `off` into `dev` so the file can be checked afterwards.
+// An operation of `bytes` started at `started` and done at `end`: counted where it started once
+// the clock ran (--ramp).
+void Record(const Shared& s, ThreadResult* r, std::chrono::steady_clock::time_point started,
+            std::chrono::steady_clock::time_point end, uint64_t bytes) {
+  ++r->all_ops;
+  if (started < s.line->counted()) return;
+  r->latencies_us.push_back(std::chrono::duration<double, std::micro>(end - started).count());
+  r->bytes += bytes;
+  ++r->ops;
+}
+
 bool StageWriteData(const Options& o, void* dev, uint64_t off) {
   if (!o.verify || !IsWrite(o)) return true;
   std::vector<unsigned char> data(o.io_size);
@@ -274,11 +302,6 @@ bool CheckCompleted(const Shared& s, const void* dev, uint64_t off, int64_t n) {
     return false;
   }
   return CheckPattern(check.data(), len, off);
-}
-
-double MicrosSince(std::chrono::steady_clock::time_point start,
-                   std::chrono::steady_clock::time_point end) {
-  return std::chrono::duration<double, std::micro>(end - start).count();
 }
 
 // The GPU buffers of a queued type, one per operation slot; -x 6 always registers them, -x 5
@@ -386,9 +409,7 @@ bool RunAsyncOps(const Shared& s, int t, hipStream_t stream, std::vector<AsyncSl
       if (!CheckCompleted(s, bufs[k], static_cast<uint64_t>(slot.file_offset), slot.bytes)) {
         return false;
       }
-      r->latencies_us.push_back(MicrosSince(slot.submitted, end));
-      r->bytes += static_cast<uint64_t>(slot.bytes);
-      ++r->ops;
+      Record(s, r, slot.submitted, end, static_cast<uint64_t>(slot.bytes));
     }
   }
 }
@@ -500,9 +521,7 @@ bool RunBatchOps(const Shared& s, int t, hipFileBatchHandle_t batch, const SlotB
         return false;
       }
       if (!CheckCompleted(s, bufs[k], slot_off[k], ret)) return false;
-      r->latencies_us.push_back(MicrosSince(submitted[k], end));
-      r->bytes += static_cast<uint64_t>(ret);
-      ++r->ops;
+      Record(s, r, submitted[k], end, static_cast<uint64_t>(ret));
       if (!queue(k)) return false;
     }
     if (!submit()) return false;
@@ -611,9 +630,7 @@ void RunThread(const Shared& s, int t, ThreadResult* r) {
       r->failed = true;
       break;
     }
-    r->latencies_us.push_back(std::chrono::duration<double, std::micro>(end - start).count());
-    r->bytes += io;
-    ++r->ops;
+    Record(s, r, start, end, io);
     if (o.verify && o.xfer != 9) {
       if (IsWrite(o)) {
         if (::pread(s.fd, check.data(), io, static_cast<off_t>(off)) != static_cast<ssize_t>(io) ||
@@ -664,7 +681,7 @@ uint64_t SequentialCoverage(const Options& o, const std::vector<ThreadResult>& r
   const uint64_t ios_total = std::max<uint64_t>(o.size / o.io_size, 1);
   const uint64_t per_thread = std::max<uint64_t>(ios_total / static_cast<uint64_t>(o.threads), 1);
   for (const ThreadResult& r : results) {
-    if (r.failed || r.ops < per_thread) return 0;
+    if (r.failed || r.all_ops < per_thread) return 0;
   }
   return std::min(per_thread * static_cast<uint64_t>(o.threads), ios_total) * o.io_size;
 }
@@ -733,12 +750,23 @@ int Run(int argc, char** argv) {
   if (o.xfer == 5) (void)hipFileExtGetAsyncStageStats(&stages_before);
   hipFileExtAsyncWayStats_t ways_before = {};
   if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
-  StartLine line(o.threads, o.seconds);
+  StartLine line(o.threads, o.seconds, o.ramp);
   s.line = &line;
   for (int t = 0; t < o.threads; ++t) {
     threads.emplace_back(RunThread, std::cref(s), t, &results[static_cast<size_t>(t)]);
   }
+  double cpu_start = 0;
+  if (o.ramp > 0) {
+    // The clock starts after the ramp: the library's counts and the cores from there.
+    line.WaitOpen();
+    std::this_thread::sleep_until(line.counted());
+    cpu_start = CpuSeconds();
+    if (uses_hipfile) (void)hipFileExtGetPathStats(&paths_before);
+    if (o.xfer == 5) (void)hipFileExtGetAsyncStageStats(&stages_before);
+    if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
+  }
   for (std::thread& t : threads) t.join();
+  if (o.ramp == 0) cpu_start = line.cpu_start();
   // The last operation's end; a thread that failed before it started counts as ending now.
   auto end = std::chrono::steady_clock::time_point{};
   for (const ThreadResult& r : results) {
@@ -751,8 +779,8 @@ int Run(int argc, char** argv) {
     ::fsync(s.fd);
     end = std::chrono::steady_clock::now();  // the flush is part of a -Y write's time
   }
-  const double secs = std::chrono::duration<double>(end - line.start()).count();
-  const double cpu_cores = secs > 0 ? (CpuSeconds() - line.cpu_start()) / secs : 0;
+  const double secs = std::chrono::duration<double>(end - line.counted()).count();
+  const double cpu_cores = secs > 0 ? (CpuSeconds() - cpu_start) / secs : 0;
 
   // The run's bytes by the path the library took (hipfile_ext.h), both directions together.
   hipfile_tools::PathShares paths;
@@ -830,13 +858,14 @@ int Run(int argc, char** argv) {
         "\"bytes\": %" PRIu64 ", \"dataset_bytes\": %" PRIu64 ", \"io_size\": %" PRIu64
         ", \"throughput_gib_s\": %.4f, \"avg_latency_us\": %.2f, \"p50_latency_us\": "
         "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
-        ", \"total_time_s\": %.4f, \"iops\": %.1f, \"rate_iops\": %.0f, \"wait_when_full\": %s, "
+        ", \"total_time_s\": %.4f, \"ramp_s\": %.4g, \"iops\": %.1f, \"rate_iops\": %.0f, "
+        "\"wait_when_full\": %s, "
         "\"event_every\": %d, \"queue_depth\": %d, "
         "\"cpu_cores\": %.2f, "
         "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"paths\": %s, "
         "\"fallbacks\": %s%s%s%s%s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
-        avg, p50, p99, ops, secs, secs > 0 ? static_cast<double>(ops) / secs : 0, o.rate,
+        avg, p50, p99, ops, secs, o.ramp, secs > 0 ? static_cast<double>(ops) / secs : 0, o.rate,
         o.wait_when_full ? "true" : "false", o.event_every, queued ? o.queue_depth : 1, cpu_cores,
         gib_s > 0 ? cpu_cores / gib_s : 0, o.verify ? "true" : "false", runtime,
         paths.Json().c_str(), paths.FallbackJson().c_str(),

@@ -44,7 +44,8 @@ void PrintUsage(std::FILE* out) {
   std::fprintf(
       out,
       "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] [-i IOSIZE]\n"
-      "                     [-x XFER] [-I 0|1|2|3] [-T SECONDS] [-Q DEPTH] [-b] [-V] [--fsync]\n"
+      "                     [-x XFER] [-I 0|1|2|3] [-T SECONDS [--ramp SECONDS]] [-Q DEPTH]\n"
+      "                     [-b] [-V] [--fsync]\n"
       "                     [--rate IOPS [--wait-when-full]] [--event-every K] [--overwrite]\n"
       "                     [--json] [--stages]\n"
       "Moves a data set between a file and GPU memory with several threads and prints gdsio's\n"
@@ -71,6 +72,10 @@ void PrintUsage(std::FILE* out) {
       "  -I TYPE      0 read, 1 write, 2 random read, 3 random write (default 0)\n"
       "  -T SECONDS   threads loop until SECONDS (more than 0, may be a fraction) have passed;\n"
       "               without it each thread passes once over its share of the data set\n"
+      "  --ramp SECONDS  with -T: the threads run that long first, uncounted, then -T SECONDS\n"
+      "               counted (operations started from then on; the library's statistics and\n"
+      "               the cores too): a steady state, past warm-ups such as page-cache windows\n"
+      "               pinned from their second read\n"
       "  -Q DEPTH     operations in flight per thread: -x 5 1 to 1024 (default 4), -x 6 1 to 128\n"
       "               (default 128)\n"
       "  --rate IOPS  start at most IOPS operations a second over all threads, evenly spread\n"
@@ -207,6 +212,9 @@ ParseResult CheckCombination(const Options& o, bool queue_given, const char* que
                   o.rate == 0 ? " without --rate" : "");
     return Bad("--wait-when-full", nullptr, what);
   }
+  if (o.ramp > 0 && o.seconds == 0) {
+    return Bad("--ramp", nullptr, "needs -T (a one-pass run has no steady state to ramp up to)");
+  }
   if (o.event_every != 1 && o.xfer != 5) {
     std::snprintf(what, sizeof what, "applies to -x 5, and this run is -x %d", o.xfer);
     return Bad("--event-every", nullptr, what);
@@ -268,8 +276,9 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
       o->register_buffers = true;
       continue;
     }
-    static const char* const kValued[] = {"-f", "-D", "-d", "-w", "-s",     "-i",
-                                          "-x", "-I", "-T", "-Q", "--rate", "--event-every"};
+    static const char* const kValued[] = {"-f",    "-D", "-d", "-w", "-s",     "-i",
+                                          "-x",    "-I", "-T", "-Q", "--rate", "--event-every",
+                                          "--ramp"};
     bool valued = false;
     for (const char* f : kValued) valued = valued || a == f;
     if (!valued) {
@@ -315,6 +324,10 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
       }
     } else if (a == "-T") {
       if (!ParseSeconds(v, &o->seconds)) {
+        return Bad(flag, v, "not a number of seconds more than 0");
+      }
+    } else if (a == "--ramp") {
+      if (!ParseSeconds(v, &o->ramp)) {
         return Bad(flag, v, "not a number of seconds more than 0");
       }
     } else if (a == "--rate") {

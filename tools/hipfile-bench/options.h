@@ -20,6 +20,7 @@ struct Options {
   int queue_depth = 0;  // -Q, for -x 5 and 6; the type's default when not given
   int io_type = 0;      // 0 read, 1 write, 2 random read, 3 random write
   double seconds = 0;   // -T; 0: one pass over each thread's share
+  double ramp = 0;      // --ramp: seconds of operations before the clock starts (with -T)
   double rate = 0;      // --rate: operations per second over all threads; 0: as fast as they go
   bool wait_when_full = false;  // --wait-when-full: paced -x 5 waits only for a full window
   int event_every = 1;          // --event-every: -x 5 records an event after every K-th operation
