@@ -87,6 +87,40 @@ class AsyncAheadPartsTest : public AsyncWindowsTest {
   }
 };
 
+// Two streams busy at once share the 8 MiB budget: a read of 8 MiB on the first, more than its
+// half, goes in parts of 4 MiB, which leaves room for the second stream's read of 4 MiB - where
+// the first stream's read whole would leave none (ahead_no_room).
+TEST_P(AsyncAheadPartsTest, BusyStreamsShareTheBudget) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  MakeOtherStream();
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot small{64 << 10, 0, 0};  // the other stream submits first: two streams lately
+  ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &small).ok());
+  AsyncSlot first{kPart, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &first).ok());
+  EXPECT_EQ(AsyncWays().ahead_in_parts, 1u) << "more than its share: in parts";
+  EXPECT_EQ(Executor().DeviceScratchLeased(0), kPart / 2) << "one part's region, half the budget";
+  AsyncSlot second{kPart / 2, static_cast<off_t>(kMiB), static_cast<off_t>(kMiB)};
+  ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &second).ok());
+  EXPECT_EQ(AsyncWays().copied_ahead, 2u);
+  EXPECT_EQ(AsyncWays().ahead_no_room, 0u) << "the second stream found its share";
+  gate.Open();
+  Sync();
+  ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
+  EXPECT_EQ(first.bytes, static_cast<ssize_t>(kPart));
+  EXPECT_TRUE(HoldsFile(dev_, 0, 0, kPart));
+  EXPECT_EQ(small.bytes, static_cast<ssize_t>(64 << 10));
+  EXPECT_EQ(second.bytes, static_cast<ssize_t>(kPart / 2));
+  EXPECT_TRUE(
+      HoldsFile(other_dev_, static_cast<size_t>(kMiB), static_cast<off_t>(kMiB), kPart / 2));
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().UsedAheadBytes(), kPart + kPart / 2) << "every byte from the regions";
+  ExpectLeasedSettlesAt(0);
+}
+
 // A busy stream's read of the whole file: two parts through one 8 MiB region, one launch each
 // (tokens 0-3 for the first, 4 for the second), every byte from the region (so each launch found
 // its part there, after the part before was copied out), nothing staged; the region comes back.

@@ -399,7 +399,7 @@ bool AsyncExecutor::CopyAtSubmission(Channel* channel, runtime::Stream stream,
   return true;
 }
 
-bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
+bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead, unsigned streams) {
   AsyncWork& work = *op.work;
   // Without a budget the windows are still looked at where the copy runs want to know whether
   // they hold every byte (Ahead::in_windows).
@@ -474,13 +474,29 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) {
     }
     return got;
   };
-  std::shared_ptr<void> region = region_of(skip + bytes, !companion);
-  // No room for the whole read: copied ahead in parts, one region's worth at a time, where set.
-  // On a companion, into two slots of a part taken in turn (the companion copies part p + 1
-  // while the stream copies part p on), in the stream's region: the companion copies only once
-  // the stream has reached the read, so the reads before it have copied out of the region
-  // (QueueChain). Where there is no room for two slots, one, the copies on the stream.
-  const size_t part = ahead_part_bytes_.load(std::memory_order_relaxed);
+  // Each stream that submitted lately gets a share of the budget: a read larger than it goes in
+  // parts that fit it (where parts are on), so that every busy stream's reads are copied ahead
+  // rather than the first streams' whole and none of the others' (16 streams of 16 MiB reads
+  // want twice hipFile's default budget).
+  size_t part = ahead_part_bytes_.load(std::memory_order_relaxed);
+  const uint64_t share = scratch_.Budget() / std::max(streams, 1u);
+  bool over_share = false;
+  if (part > 0 && skip + bytes > share) {
+    const auto fits =
+        static_cast<size_t>(AlignDown(share > skip ? share - skip : 0, kAheadPartUnit));
+    const size_t capped = std::min(part, std::max(fits, kAheadPartUnit));
+    if (bytes > capped) {
+      part = capped;
+      over_share = true;
+    }
+  }
+  std::shared_ptr<void> region = over_share ? nullptr : region_of(skip + bytes, !companion);
+  // No room for the whole read (or more than its share): copied ahead in parts, one region's
+  // worth at a time, where set. On a companion, into two slots of a part taken in turn (the
+  // companion copies part p + 1 while the stream copies part p on), in the stream's region: the
+  // companion copies only once the stream has reached the read, so the reads before it have
+  // copied out of the region (QueueChain). Where there is no room for two slots, one, the copies
+  // on the stream.
   size_t stride = 0;
   if (region == nullptr && part > 0 && bytes > part) {
     if (companion) {

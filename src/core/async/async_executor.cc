@@ -377,7 +377,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   // Where its parameters may still change, a resident read's bytes copied ahead into device
   // memory by its stream (DMA), which the worker's tables copy on from (PlanAhead).
   Ahead ahead;
-  if (!from_disk) (void)PlanAhead(channel, *op, &ahead);
+  if (!from_disk) (void)PlanAhead(channel, *op, &ahead, recent_streams);
   bool staged = false;
   bool large = false;  // a large block reserved (ReserveLargeLocked)
   uint32_t seq = 0;

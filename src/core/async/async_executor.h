@@ -382,9 +382,11 @@ class AsyncExecutor {
   // device memory for them within the budget (SetDeviceScratchBytes): fills *ahead with the
   // copies its stream makes before it reaches the read, and the windows and memory they use.
   // False, with nothing done, where it cannot; ahead->in_windows then says whether the windows
-  // held every byte all the same (no budget, or none left). submit_mu held.
-  bool PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead) REQUIRES(SubmitMu(channel))
-      EXCLUDES(mutex_);
+  // held every byte all the same (no budget, or none left). `streams`: how many streams submitted
+  // lately (CountRecentLocked); a read larger than its stream's share of the budget goes in parts
+  // that fit the share. submit_mu held.
+  bool PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead, unsigned streams)
+      REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // The channel's companion stream and its event (SetAheadStream), made on the submitting
   // thread's device (the stream's) if it has none, or one of another device (a channel moved to
   // another stream): false where the runtime refuses them. submit_mu held.
