@@ -250,7 +250,6 @@ class OffsetSequence {
   }
 };
 
-// Before a write: puts the pattern of `off` into `dev` so the file can be checked afterwards.
 // An operation of `bytes` started at `started` and done at `end`: counted where it started once
 // the clock ran (--ramp).
 void Record(const Shared& s, ThreadResult* r, std::chrono::steady_clock::time_point started,
@@ -262,6 +261,7 @@ void Record(const Shared& s, ThreadResult* r, std::chrono::steady_clock::time_po
   ++r->ops;
 }
 
+// Before a write: puts the pattern of `off` into `dev` so the file can be checked afterwards.
 bool StageWriteData(const Options& o, void* dev, uint64_t off) {
   if (!o.verify || !IsWrite(o)) return true;
   std::vector<unsigned char> data(o.io_size);
@@ -744,12 +744,16 @@ int Run(int argc, char** argv) {
 
   std::vector<ThreadResult> results(static_cast<size_t>(o.threads));
   std::vector<std::thread> threads;
+  // The library's counts when the clock starts: before the threads, or at the end of the ramp.
   hipFileExtPathStats_t paths_before = {};
-  if (uses_hipfile) (void)hipFileExtGetPathStats(&paths_before);
   hipFileExtAsyncStageStats_t stages_before = {};
-  if (o.xfer == 5) (void)hipFileExtGetAsyncStageStats(&stages_before);
   hipFileExtAsyncWayStats_t ways_before = {};
-  if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
+  const auto take_before = [&] {
+    if (uses_hipfile) (void)hipFileExtGetPathStats(&paths_before);
+    if (o.xfer == 5) (void)hipFileExtGetAsyncStageStats(&stages_before);
+    if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
+  };
+  if (o.ramp == 0) take_before();
   StartLine line(o.threads, o.seconds, o.ramp);
   s.line = &line;
   for (int t = 0; t < o.threads; ++t) {
@@ -761,9 +765,7 @@ int Run(int argc, char** argv) {
     line.WaitOpen();
     std::this_thread::sleep_until(line.counted());
     cpu_start = CpuSeconds();
-    if (uses_hipfile) (void)hipFileExtGetPathStats(&paths_before);
-    if (o.xfer == 5) (void)hipFileExtGetAsyncStageStats(&stages_before);
-    if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
+    take_before();
   }
   for (std::thread& t : threads) t.join();
   if (o.ramp == 0) cpu_start = line.cpu_start();
