@@ -15,17 +15,25 @@ namespace hipfile::runtime::cpu {
 namespace {
 
 // Polls *addr until it is >= value, compared cyclically as CUDA's GEQ wait does
-// ((int32_t)(*addr - value) >= 0, so 0 is past 0xffffffff), sleeping 1 us doubling up to 100 us
-// between looks: a GPU polls too, and the writer is usually another thread that gets there soon.
+// ((int32_t)(*addr - value) >= 0, so 0 is past 0xffffffff), sleeping between looks: a GPU polls
+// too, and the writer is usually another thread that gets there soon. The sleep is a 32nd of the
+// time waited so far (1 us to kMaxSleep): a wait for a short operation looks often, one held
+// behind a long one (a stream waiting for a 256 MiB write) looks a few hundred times a second
+// instead of every 100 us, and is still released within about 3% of the time it waited. Until
+// 2026-12-06 the sleep doubled from 1 us to at most 100 us: 16 streams each waiting for a write
+// woke ~10,000 times a second apiece, which on a 2-core VM took the CPU from the disk's I/O
+// (stream-ordered writes of 1 GiB ran at 0.70-0.76x the synchronous path; docs/async.md).
 // Gives up when the runtime shuts down, so that its workers can be joined.
 void WaitAtLeast(const uint32_t* addr, uint32_t value, const std::atomic<bool>& shutting_down) {
-  constexpr auto kMaxSleep = std::chrono::microseconds(100);
-  auto sleep = std::chrono::microseconds(1);
+  using std::chrono::microseconds;
+  constexpr microseconds kMinSleep(1), kMaxSleep(2000);
+  const auto start = std::chrono::steady_clock::now();
   // Acquire: what the writer stored before releasing the value is visible to later work.
   while (static_cast<int32_t>(__atomic_load_n(addr, __ATOMIC_ACQUIRE) - value) < 0) {
     if (shutting_down.load(std::memory_order_relaxed)) return;
-    std::this_thread::sleep_for(sleep);
-    sleep = std::min(sleep * 2, kMaxSleep);
+    const auto waited =
+        std::chrono::duration_cast<microseconds>(std::chrono::steady_clock::now() - start);
+    std::this_thread::sleep_for(std::clamp(waited / 32, kMinSleep, kMaxSleep));
   }
 }
 

@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -610,6 +612,65 @@ TEST_F(CpuRuntimeTest, StreamWaitValueStallsUntilGreaterOrEqual) {
   ASSERT_TRUE(StreamDrains(*rt_, s));
   EXPECT_EQ(done.load(), 1);
   EXPECT_EQ(__atomic_load_n(&words[1], __ATOMIC_ACQUIRE), 0xfeedu);
+  EXPECT_EQ(rt_->StreamDestroy(s), hipSuccess);
+  EXPECT_EQ(rt_->HostFree(words), hipSuccess);
+}
+
+// Times this process's stream threads (named hf-cpu-stream) gave up the CPU of their own accord
+// so far: each sleep between two looks at a waited-for word is one (/proc/self/task/*/status).
+long StreamThreadSleeps() {
+  long total = 0;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return -1;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string task = std::string("/proc/self/task/") + e->d_name;
+    std::ifstream comm(task + "/comm");
+    std::string name;
+    if (!std::getline(comm, name) || name != "hf-cpu-stream") continue;
+    std::ifstream status(task + "/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) total += std::stol(line.substr(24));
+    }
+  }
+  closedir(dir);
+  return total;
+}
+
+void StampNow(void* at) {
+  static_cast<std::atomic<int64_t>*>(at)->store(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+// A stream held for long by a word (as one waiting for a large write is) looks at it a few hundred
+// times, not every 100 us (thousands of wake-ups that a small machine's disk I/O paid for), and is
+// still let go soon after the word is stored.
+TEST_F(CpuRuntimeTest, AStreamWaitingLongForAWordWakesRarelyAndGoesOnSoon) {
+  Stream s = NewStream(hipStreamNonBlocking);
+  uint32_t* words = nullptr;
+  ASSERT_EQ(rt_->HostMalloc(reinterpret_cast<void**>(&words), 64, 0), hipSuccess);
+  memset(words, 0, 64);
+  std::atomic<int64_t> went_on{0};
+  const long before = StreamThreadSleeps();
+  ASSERT_GE(before, 0) << "/proc/self/task is not readable";
+  ASSERT_EQ(rt_->StreamWaitValue32(s, &words[0], 1), hipSuccess);
+  ASSERT_EQ(rt_->LaunchHostFunc(s, StampNow, &went_on), hipSuccess);
+
+  std::this_thread::sleep_for(600ms);
+  const long slept = StreamThreadSleeps() - before;
+  // 600 ms at the old 100 us cap (150 us with the timer's slack): ~4,000 looks; now ~250.
+  EXPECT_LT(slept, 1000) << "the waiting stream thread woke " << slept << " times in 600 ms";
+  EXPECT_EQ(went_on.load(), 0);
+  const auto stored = std::chrono::steady_clock::now();
+  __atomic_store_n(&words[0], 1u, __ATOMIC_RELEASE);
+  ASSERT_TRUE(StreamDrains(*rt_, s));
+  const auto late =
+      std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(went_on.load())) -
+      stored;
+  // A 32nd of the 600 ms waited (~19 ms) and the timer's slack; loose for a loaded machine.
+  EXPECT_LT(late, 250ms) << "released "
+                         << std::chrono::duration_cast<std::chrono::milliseconds>(late).count()
+                         << " ms after the word was stored";
   EXPECT_EQ(rt_->StreamDestroy(s), hipSuccess);
   EXPECT_EQ(rt_->HostFree(words), hipSuccess);
 }
