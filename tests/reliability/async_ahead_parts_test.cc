@@ -89,35 +89,74 @@ class AsyncAheadPartsTest : public AsyncWindowsTest {
 
 // Two streams busy at once share the 8 MiB budget: a read of 8 MiB on the first, more than its
 // half, goes in parts of 4 MiB, which leaves room for the second stream's read of 4 MiB - where
-// the first stream's read whole would leave none (ahead_no_room).
+// the first stream's read whole would leave none (ahead_no_room). The second stream counts once
+// it submitted a read that may be copied ahead (a 2 MiB one, done before the others).
 TEST_P(AsyncAheadPartsTest, BusyStreamsShareTheBudget) {
   void* fh = OpenFile("f", kFile);
   PinBySyncReads(fh);
   MakeOtherStream();
+  {
+    testing::StreamGate held;
+    ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &held), hipSuccess);
+    AsyncSlot earlier{2 * kMiB, 0, 0};
+    ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &earlier).ok());
+    EXPECT_EQ(AsyncWays().copied_ahead, 1u);
+    held.Open();
+    ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
+    EXPECT_EQ(earlier.bytes, static_cast<ssize_t>(2 * kMiB));
+    Executor().WaitIdle();
+    ExpectLeasedSettlesAt(0);
+  }
   testing::StreamGate gate;
   ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
   ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &gate), hipSuccess);
-  AsyncSlot small{64 << 10, 0, 0};  // the other stream submits first: two streams lately
-  ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &small).ok());
   AsyncSlot first{kPart, 0, 0};
   ASSERT_TRUE(SubmitSlot(fh, &first).ok());
   EXPECT_EQ(AsyncWays().ahead_in_parts, 1u) << "more than its share: in parts";
   EXPECT_EQ(Executor().DeviceScratchLeased(0), kPart / 2) << "one part's region, half the budget";
   AsyncSlot second{kPart / 2, static_cast<off_t>(kMiB), static_cast<off_t>(kMiB)};
   ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &second).ok());
-  EXPECT_EQ(AsyncWays().copied_ahead, 2u);
+  EXPECT_EQ(AsyncWays().copied_ahead, 3u);
   EXPECT_EQ(AsyncWays().ahead_no_room, 0u) << "the second stream found its share";
   gate.Open();
   Sync();
   ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
   EXPECT_EQ(first.bytes, static_cast<ssize_t>(kPart));
   EXPECT_TRUE(HoldsFile(dev_, 0, 0, kPart));
-  EXPECT_EQ(small.bytes, static_cast<ssize_t>(64 << 10));
   EXPECT_EQ(second.bytes, static_cast<ssize_t>(kPart / 2));
   EXPECT_TRUE(
       HoldsFile(other_dev_, static_cast<size_t>(kMiB), static_cast<off_t>(kMiB), kPart / 2));
   Executor().WaitIdle();
-  EXPECT_EQ(Executor().UsedAheadBytes(), kPart + kPart / 2) << "every byte from the regions";
+  EXPECT_EQ(Executor().UsedAheadBytes(), 2 * kMiB + kPart + kPart / 2)
+      << "every byte from the regions";
+  ExpectLeasedSettlesAt(0);
+}
+
+// Streams that submit only small reads (and writes) use none of the budget and take no share of
+// it: beside one that read 64 KiB lately, a busy stream's read of the whole budget is copied ahead
+// whole, not in halves. (Until 2026-12-06 every stream that submitted lately counted.)
+TEST_P(AsyncAheadPartsTest, StreamsOfSmallReadsTakeNoShare) {
+  void* fh = OpenFile("f", kFile);
+  PinBySyncReads(fh);
+  MakeOtherStream();
+  testing::StreamGate gate;
+  ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  ASSERT_EQ(gpu_.LaunchHostFunc(other_, &testing::StreamGate::Wait, &gate), hipSuccess);
+  AsyncSlot small{64 << 10, 0, 0};
+  ASSERT_TRUE(SubmitSlotOn(other_, fh, other_dev_, &small).ok());
+  AsyncSlot whole{kPart, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &whole).ok());
+  EXPECT_EQ(AsyncWays().copied_ahead, 1u);
+  EXPECT_EQ(AsyncWays().ahead_in_parts, 0u) << "the whole budget is its share: whole";
+  EXPECT_EQ(Executor().DeviceScratchLeased(0), kPart);
+  gate.Open();
+  Sync();
+  ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
+  EXPECT_EQ(small.bytes, static_cast<ssize_t>(64 << 10));
+  EXPECT_EQ(whole.bytes, static_cast<ssize_t>(kPart));
+  EXPECT_TRUE(HoldsFile(dev_, 0, 0, kPart));
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().UsedAheadBytes(), kPart) << "every byte from the region";
   ExpectLeasedSettlesAt(0);
 }
 

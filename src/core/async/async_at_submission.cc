@@ -405,8 +405,7 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead, unsig
   // they hold every byte (Ahead::in_windows).
   const bool budget = scratch_.Budget() > 0;
   const bool look = budget || copy_runs_.load(std::memory_order_relaxed) == AsyncCopyRuns::kWindows;
-  if (!look || op.submitted.size < kAheadMinBytes || !work.Staged() || work.Write() ||
-      channel->host_fn || !channel->copy_tables) {
+  if (!look || !MayCopyAhead(op) || channel->host_fn || !channel->copy_tables) {
     return false;
   }
   {
@@ -474,10 +473,11 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead, unsig
     }
     return got;
   };
-  // Each stream that submitted lately gets a share of the budget: a read larger than it goes in
-  // parts that fit it (where parts are on), so that every busy stream's reads are copied ahead
-  // rather than the first streams' whole and none of the others' (16 streams of 16 MiB reads
-  // want twice hipFile's default budget).
+  // Each stream that submitted lately a read that may be copied ahead gets a share of the budget
+  // (streams of small reads or writes only take none): a read larger than it goes in parts that
+  // fit it (where parts are on), so that every busy stream's reads are copied ahead rather than
+  // the first streams' whole and none of the others' (16 streams of 16 MiB reads want twice
+  // hipFile's default budget).
   size_t part = ahead_part_bytes_.load(std::memory_order_relaxed);
   const uint64_t share = scratch_.Budget() / std::max(streams, 1u);
   bool over_share = false;

@@ -208,8 +208,10 @@ struct AsyncExecutor::Channel {
   // Whether work queued on the stream waits for the legacy default stream's: -1 not asked yet,
   // 0 no (a non-blocking stream), 1 yes or unknown. Asked with submit_mu held, reset with it.
   int follows_legacy = -1;
-  // The last submission window (AsyncExecutor::CountRecentLocked) the stream was counted in.
+  // The last submission window (AsyncExecutor::CountRecentLocked) the stream was counted in, and
+  // the last it was counted in among the streams submitting reads that may be copied ahead.
   uint64_t window = 0;
+  uint64_t ahead_window = 0;
   bool copy_tables = false;    // the device runs copy tables (GpuRuntime::SupportsCopyTable)
   uint32_t last_seq = 0;       // the slot's, continued across the streams that use it
   std::deque<Pending> queued;  // by seq; the stream has not reached them yet

@@ -290,7 +290,7 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
   // first look found it may be recycled before the second.
   int device = -1;
   bool device_known = false;
-  unsigned recent_streams = 0;
+  RecentStreams recent;
   const StreamKey key = KeyOf(stream);
   for (;;) {
     {
@@ -307,7 +307,7 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
         // stream and counts as outstanding (no recycling, no staging moved, no RunIfIdle).
         ++channel->submitters;
         ++outstanding_;
-        recent_streams = CountRecentLocked(channel);
+        recent = CountRecentLocked(channel, MayCopyAhead(*op));
         break;
       }
     }
@@ -328,7 +328,7 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
   // poller, which takes that mutex.
   MutexLock order(channel->submit_mu);
   try {
-    return SubmitOrdered(channel, stream, std::move(op), recent_streams);
+    return SubmitOrdered(channel, stream, std::move(op), recent);
   } catch (...) {
     // Only SubmitOrdered's allocations throw, and they come before it takes a sequence number
     // or queues anything on the stream: the submission is refused whole.
@@ -347,10 +347,13 @@ void AsyncExecutor::EndSubmissionLocked(Channel* channel, bool refused) {
   if (--outstanding_ == 0) idle_.NotifyAll();
 }
 
-unsigned AsyncExecutor::CountRecentLocked(Channel* channel) {
+AsyncExecutor::RecentStreams AsyncExecutor::CountRecentLocked(Channel* channel,
+                                                              bool may_copy_ahead) {
   if (++window_submissions_ > kQuietWindow) {
     last_window_streams_ = window_streams_;
+    last_ahead_window_streams_ = ahead_window_streams_;
     window_streams_ = 0;
+    ahead_window_streams_ = 0;
     window_submissions_ = 1;
     ++window_;
   }
@@ -358,15 +361,27 @@ unsigned AsyncExecutor::CountRecentLocked(Channel* channel) {
     channel->window = window_;
     ++window_streams_;
   }
-  return std::max(window_streams_, last_window_streams_);
+  if (may_copy_ahead && channel->ahead_window != window_) {
+    channel->ahead_window = window_;
+    ++ahead_window_streams_;
+  }
+  RecentStreams recent;
+  recent.all = std::max(window_streams_, last_window_streams_);
+  recent.ahead = std::max(ahead_window_streams_, last_ahead_window_streams_);
+  return recent;
+}
+
+bool AsyncExecutor::MayCopyAhead(const AsyncOp& op) {
+  return op.work != nullptr && op.submitted.size >= kAheadMinBytes && op.work->Staged() &&
+         !op.work->Write();
 }
 
 Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
-                                    std::unique_ptr<AsyncOp> op, unsigned recent_streams) {
+                                    std::unique_ptr<AsyncOp> op, RecentStreams recent) {
   // Few submitters on few streams: an idle stream's operation runs at once first
   // (kQuietSubmissions).
   const unsigned few = quiet_submissions_.load(std::memory_order_relaxed);
-  const bool quiet = submitting_.load(std::memory_order_relaxed) <= few && recent_streams <= few;
+  const bool quiet = submitting_.load(std::memory_order_relaxed) <= few && recent.all <= few;
   if (Status status; !quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;
   if (RunsAtOnce(channel, stream, *op)) return RunAtOnce(channel, std::move(op));
   if (Status status; quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;
@@ -377,7 +392,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   // Where its parameters may still change, a resident read's bytes copied ahead into device
   // memory by its stream (DMA), which the worker's tables copy on from (PlanAhead).
   Ahead ahead;
-  if (!from_disk) (void)PlanAhead(channel, *op, &ahead, recent_streams);
+  if (!from_disk) (void)PlanAhead(channel, *op, &ahead, recent.ahead);
   bool staged = false;
   bool large = false;  // a large block reserved (ReserveLargeLocked)
   uint32_t seq = 0;

@@ -383,8 +383,8 @@ class AsyncExecutor {
   // copies its stream makes before it reaches the read, and the windows and memory they use.
   // False, with nothing done, where it cannot; ahead->in_windows then says whether the windows
   // held every byte all the same (no budget, or none left). `streams`: how many streams submitted
-  // lately (CountRecentLocked); a read larger than its stream's share of the budget goes in parts
-  // that fit the share. submit_mu held.
+  // lately a read that may be copied ahead (CountRecentLocked); a read larger than its stream's
+  // share of the budget goes in parts that fit the share. submit_mu held.
   bool PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead, unsigned streams)
       REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // The channel's companion stream and its event (SetAheadStream), made on the submitting
@@ -497,12 +497,22 @@ class AsyncExecutor {
   void ReleaseBlockLocked(Channel* channel, engine::StreamStagingBlock block, uint32_t last)
       REQUIRES(mutex_);
   void WarnNoStagingLocked(const char* why_not, hipError_t error) REQUIRES(mutex_);  // once
-  // The part of Submit that queues stream operations; `recent_streams` from CountRecentLocked.
+  // Streams submitted to among the last kQuietWindow to kQuietWindow x 2 submissions, this one
+  // included (`all`), and of them those that submitted a read that may be copied ahead
+  // (`ahead`, MayCopyAhead): the streams that share the device budget (PlanAhead).
+  struct RecentStreams {
+    unsigned all = 0;
+    unsigned ahead = 0;
+  };
+  // The part of Submit that queues stream operations; `recent` from CountRecentLocked.
   Status SubmitOrdered(Channel* channel, runtime::Stream stream, std::unique_ptr<AsyncOp> op,
-                       unsigned recent_streams) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
-  // Counts a submission to `channel`'s stream: the streams submitted to among the last
-  // kQuietWindow to kQuietWindow x 2 submissions, this one included.
-  unsigned CountRecentLocked(Channel* channel) REQUIRES(mutex_);
+                       RecentStreams recent) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
+  // Counts a submission to `channel`'s stream, `may_copy_ahead` where it is a read that may be
+  // copied ahead (MayCopyAhead).
+  RecentStreams CountRecentLocked(Channel* channel, bool may_copy_ahead) REQUIRES(mutex_);
+  // A staged read of at least kAheadMinBytes as submitted: what PlanAhead may copy ahead, its
+  // stream's other conditions permitting.
+  static bool MayCopyAhead(const AsyncOp& op);
   // Queues the stream operations of the staged operation `chain` SubmitOrdered handed the poller
   // (sequence number seq, tokens first..first+chunks-1): reserved a block, with other reserved
   // chains, or else alone (chain_mu_, header comment); records how much is on the stream when a
@@ -634,6 +644,9 @@ class AsyncExecutor {
   uint64_t window_ GUARDED_BY(mutex_) = 1;
   unsigned window_streams_ GUARDED_BY(mutex_) = 0;
   unsigned last_window_streams_ GUARDED_BY(mutex_) = 0;
+  // Of those, the streams that submitted a read that may be copied ahead.
+  unsigned ahead_window_streams_ GUARDED_BY(mutex_) = 0;
+  unsigned last_ahead_window_streams_ GUARDED_BY(mutex_) = 0;
   size_t cached_at_submission_ GUARDED_BY(mutex_) = 0;  // CachedAtSubmission
   // Leases of copies queued that nothing will say are done (CopyAtSubmission failed part-way).
   std::vector<std::shared_ptr<const void>> stranded_leases_ GUARDED_BY(mutex_);
