@@ -26,6 +26,8 @@
 #          16 MiB (HIPFILE_ASYNC_AHEAD_PART_MB) or not (the kernel copies them from host memory),
 #          16 streams x 2, against -x 0 with 16 threads; the tutorial's program at the default
 #          budget both ways and at 8 GiB (every slice copied ahead whole)
+#   partsteady 16 streams x 1 x 256 MiB with parts of 8, 16 and 32 MiB (budgets 128, 256 and 512
+#          MiB) and whole (8 GiB), against -x 0: with RAMP=2, whether larger parts lift them
 #   partsize the tutorial's program with parts of 8, 16, 32 and 64 MiB, the budget holding 16
 #          regions of each; on 4 streams with 8 and 32 MiB parts and none, default budget
 #   queued the stream's way alone (both of the above off): 16 streams x 2 reads of 1, 4 and
@@ -205,6 +207,17 @@ for round in 1 2; do
       tutorial tutorial-parts-8 "$C=0 $P=8"
       tutorial tutorial-parts-16 "$C=0 $P=16"
       tutorial tutorial-parts-8G "$C=0 $(cfg 8388608)"
+      ;;
+    partsteady)
+      # Whether larger parts lift 256 MiB reads in steady state (use with RAMP=2): 16 streams x 1
+      # of them with parts of 8 MiB (the default budget), 16 and 32 MiB (budgets of 256 and 512
+      # MiB: a share of the part each), whole (8 GiB, parts off), against -x 0 with 16 threads.
+      P=HIPFILE_ASYNC_AHEAD_PART_MB
+      row ps-256M-8-128M "$C=0 $I=0 $P=8" -w 16 -i 256M -I 0 -x 5 -Q 1 --stages
+      row ps-256M-16-256M "$C=0 $I=0 $P=16 $(cfg 262144)" -w 16 -i 256M -I 0 -x 5 -Q 1 --stages
+      row ps-256M-32-512M "$C=0 $I=0 $P=32 $(cfg 524288)" -w 16 -i 256M -I 0 -x 5 -Q 1 --stages
+      row ps-256M-whole-8G "$C=0 $I=0 $P=0 $(cfg 8388608)" -w 16 -i 256M -I 0 -x 5 -Q 1 --stages
+      row ps-256M-sync-16 "$C=0 $I=0" -w 16 -i 256M -I 0 -x 0
       ;;
     partsize)
       # Whether a part's stop costs the stream (each part's copies wait for the launch that
