@@ -20,9 +20,9 @@ namespace {
 // time waited so far (1 us to kMaxSleep): a wait for a short operation looks often, one held
 // behind a long one (a stream waiting for a 256 MiB write) looks a few hundred times a second
 // instead of every 100 us, and is still released within about 3% of the time it waited. Until
-// 2026-12-06 the sleep doubled from 1 us to at most 100 us: 16 streams each waiting for a write
-// woke ~10,000 times a second apiece, which on a 2-core VM took the CPU from the disk's I/O
-// (stream-ordered writes of 1 GiB ran at 0.70-0.76x the synchronous path; docs/async.md).
+// 2026-12-06 the sleep doubled from 1 us to at most 100 us: each stream waiting for a write woke
+// thousands of times a second, which on a 2-core VM took the CPU from the disk's I/O
+// (stream-ordered writes of 1 GiB ran at 0.70-0.78x the synchronous path; docs/async.md).
 // Gives up when the runtime shuts down, so that its workers can be joined.
 void WaitAtLeast(const uint32_t* addr, uint32_t value, const std::atomic<bool>& shutting_down) {
   using std::chrono::microseconds;

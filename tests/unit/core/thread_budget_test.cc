@@ -3,14 +3,12 @@
 // ExecutionMaxIOThreads = N, N I/O threads (the engine's helpers and batch runs), N stream-ordered
 // workers, the poller and the reaper - however much sync, stream-ordered and batch I/O run at
 // once. (The CPU runtime's hf-cpu-stream threads stand in for the GPU and are not counted.)
-#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -19,23 +17,10 @@
 
 #include "core/batch/batch_manager.h"
 #include "core_test_util.h"
+#include "fakes/process_threads.h"
 
 namespace hipfile::core {
 namespace {
-
-// The names of this process's threads, by thread id.
-std::map<std::string, std::string> ThreadNames() {
-  std::map<std::string, std::string> names;
-  DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return names;
-  while (const dirent* entry = readdir(dir)) {
-    if (entry->d_name[0] == '.') continue;
-    std::ifstream comm(std::string("/proc/self/task/") + entry->d_name + "/comm");
-    std::getline(comm, names[entry->d_name]);
-  }
-  closedir(dir);
-  return names;
-}
 
 bool IsLibraryThread(const std::string& name) {
   return name.rfind("hf-", 0) == 0 && name.rfind("hf-cpu-stream", 0) != 0;
@@ -47,9 +32,9 @@ bool IsLibraryThread(const std::string& name) {
 // thread, would count twice. So a name counts once, and only when a second look finds it still
 // given.
 size_t LibraryThreads(std::string* names = nullptr) {
-  const std::map<std::string, std::string> first = ThreadNames();
+  const std::map<std::string, std::string> first = testing::ProcessThreads();
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const std::map<std::string, std::string> second = ThreadNames();
+  const std::map<std::string, std::string> second = testing::ProcessThreads();
   std::set<std::string> seen;
   for (const auto& [tid, name] : first) {
     const auto again = second.find(tid);

@@ -11,8 +11,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <future>
 #include <memory>
 #include <new>
@@ -21,6 +19,7 @@
 #include <thread>
 
 #include "fakes/fault_sys.h"
+#include "fakes/process_threads.h"
 #include "util/thread_name.h"
 
 namespace hipfile::engine {
@@ -41,13 +40,8 @@ std::string ThisThreadName() {
 // 2026-12-06). A thread names itself once started: compare with Eventually.
 size_t ThreadCount() {
   size_t n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
-    std::ifstream comm(entry.path() / "comm");
-    std::string name;
-    if (std::getline(comm, name) &&
-        (name.rfind("hf-io-", 0) == 0 || name.rfind("hf-test-", 0) == 0)) {
-      ++n;
-    }
+  for (const auto& [tid, name] : testing::ProcessThreads()) {
+    n += name.rfind("hf-io-", 0) == 0 || name.rfind("hf-test-", 0) == 0;
   }
   return n;
 }

