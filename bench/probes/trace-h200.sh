@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Timelines of the steady state of 256 MiB busy-stream reads (issue 21: where does a part's stop
+# go?), on the GPU machine:
+#   bench/probes/trace-h200.sh BUILD_DIR OUT_DIR
+# Builds cupti-trace.so against the machine's own CUPTI (the pip package nvidia-cuda-cupti, or
+# the toolkit's extras/CUPTI), then runs each row untraced and traced (CUPTI_TRACE_OUT, LD_PRELOAD)
+# and prints trace-gaps.py's summary of the traced run's steady part:
+#   p8     16 streams x 1 x 256 MiB, unflagged, copied ahead in 8 MiB parts (the default budget)
+#   p8c    the same through two 8 MiB slots on a companion stream (256 MiB budget)
+#   p32    the same in 32 MiB parts (512 MiB budget)
+#   whole  copied ahead whole (8 GiB budget, parts off)
+#   sync   -x 0 with 16 threads
+#   probe-tokens1 / probe-plain: stream-stop-probe, 16 streams x 8 MiB, the library's shape (a
+#          copy into a region, a stop, one launch copying it on) and copies alone, no library
+# Output: OUT_DIR/trace.txt (rates and summaries) and OUT_DIR/traces.tgz (the CSVs).
+set -uo pipefail
+BUILD=${1:?usage: trace-h200.sh BUILD_DIR OUT_DIR}
+OUT=${2:?}
+HERE=$(cd "$(dirname "$0")" && pwd)
+FILE=${FILE:-/var/tmp/hipfile-trace.dat}
+mkdir -p "$OUT" "$OUT/csv"
+log() { tee -a "$OUT/trace.txt"; }
+
+CUPTI=""
+for d in $(python3 -c 'import nvidia, os; [print(os.path.join(p, "cu13")) for p in nvidia.__path__]' 2>/dev/null) \
+  /usr/local/cuda/extras/CUPTI; do
+  [[ -f $d/include/cupti.h ]] && { CUPTI=$d; break; }
+done
+[[ -n $CUPTI ]] || { echo "no CUPTI with headers found" | log; exit 1; }
+LIB=$(ls -d "$CUPTI"/lib* | head -1)
+echo "CUPTI: $CUPTI ($(ls "$LIB" | grep -m1 'libcupti.so'))" | log
+SO=$OUT/../cupti-trace.so
+g++ -std=c++17 -O2 -shared -fPIC -I"$CUPTI/include" -I/usr/local/cuda/include \
+  "$HERE/cupti-trace.cpp" -o "$SO" -L"$LIB" -l:libcupti.so.13 -Wl,-rpath,"$LIB" 2>&1 | log
+[[ -f $SO ]] || exit 1
+nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | log
+
+B=$BUILD/tools/hipfile-bench/hipfile-bench
+"$B" -f "$FILE" -s 2G -i 64M -x 10 -w 4 > /dev/null || exit 1  # made, and in the page cache
+cfg() { echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "$OUT/cache-$1.json"; echo "HIPFILE_CONFIG=$OUT/cache-$1.json"; }
+Q="HIPFILE_ASYNC_COPY_AT_SUBMISSION=0 HIPFILE_ASYNC_RUN_IDLE_KB=0"
+rate() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(f"{d[\"throughput_gib_s\"]:.2f} GiB/s", {k: v for k, v in d.get("async_ways", {}).items() if v})' "$1"; }
+bench() {  # bench NAME "VAR=VALUE ..." FLAGS...: untraced, then traced
+  local name=$1 envs=$2 line
+  shift 2
+  line=$(env $envs timeout 60 "$B" -f "$FILE" -s 2G -T 2 --ramp 1 "$@" --json 2>/dev/null) &&
+    echo "$name untraced: $(rate "$line")" | log
+  line=$(env $envs CUPTI_TRACE_OUT="$OUT/csv/$name.csv" LD_PRELOAD="$SO" timeout 60 "$B" -f "$FILE" \
+    -s 2G -T 2 --ramp 1 "$@" --json 2>>"$OUT/trace.err") && echo "$name traced:   $(rate "$line")" | log
+  python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip "${SKIP:-1.3}" --keep 1.4 2>&1 | log
+  echo | log
+}
+bench p8 "$Q HIPFILE_ASYNC_AHEAD_PART_MB=8" -w 16 -i 256M -I 0 -x 5 -Q 1
+bench p8c "$Q HIPFILE_ASYNC_AHEAD_PART_MB=8 HIPFILE_ASYNC_AHEAD_STREAM=1 $(cfg 262144)" -w 16 -i 256M -I 0 -x 5 -Q 1
+bench p32 "$Q HIPFILE_ASYNC_AHEAD_PART_MB=32 $(cfg 524288)" -w 16 -i 256M -I 0 -x 5 -Q 1
+bench whole "$Q HIPFILE_ASYNC_AHEAD_PART_MB=0 $(cfg 8388608)" -w 16 -i 256M -I 0 -x 5 -Q 1
+bench sync "$Q" -w 16 -i 256M -I 0 -x 0
+
+P=$BUILD/bench/stream-stop-probe
+probe() {  # probe NAME "VAR=VALUE ...": untraced, then traced, 16 streams x 8 MiB, no stop
+  local name=$1 envs=$2
+  echo "$name untraced: $(env $envs timeout 60 "$P" 16 8388608 2 0 2>&1 | tr '\n' ' ')" | log
+  echo "$name traced:   $(env $envs CUPTI_TRACE_OUT="$OUT/csv/$name.csv" LD_PRELOAD="$SO" timeout 60 \
+    "$P" 16 8388608 2 0 2>&1 | tr '\n' ' ')" | log
+  python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip 0.5 --keep 1.0 2>&1 | log
+  echo | log
+}
+probe probe-tokens1 "PROBE_TOKENS=1"
+probe probe-plain ""
+tar -C "$OUT" -czf "$OUT/traces.tgz" csv && rm -rf "$OUT/csv"
