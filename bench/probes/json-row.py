@@ -12,4 +12,5 @@ name, d = sys.argv[1], json.loads(sys.argv[2])
 stages = {k: round(v["mean_us"]) for k, v in d.get("async_stages", {}).items()}
 print(f'{name:28s} {d["throughput_gib_s"]:7.3f} GiB/s {d["iops"]:9.0f} IOPS '
       f'p50 {d["p50_latency_us"]:8.1f} us cores {d.get("cpu_cores", 0):5.2f} '
-      f'{stages if stages else ""} {d.get("paths", "")}')
+      f'{stages if stages else ""} {d.get("paths", "")} '
+      f'{({k: v for k, v in d.get("async_ways", {}).items() if v}) or ""}')

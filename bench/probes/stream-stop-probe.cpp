@@ -36,6 +36,11 @@
 //                  over a link busy with the copies cost each launch. PROBE_TABLE=copied: in
 //                  device memory, the stream copying the host table there (a 3 KiB DMA) before
 //                  each launch, as a table filled by the host while the stream waits would be.
+//   PROBE_EARLY=1: the host stores `go` for an iteration when it queues it, so that the stream
+//                  finds its wait passed when it gets there, instead of the host storing it once
+//                  it saw `reached` (the stream then waits for the host each time): what a wait
+//                  that is not yet passed when the stream gets to it costs (issue 21, the
+//                  library's parts).
 // Then a row "sync": STREAMS threads copying one at a time, each waited for on a blocking-sync
 // event (the synchronous path's way).
 // A watchdog turns a hang into a diagnosis: when the probe has made no progress for SECONDS + 15 s
@@ -87,6 +92,7 @@ struct Lane {
 
 bool g_split = false;
 bool g_ahead = false;
+bool g_early = false;  // PROBE_EARLY
 bool g_hostalloc = false;
 bool g_device_table = false;  // PROBE_TABLE=device or copied
 bool g_copied_table = false;  // PROBE_TABLE=copied
@@ -200,6 +206,7 @@ void QueueIteration(const Lane& lane, size_t bytes, uint32_t i) {
     }
   }
   if (g_ahead) CHECK(cuEventRecord(lane.copied_on[i % 2], lane.stream));
+  if (g_early) StoreRelease(lane.words + 1, i);  // passed before the stream gets there
 }
 
 bool Verify(const Lane& lane, size_t bytes, const char* what, int index) {
@@ -240,7 +247,7 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
       }
       if (now - lane.seen_at < stop) continue;
       Phase("releasing", lane.index, lane.waiting);
-      StoreRelease(&lane.words[1], lane.waiting);
+      if (!g_early) StoreRelease(&lane.words[1], lane.waiting);
       ++copies;
       QueueIteration(lane, bytes, lane.waiting + 2);
       ++lane.waiting;
@@ -262,10 +269,10 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
     ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
   }
   std::printf(
-      "mode=stop split=%d ahead=%d src=%s tokens=%u parts=%s grid=%u streams=%zu bytes=%zu "
+      "mode=stop split=%d ahead=%d early=%d src=%s tokens=%u parts=%s grid=%u streams=%zu bytes=%zu "
       "stop_us=%ld "
       "GiB/s=%.1f %s\n",
-      g_split ? 2 : 1, g_ahead ? 1 : 0, g_hostalloc ? "hostalloc" : "register", g_tokens,
+      g_split ? 2 : 1, g_ahead ? 1 : 0, g_early ? 1 : 0, g_hostalloc ? "hostalloc" : "register", g_tokens,
       PartsName().c_str(), g_grid, lanes.size(), bytes, stop_us,
       static_cast<double>(copies) * bytes / wall / (1 << 30), ok ? "verified" : "DATA MISMATCH");
   std::fflush(stdout);
@@ -348,6 +355,8 @@ int main(int argc, char** argv) {
   g_split = split != nullptr && std::strcmp(split, "2") == 0;
   const char* ahead = std::getenv("PROBE_AHEAD");
   g_ahead = ahead != nullptr && std::strcmp(ahead, "1") == 0;
+  const char* early = std::getenv("PROBE_EARLY");
+  g_early = early != nullptr && std::strcmp(early, "1") == 0;
   if (g_split && g_ahead) {
     std::fprintf(stderr, "PROBE_SPLIT=2 and PROBE_AHEAD=1 do not go together\n");
     return 2;

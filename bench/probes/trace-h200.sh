@@ -6,13 +6,17 @@
 # Builds cupti-trace.so against the machine's own CUPTI (the pip package nvidia-cuda-cupti, or
 # the toolkit's extras/CUPTI), then runs each row untraced and traced (CUPTI_TRACE_OUT, LD_PRELOAD)
 # and prints trace-gaps.py's summary of the traced run's steady part:
+# ROWS (default: p8 p8c p32 whole sync probe-tokens1 probe-plain) picks them:
 #   p8     16 streams x 1 x 256 MiB, unflagged, copied ahead in 8 MiB parts (the default budget)
+#   p8-2m  the same in 2 MiB chunks (HIPFILE_ASYNC_LARGE_CHUNKS_MB=0): four tokens a part
 #   p8c    the same through two 8 MiB slots on a companion stream (256 MiB budget)
+#   p16    the same in 16 MiB parts (256 MiB budget)
 #   p32    the same in 32 MiB parts (512 MiB budget)
 #   whole  copied ahead whole (8 GiB budget, parts off)
 #   sync   -x 0 with 16 threads
 #   probe-tokens1 / probe-plain: stream-stop-probe, 16 streams x 8 MiB, the library's shape (a
-#          copy into a region, a stop, one launch copying it on) and copies alone, no library
+#          copy into a region, a stop, one launch copying it on) and copies alone, no library;
+#   probe-early: the library's shape with each stop's `go` stored before the stream gets there
 # Output: OUT_DIR/trace.txt (rates and summaries) and OUT_DIR/traces.tgz (the CSVs).
 set -uo pipefail
 BUILD=${1:?usage: trace-h200.sh BUILD_DIR OUT_DIR}
@@ -30,7 +34,7 @@ done
 [[ -n $CUPTI ]] || { echo "no CUPTI with headers found" | log; exit 1; }
 LIB=$(ls -d "$CUPTI"/lib* | head -1)
 echo "CUPTI: $CUPTI ($(ls "$LIB" | grep -m1 'libcupti.so'))" | log
-SO=$OUT/../cupti-trace.so
+SO=/tmp/cupti-trace.so
 g++ -std=c++17 -O2 -shared -fPIC -I"$CUPTI/include" -I/usr/local/cuda/include \
   "$HERE/cupti-trace.cpp" -o "$SO" -L"$LIB" -l:libcupti.so.13 -Wl,-rpath,"$LIB" 2>&1 | log
 [[ -f $SO ]] || exit 1
@@ -38,9 +42,9 @@ nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | log
 
 B=$BUILD/tools/hipfile-bench/hipfile-bench
 "$B" -f "$FILE" -s 2G -i 64M -x 10 -w 4 > /dev/null || exit 1  # made, and in the page cache
-cfg() { echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "$OUT/cache-$1.json"; echo "HIPFILE_CONFIG=$OUT/cache-$1.json"; }
+cfg() { echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "/tmp/cache-$1.json"; echo "HIPFILE_CONFIG=/tmp/cache-$1.json"; }
 Q="HIPFILE_ASYNC_COPY_AT_SUBMISSION=0 HIPFILE_ASYNC_RUN_IDLE_KB=0"
-rate() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(f"{d[\"throughput_gib_s\"]:.2f} GiB/s", {k: v for k, v in d.get("async_ways", {}).items() if v})' "$1"; }
+rate() { python3 "$HERE/json-row.py" "" "$1"; }
 bench() {  # bench NAME "VAR=VALUE ..." FLAGS...: untraced, then traced
   local name=$1 envs=$2 line
   shift 2
@@ -51,12 +55,6 @@ bench() {  # bench NAME "VAR=VALUE ..." FLAGS...: untraced, then traced
   python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip "${SKIP:-1.3}" --keep 1.4 2>&1 | log
   echo | log
 }
-bench p8 "$Q HIPFILE_ASYNC_AHEAD_PART_MB=8" -w 16 -i 256M -I 0 -x 5 -Q 1
-bench p8c "$Q HIPFILE_ASYNC_AHEAD_PART_MB=8 HIPFILE_ASYNC_AHEAD_STREAM=1 $(cfg 262144)" -w 16 -i 256M -I 0 -x 5 -Q 1
-bench p32 "$Q HIPFILE_ASYNC_AHEAD_PART_MB=32 $(cfg 524288)" -w 16 -i 256M -I 0 -x 5 -Q 1
-bench whole "$Q HIPFILE_ASYNC_AHEAD_PART_MB=0 $(cfg 8388608)" -w 16 -i 256M -I 0 -x 5 -Q 1
-bench sync "$Q" -w 16 -i 256M -I 0 -x 0
-
 P=$BUILD/bench/stream-stop-probe
 probe() {  # probe NAME "VAR=VALUE ...": untraced, then traced, 16 streams x 8 MiB, no stop
   local name=$1 envs=$2
@@ -66,6 +64,19 @@ probe() {  # probe NAME "VAR=VALUE ...": untraced, then traced, 16 streams x 8 M
   python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip 0.5 --keep 1.0 2>&1 | log
   echo | log
 }
-probe probe-tokens1 "PROBE_TOKENS=1"
-probe probe-plain ""
+R="-w 16 -i 256M -I 0 -x 5 -Q 1 --stages"
+for row in ${ROWS:-p8 p8c p32 whole sync probe-tokens1 probe-plain}; do
+  case $row in
+  p8) bench p8 "$Q HIPFILE_ASYNC_AHEAD_PART_MB=8" $R ;;
+  p8-2m) bench p8-2m "$Q HIPFILE_ASYNC_AHEAD_PART_MB=8 HIPFILE_ASYNC_LARGE_CHUNKS_MB=0" $R ;;
+  p8c) bench p8c "$Q HIPFILE_ASYNC_AHEAD_PART_MB=8 HIPFILE_ASYNC_AHEAD_STREAM=1 $(cfg 262144)" $R ;;
+  p16) bench p16 "$Q HIPFILE_ASYNC_AHEAD_PART_MB=16 $(cfg 262144)" $R ;;
+  p32) bench p32 "$Q HIPFILE_ASYNC_AHEAD_PART_MB=32 $(cfg 524288)" $R ;;
+  whole) bench whole "$Q HIPFILE_ASYNC_AHEAD_PART_MB=0 $(cfg 8388608)" $R ;;
+  sync) bench sync "$Q" -w 16 -i 256M -I 0 -x 0 ;;
+  probe-tokens1) probe probe-tokens1 "PROBE_TOKENS=1" ;;
+  probe-early) probe probe-early "PROBE_TOKENS=1 PROBE_EARLY=1" ;;
+  probe-plain) probe probe-plain "" ;;
+  esac
+done
 tar -C "$OUT" -czf "$OUT/traces.tgz" csv && rm -rf "$OUT/csv"
