@@ -17,6 +17,7 @@
 #   probe-tokens1 / probe-plain: stream-stop-probe, 16 streams x 8 MiB, the library's shape (a
 #          copy into a region, a stop, one launch copying it on) and copies alone, no library;
 #   probe-early: the library's shape with each stop's `go` stored before the stream gets there
+#   cond   cond-copy-probe (COND=BINARY) 16 x 256 MiB, modes cond and cond-late, traced
 # Output: OUT_DIR/trace.txt (rates and summaries) and OUT_DIR/traces.tgz (the CSVs).
 set -uo pipefail
 BUILD=${1:?usage: trace-h200.sh BUILD_DIR OUT_DIR}
@@ -77,6 +78,13 @@ for row in ${ROWS:-p8 p8c p32 whole sync probe-tokens1 probe-plain}; do
   probe-tokens1) probe probe-tokens1 "PROBE_TOKENS=1" ;;
   probe-early) probe probe-early "PROBE_TOKENS=1 PROBE_EARLY=1" ;;
   probe-plain) probe probe-plain "" ;;
+  cond)  # cond-copy-probe (COND=its binary): 16 x 256 MiB copies in a graph's conditional node
+    for m in cond cond-late; do
+      echo "cond-$m traced: $(CUPTI_TRACE_OUT="$OUT/csv/cond-$m.csv" LD_PRELOAD="$SO" timeout 60 \
+        "${COND:?}" 16 268435456 2 "$m" 2>&1 | tr '\n' ' ')" | log
+      python3 "$HERE/trace-gaps.py" "$OUT/csv/cond-$m.csv" --skip 0.5 --keep 1.0 2>&1 | log
+      echo | log
+    done ;;
   esac
 done
 tar -C "$OUT" -czf "$OUT/traces.tgz" csv && rm -rf "$OUT/csv"
