@@ -35,13 +35,13 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                        \
-  do {                                                                                  \
-    auto e_ = (x);                                                                      \
-    if (static_cast<int>(e_) != 0) {                                                    \
+#define CHECK(x)                                                                       \
+  do {                                                                                 \
+    auto e_ = (x);                                                                     \
+    if (static_cast<int>(e_) != 0) {                                                   \
       std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #x, (int)e_); \
-      std::exit(2);                                                                     \
-    }                                                                                   \
+      std::exit(2);                                                                    \
+    }                                                                                  \
   } while (0)
 
 namespace {
@@ -134,7 +134,7 @@ void Queue(Lane& lane, size_t bytes, Mode mode) {
     CHECK(cudaGraphLaunch(lane.exec, lane.stream));
   }
   CHECK(cuStreamWriteValue32(s, lane.words_dev + 8, i, 0));  // copied
-  if (mode != Mode::kCondLate) Store(&lane.words[1], i);      // go, before the stream gets there
+  if (mode != Mode::kCondLate) Store(&lane.words[1], i);     // go, before the stream gets there
 }
 
 double Row(std::vector<Lane>& lanes, size_t bytes, double seconds, Mode mode, const char* name) {
@@ -203,7 +203,8 @@ int main(int argc, char** argv) {
     Lane& lane = lanes[s];
     CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
     lane.src = static_cast<unsigned char*>(std::aligned_alloc(4096, bytes));
-    for (size_t k = 0; k < bytes; k += 4096) lane.src[k] = static_cast<unsigned char>(s * 7 + k / 4096 + 1);
+    for (size_t k = 0; k < bytes; k += 4096)
+      lane.src[k] = static_cast<unsigned char>(s * 7 + k / 4096 + 1);
     CHECK(cudaHostRegister(lane.src, bytes, cudaHostRegisterDefault));
     CHECK(cuMemAlloc(&lane.dst, bytes));
     CHECK(cuMemHostAlloc(reinterpret_cast<void**>(&lane.words), 64,

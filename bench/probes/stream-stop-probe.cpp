@@ -269,11 +269,12 @@ void RunStops(std::vector<Lane>& lanes, size_t bytes, double seconds, long stop_
     ok = Verify(lanes[s], bytes, "stop", static_cast<int>(s)) && ok;
   }
   std::printf(
-      "mode=stop split=%d ahead=%d early=%d src=%s tokens=%u parts=%s grid=%u streams=%zu bytes=%zu "
+      "mode=stop split=%d ahead=%d early=%d src=%s tokens=%u parts=%s grid=%u streams=%zu "
+      "bytes=%zu "
       "stop_us=%ld "
       "GiB/s=%.1f %s\n",
-      g_split ? 2 : 1, g_ahead ? 1 : 0, g_early ? 1 : 0, g_hostalloc ? "hostalloc" : "register", g_tokens,
-      PartsName().c_str(), g_grid, lanes.size(), bytes, stop_us,
+      g_split ? 2 : 1, g_ahead ? 1 : 0, g_early ? 1 : 0, g_hostalloc ? "hostalloc" : "register",
+      g_tokens, PartsName().c_str(), g_grid, lanes.size(), bytes, stop_us,
       static_cast<double>(copies) * bytes / wall / (1 << 30), ok ? "verified" : "DATA MISMATCH");
   std::fflush(stdout);
 }

@@ -17,6 +17,9 @@
 #   probe-tokens1 / probe-plain: stream-stop-probe, 16 streams x 8 MiB, the library's shape (a
 #          copy into a region, a stop, one launch copying it on) and copies alone, no library;
 #   probe-early: the library's shape with each stop's `go` stored before the stream gets there
+#   grid   the run kernel's grid (HIPFILE_ASYNC_RUN_BLOCKS 32 to 4096): reads copied by it from the
+#          windows (budget 0) and in 8 MiB parts, 256 MiB and 16 MiB reads, two rounds, untraced;
+#          then the windows at 1056 blocks traced
 #   cond   cond-copy-probe (COND=BINARY) 16 x 256 MiB, modes cond and cond-late, traced
 # Output: OUT_DIR/trace.txt (rates and summaries) and OUT_DIR/traces.tgz (the CSVs).
 set -uo pipefail
@@ -56,6 +59,12 @@ bench() {  # bench NAME "VAR=VALUE ..." FLAGS...: untraced, then traced
   python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip "${SKIP:-1.3}" --keep 1.4 2>&1 | log
   echo | log
 }
+untraced() {  # untraced NAME "VAR=VALUE ..." FLAGS...: the rate alone
+  local name=$1 envs=$2 line
+  shift 2
+  line=$(env $envs timeout 60 "$B" -f "$FILE" -s 2G -T 2 --ramp 1 "$@" --json 2>>"$OUT/trace.err") &&
+    echo "$name: $(rate "$line")" | log
+}
 P=$BUILD/bench/stream-stop-probe
 probe() {  # probe NAME "VAR=VALUE ...": untraced, then traced, 16 streams x 8 MiB, no stop
   local name=$1 envs=$2
@@ -78,6 +87,22 @@ for row in ${ROWS:-p8 p8c p32 whole sync probe-tokens1 probe-plain}; do
   probe-tokens1) probe probe-tokens1 "PROBE_TOKENS=1" ;;
   probe-early) probe probe-early "PROBE_TOKENS=1 PROBE_EARLY=1" ;;
   probe-plain) probe probe-plain "" ;;
+  grid)  # the run kernel's grid (HIPFILE_ASYNC_RUN_BLOCKS): reads from the windows (no budget) and
+    # in parts, 16 x 256 MiB x 1 and 16 x 16 MiB x 2, two rounds, against -x 0; then one traced
+    for round in 1 2; do
+      echo "== grid round $round" | log
+      untraced sync "$Q" -w 16 -i 256M -I 0 -x 0
+      untraced p8-32 "$Q" $R
+      untraced p8-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056" $R
+      for blocks in 32 264 1056 4096; do
+        untraced win-$blocks "$Q HIPFILE_ASYNC_RUN_BLOCKS=$blocks $(cfg 0)" $R
+      done
+      untraced 16m-sync "$Q" -w 16 -i 16M -I 0 -x 0
+      untraced 16m-32 "$Q" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      untraced 16m-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      untraced 16m-win-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056 $(cfg 0)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+    done
+    bench win-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056 $(cfg 0)" $R ;;
   cond)  # cond-copy-probe (COND=its binary): 16 x 256 MiB copies in a graph's conditional node
     for m in cond cond-late; do
       echo "cond-$m traced: $(CUPTI_TRACE_OUT="$OUT/csv/cond-$m.csv" LD_PRELOAD="$SO" timeout 60 \

@@ -109,6 +109,7 @@ const char* const kEnvVariables[] = {
     kEnvAsyncAheadStream,
     kEnvAsyncCopyRuns,
     kEnvAsyncRunTable,
+    kEnvAsyncRunBlocks,
     kEnvAsyncAheadPartMb,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
@@ -242,6 +243,8 @@ Config ParseConfig(platform::Sys& sys) {
   static constexpr std::pair<const char*, bool> kRunTable[] = {{"device", true}, {"host", false}};
   ReadChoice(sys, kEnvAsyncRunTable, kRunTable, "host or device", "host",
              &config.async_run_table_on_device, &config);
+  ReadNumber(sys, kEnvAsyncRunBlocks, 1, 65535, "a number of blocks from 1 to 65535", nullptr,
+             &config.async_run_blocks, &config);
   ReadNumber(sys, kEnvAsyncLargeChunksMb, 0, 1u << 20, "a size in MiB from 0 to 1048576", nullptr,
              &config.async_large_chunks_mb, &config);
   ReadNumber(sys, kEnvAsyncAheadPartMb, 0, 1u << 16, "a size in MiB from 0 to 65536", nullptr,

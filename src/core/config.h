@@ -95,6 +95,11 @@ inline constexpr char kEnvAsyncCopyRuns[] = "HIPFILE_ASYNC_COPY_RUNS";
 // device memory the stream copies it into first (docs/async.md, "The run's first table in device
 // memory"; the default until a GPU run of the library measures it).
 inline constexpr char kEnvAsyncRunTable[] = "HIPFILE_ASYNC_RUN_TABLE";
+// 1..65535: the blocks of that launch's grid where it copies its first table whole (default 32,
+// runtime::kCopyTableBlocks): on CUDA, what the stream's copy kernel may take of the GPU to move
+// a read from pinned page-cache windows or from device memory (docs/async.md, "The run
+// kernel's grid").
+inline constexpr char kEnvAsyncRunBlocks[] = "HIPFILE_ASYNC_RUN_BLOCKS";
 // MiB, 0..1048576: a staged stream-ordered operation on device memory of at least this size (and
 // more than 4 MiB) moves in 8 MiB chunks through a large staging block where one is free or can
 // be pinned (default 64; 0: never, every operation in 2 MiB chunks; docs/async.md "Large staging
@@ -178,6 +183,7 @@ struct Config {
   bool async_ahead_stream = false;                          // HIPFILE_ASYNC_AHEAD_STREAM
   AsyncCopyRuns async_copy_runs = AsyncCopyRuns::kWindows;  // HIPFILE_ASYNC_COPY_RUNS
   bool async_run_table_on_device = false;                   // HIPFILE_ASYNC_RUN_TABLE
+  unsigned async_run_blocks = 32;                           // HIPFILE_ASYNC_RUN_BLOCKS
   unsigned async_large_chunks_mb = 64;                      // HIPFILE_ASYNC_LARGE_CHUNKS_MB
   unsigned async_ahead_part_mb = 8;                         // HIPFILE_ASYNC_AHEAD_PART_MB
   unsigned async_quiet_streams = 4;                         // HIPFILE_ASYNC_QUIET_STREAMS

@@ -80,6 +80,7 @@ Chosen Choose() {
   std::string why_not;
   runtime::CudaRuntimeOptions options;
   options.copy_kernel = core::ProcessConfig().copy_kernel;
+  options.run_blocks = core::ProcessConfig().async_run_blocks;
   std::unique_ptr<runtime::GpuRuntime> cuda = runtime::CreateCudaRuntime(&why_not, options);
   if (cuda) {
     chosen.runtime = cuda.release();

@@ -530,11 +530,11 @@ class CudaRuntime final : public GpuRuntime {
     cu::CUdeviceptr src = 0;
     size_t bytes = 0;
   };
-  // Launches `kernel` of the stream's device (the caller may have another device current) with
-  // `params`, after `copy` on the stream, giving the thread its context back: CopyTableAsync,
-  // CopyTableRunAsync.
+  // Launches `kernel` of the stream's device (the caller may have another device current) on
+  // `blocks` blocks with `params`, after `copy` on the stream, giving the thread its context
+  // back: CopyTableAsync, CopyTableRunAsync.
   hipError_t LaunchTableKernel(cu::CUfunction Kernels::*kernel, void** params, Stream stream,
-                               const CopyFirst& copy);
+                               const CopyFirst& copy, unsigned blocks);
   const Kernels* KernelsFor(int device) EXCLUDES(mutex_);
   size_t LaunchGathers(const Kernels* kernels, const CopyOp* copies,
                        const std::vector<size_t>& todo, Stream stream);
@@ -887,7 +887,7 @@ bool CudaRuntime::SupportsCopyTable(int device) {
 }
 
 hipError_t CudaRuntime::LaunchTableKernel(cu::CUfunction Kernels::*kernel, void** params,
-                                          Stream stream, const CopyFirst& copy) {
+                                          Stream stream, const CopyFirst& copy, unsigned blocks) {
   if (!options_.copy_kernel) return hipErrorNotSupported;
   if (const hipError_t err = Enter(); err != hipSuccess) return err;
   // The kernel must come from the stream's context, and the caller (a stream-ordered submission
@@ -909,7 +909,7 @@ hipError_t CudaRuntime::LaunchTableKernel(cu::CUfunction Kernels::*kernel, void*
     result = copy.bytes == 0 ? hipSuccess
                              : Map(d_.cuMemcpyAsync(copy.dst, copy.src, copy.bytes, Cu(stream)));
     if (result == hipSuccess) {
-      result = Map(d_.cuLaunchKernel(kernels->*kernel, kCopyTableBlocks, 1, 1,
+      result = Map(d_.cuLaunchKernel(kernels->*kernel, std::max(blocks, 1u), 1, 1,
                                      kGatherThreadsPerBlock, 1, 1, 0, Cu(stream), params, nullptr));
     }
   }
@@ -922,7 +922,7 @@ hipError_t CudaRuntime::CopyTableAsync(const CopyTable* table, uint32_t token, S
   CUdeviceptr address = Dptr(table);
   unsigned int launch_token = token;
   void* params[] = {&address, &launch_token};
-  return LaunchTableKernel(&Kernels::table, params, stream, CopyFirst{});
+  return LaunchTableKernel(&Kernels::table, params, stream, CopyFirst{}, kCopyTableBlocks);
 }
 
 hipError_t CudaRuntime::CopyTableRunAsync(const CopyTable* tables, uint32_t first, uint32_t last,
@@ -942,7 +942,9 @@ hipError_t CudaRuntime::CopyTableRunAsync(const CopyTable* tables, uint32_t firs
               copied_at = Dptr(copied);
   unsigned int run_first = first, run_last = last;
   void* params[] = {&tables_at, &head_at, &run_first, &run_last, &ready_at, &copied_at};
-  return LaunchTableKernel(&Kernels::run, params, stream, copy);
+  // The grid copies the first table whole where the run ends with it; otherwise block 0 alone
+  // takes the tokens and the others leave at once, whatever their number.
+  return LaunchTableKernel(&Kernels::run, params, stream, copy, options_.run_blocks);
 }
 
 // Called with the device's primary context current.

@@ -310,6 +310,18 @@ TEST(ConfigTest, AsyncRunTable) {
   ExpectRefused("HIPFILE_ASYNC_RUN_TABLE", {"gpu", "1"}, &Config::async_run_table_on_device, false);
 }
 
+TEST(ConfigTest, AsyncRunBlocks) {
+  EnvSys sys;
+  EXPECT_EQ(ParseConfig(sys).async_run_blocks, 32u) << "kCopyTableBlocks by default";
+  sys.Set("HIPFILE_ASYNC_RUN_BLOCKS", "1024");
+  EXPECT_EQ(ParseConfig(sys).async_run_blocks, 1024u);
+  EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncRunBlocks), SettingSource::kEnvironment);
+  sys.Set("HIPFILE_ASYNC_RUN_BLOCKS", "65535");
+  EXPECT_EQ(ParseConfig(sys).async_run_blocks, 65535u);
+  ExpectRefused("HIPFILE_ASYNC_RUN_BLOCKS", {"0", "65536", "-1", "many", ""},
+                &Config::async_run_blocks, 32u);
+}
+
 TEST(ConfigTest, AsyncLargeChunksMb) {
   EnvSys sys;
   EXPECT_EQ(ParseConfig(sys).async_large_chunks_mb, 64u);

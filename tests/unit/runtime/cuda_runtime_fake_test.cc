@@ -1234,6 +1234,27 @@ TEST_F(CudaRuntimeFake, CopyTableRunIsOneLaunchOfTheRunKernel) {
   }
 }
 
+// HIPFILE_ASYNC_RUN_BLOCKS: the run kernel's grid is the option's (0 taken as 1); the table
+// kernel's stays kCopyTableBlocks.
+TEST_F(CudaRuntimeFake, TheRunKernelsGridIsTheOptions) {
+  AddKernels(driver_);
+  CopyTable tables[2];
+  uint32_t words[2] = {};
+  const Stream s = reinterpret_cast<Stream>(0x55);
+  for (const unsigned blocks : {1024u, 1u, 0u}) {
+    g_kernel = KernelCalls{};
+    CudaRuntimeOptions options;
+    options.run_blocks = blocks;
+    auto rt = Create(options);
+    ASSERT_EQ(rt->CopyTableRunAsync(tables, 3, 4, &words[0], &words[1], nullptr, s), hipSuccess);
+    ASSERT_EQ(rt->CopyTableAsync(&tables[1], 3, s), hipSuccess);
+    ASSERT_EQ(g_kernel.runs.size(), 1u);
+    EXPECT_EQ(g_kernel.runs[0].grid, std::max(blocks, 1u)) << blocks;
+    ASSERT_EQ(g_kernel.table_grids.size(), 1u);
+    EXPECT_EQ(g_kernel.table_grids[0], kCopyTableBlocks) << blocks;
+  }
+}
+
 TEST_F(CudaRuntimeFake, FlagsOutsideTheContractAreInvalid) {
   auto rt = Create();
   Stream s = nullptr;
