@@ -81,7 +81,8 @@ extern "C" __global__ void __launch_bounds__(256) copy_c4(const Table* table) {
     const uint4* src = reinterpret_cast<const uint4*>(c.src);
     uint4* dst = reinterpret_cast<uint4*>(c.dst);
     const unsigned long long words = c.bytes >> 4;
-    for (unsigned long long base = blockIdx.x * 1024ull; base < words; base += gridDim.x * 1024ull) {
+    for (unsigned long long base = blockIdx.x * 1024ull; base < words;
+         base += gridDim.x * 1024ull) {
       const unsigned long long i = base + threadIdx.x;
       if (base + 1024 <= words) {
         uint4 v[4];
