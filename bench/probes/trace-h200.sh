@@ -49,21 +49,19 @@ B=$BUILD/tools/hipfile-bench/hipfile-bench
 cfg() { echo "{\"properties\": {\"max_device_cache_size_kb\": $1}}" > "/tmp/cache-$1.json"; echo "HIPFILE_CONFIG=/tmp/cache-$1.json"; }
 Q="HIPFILE_ASYNC_COPY_AT_SUBMISSION=0 HIPFILE_ASYNC_RUN_IDLE_KB=0"
 rate() { python3 "$HERE/json-row.py" "" "$1"; }
-bench() {  # bench NAME "VAR=VALUE ..." FLAGS...: untraced, then traced
-  local name=$1 envs=$2 line
-  shift 2
-  line=$(env $envs timeout 60 "$B" -f "$FILE" -s 2G -T 2 --ramp 1 "$@" --json 2>/dev/null) &&
-    echo "$name untraced: $(rate "$line")" | log
-  line=$(env $envs CUPTI_TRACE_OUT="$OUT/csv/$name.csv" LD_PRELOAD="$SO" timeout 60 "$B" -f "$FILE" \
-    -s 2G -T 2 --ramp 1 "$@" --json 2>>"$OUT/trace.err") && echo "$name traced:   $(rate "$line")" | log
-  python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip "${SKIP:-1.3}" --keep 1.4 2>&1 | log
-  echo | log
-}
-untraced() {  # untraced NAME "VAR=VALUE ..." FLAGS...: the rate alone
-  local name=$1 envs=$2 line
+rated() {  # rated LABEL "VAR=VALUE ..." FLAGS...: one hipfile-bench run and its rate
+  local label=$1 envs=$2 line
   shift 2
   line=$(env $envs timeout 60 "$B" -f "$FILE" -s 2G -T 2 --ramp 1 "$@" --json 2>>"$OUT/trace.err") &&
-    echo "$name: $(rate "$line")" | log
+    echo "$label: $(rate "$line")" | log
+}
+bench() {  # bench NAME "VAR=VALUE ..." FLAGS...: untraced, then traced, and the timeline's summary
+  local name=$1 envs=$2
+  shift 2
+  rated "$name untraced" "$envs" "$@"
+  rated "$name traced" "$envs CUPTI_TRACE_OUT=$OUT/csv/$name.csv LD_PRELOAD=$SO" "$@"
+  python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip "${SKIP:-1.3}" --keep 1.4 2>&1 | log
+  echo | log
 }
 P=$BUILD/bench/stream-stop-probe
 probe() {  # probe NAME "VAR=VALUE ...": untraced, then traced, 16 streams x 8 MiB, no stop
@@ -91,16 +89,16 @@ for row in ${ROWS:-p8 p8c p32 whole sync probe-tokens1 probe-plain}; do
     # in parts, 16 x 256 MiB x 1 and 16 x 16 MiB x 2, two rounds, against -x 0; then one traced
     for round in 1 2; do
       echo "== grid round $round" | log
-      untraced sync "$Q" -w 16 -i 256M -I 0 -x 0
-      untraced p8-32 "$Q" $R
-      untraced p8-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056" $R
+      rated sync "$Q" -w 16 -i 256M -I 0 -x 0
+      rated p8-32 "$Q" $R
+      rated p8-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056" $R
       for blocks in 32 264 1056 4096; do
-        untraced win-$blocks "$Q HIPFILE_ASYNC_RUN_BLOCKS=$blocks $(cfg 0)" $R
+        rated win-$blocks "$Q HIPFILE_ASYNC_RUN_BLOCKS=$blocks $(cfg 0)" $R
       done
-      untraced 16m-sync "$Q" -w 16 -i 16M -I 0 -x 0
-      untraced 16m-32 "$Q" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
-      untraced 16m-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
-      untraced 16m-win-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056 $(cfg 0)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      rated 16m-sync "$Q" -w 16 -i 16M -I 0 -x 0
+      rated 16m-32 "$Q" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      rated 16m-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
+      rated 16m-win-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056 $(cfg 0)" -w 16 -i 16M -I 0 -x 5 -Q 2 --stages
     done
     bench win-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056 $(cfg 0)" $R ;;
   cond)  # cond-copy-probe (COND=its binary): 16 x 256 MiB copies in a graph's conditional node
