@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "runtime/cuda/gather_kernel.h"
 #include "runtime/gpu_runtime.h"
 
 namespace hipfile::runtime {
@@ -32,8 +33,8 @@ struct CudaRuntimeOptions {
   // Whether MemcpyBatchAsync may use the gather kernel (HIPFILE_COPY_KERNEL).
   bool copy_kernel = true;
   // The grid of CopyTableRunAsync's launch (HIPFILE_ASYNC_RUN_BLOCKS): the blocks that copy a
-  // run's first table whole (gather_kernel.h, kCopyTableBlocks by default); 0 counts as 1.
-  unsigned run_blocks = 32;
+  // run's first table whole; 0 counts as 1.
+  unsigned run_blocks = kCopyTableBlocks;
 };
 
 // Null when CUDA cannot be used here; *why_not then says why ("libcuda.so.1 not found: ...",

@@ -8,6 +8,7 @@
 
 #include "core/params.h"
 #include "core_test_util.h"
+#include "runtime/cuda/gather_kernel.h"
 
 namespace hipfile::core {
 namespace {
@@ -312,7 +313,7 @@ TEST(ConfigTest, AsyncRunTable) {
 
 TEST(ConfigTest, AsyncRunBlocks) {
   EnvSys sys;
-  EXPECT_EQ(ParseConfig(sys).async_run_blocks, 32u) << "kCopyTableBlocks by default";
+  EXPECT_EQ(ParseConfig(sys).async_run_blocks, runtime::kCopyTableBlocks) << "the table kernel's";
   sys.Set("HIPFILE_ASYNC_RUN_BLOCKS", "1024");
   EXPECT_EQ(ParseConfig(sys).async_run_blocks, 1024u);
   EXPECT_EQ(ParseConfig(sys).SourceOf(kEnvAsyncRunBlocks), SettingSource::kEnvironment);
