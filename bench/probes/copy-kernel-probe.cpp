@@ -10,14 +10,24 @@
 // PROBE_INFLIGHT=K: at most K copies queued or running at once over all streams (a semaphore held
 // from queueing to the end of cuStreamSynchronize); default: no limit.
 // PROBE_SHARED_SRC=1: every stream copies from one host buffer (default: a buffer each).
+// PROBE_SRC: what a stream's own host buffer is - hostalloc (default: cuMemHostAlloc), register
+// (page-aligned heap memory, cuMemHostRegister) or file:DIR (a file of BYTES in DIR, written
+// through the page cache and mapped read-only, registered READ_ONLY as the library pins its
+// page-cache windows): whether a kernel's rate is its reading pattern's or the memory's.
+// GRID 0: one block a 4 KiB page (BYTES / 4096 blocks), as CUDA's memcpy128 launches.
 #include <cuda.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -61,6 +71,66 @@ class Gate {
   bool limited_;
 };
 
+// A stream's own source buffer of `bytes`, every byte `want` (PROBE_SRC above); Release frees it.
+class Source {
+ public:
+  Source(const std::string& kind, size_t bytes, unsigned char want, int index)
+      : kind_(kind), bytes_(bytes) {
+    if (kind == "hostalloc") {
+      CHECK(cuMemHostAlloc(&ptr_, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+      std::memset(ptr_, want, bytes);
+    } else if (kind == "register") {
+      ptr_ = std::aligned_alloc(4096, bytes);
+      if (ptr_ == nullptr) Fail("aligned_alloc");
+      std::memset(ptr_, want, bytes);
+      CHECK(cuMemHostRegister(ptr_, bytes,
+                              CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP));
+    } else if (kind.rfind("file:", 0) == 0) {
+      path_ = kind.substr(5) + "/copy-kernel-probe." + std::to_string(getpid()) + "." +
+              std::to_string(index);
+      const int fd = open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+      if (fd < 0) Fail(path_.c_str());
+      std::vector<unsigned char> block(1 << 20, want);
+      for (size_t done = 0; done < bytes; done += block.size()) {
+        const size_t n = std::min(block.size(), bytes - done);
+        if (write(fd, block.data(), n) != static_cast<ssize_t>(n)) Fail("write");
+      }
+      ptr_ = mmap(nullptr, bytes, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+      close(fd);
+      if (ptr_ == MAP_FAILED) Fail("mmap");
+      CHECK(cuMemHostRegister(ptr_, bytes,
+                              CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                                  CU_MEMHOSTREGISTER_READ_ONLY));
+    } else {
+      std::fprintf(stderr, "PROBE_SRC=%s: want hostalloc, register or file:DIR\n", kind.c_str());
+      std::exit(2);
+    }
+  }
+  void* get() const { return ptr_; }
+  void Release() {
+    if (kind_ == "hostalloc") {
+      CHECK(cuMemFreeHost(ptr_));
+      return;
+    }
+    CHECK(cuMemHostUnregister(ptr_));
+    if (kind_ == "register") {
+      std::free(ptr_);
+    } else {
+      munmap(ptr_, bytes_);
+      unlink(path_.c_str());
+    }
+  }
+
+ private:
+  static void Fail(const char* what) {
+    std::perror(what);
+    std::exit(1);
+  }
+  std::string kind_, path_;
+  size_t bytes_;
+  void* ptr_ = nullptr;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,7 +140,8 @@ int main(int argc, char** argv) {
   }
   const int streams = std::atoi(argv[2]);
   const size_t bytes = std::strtoull(argv[3], nullptr, 10);
-  const unsigned grid = static_cast<unsigned>(std::atoi(argv[4]));
+  const unsigned grid_arg = static_cast<unsigned>(std::atoi(argv[4]));
+  const unsigned grid = grid_arg != 0 ? grid_arg : static_cast<unsigned>((bytes + 4095) / 4096);
   const double seconds = std::atof(argv[5]);
   std::vector<std::string> modes;
   for (int i = 6; i < argc; ++i) modes.emplace_back(argv[i]);
@@ -80,6 +151,8 @@ int main(int argc, char** argv) {
   const int inflight = inflight_env != nullptr ? std::atoi(inflight_env) : 0;
   const char* shared_env = std::getenv("PROBE_SHARED_SRC");
   const bool shared_src = shared_env != nullptr && std::strcmp(shared_env, "1") == 0;
+  const char* src_env = std::getenv("PROBE_SRC");
+  const std::string src_kind = src_env != nullptr ? src_env : "hostalloc";
   const CUcontext ctx = PrimaryContextOfDevice0();
   CUmodule mod;
   CHECK(cuModuleLoad(&mod, argv[1]));
@@ -103,9 +176,10 @@ int main(int argc, char** argv) {
         CHECK(cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
         void* host = shared;
         const unsigned char want = shared_src ? 7 : static_cast<unsigned char>(t + 1);
+        std::unique_ptr<Source> own;
         if (!shared_src) {
-          CHECK(cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
-          std::memset(host, want, bytes);
+          own = std::make_unique<Source>(src_kind, bytes, want, t);
+          host = own->get();
         }
         void* table_mem = nullptr;
         CHECK(cuMemHostAlloc(&table_mem, sizeof(Table), CU_MEMHOSTALLOC_PORTABLE));
@@ -143,7 +217,7 @@ int main(int argc, char** argv) {
         copies.fetch_add(n);
         CHECK(cuMemFree(dst));
         CHECK(cuMemFreeHost(table_mem));
-        if (!shared_src) CHECK(cuMemFreeHost(host));
+        if (own != nullptr) own->Release();
         CHECK(cuStreamDestroy(st));
       });
     }
@@ -156,9 +230,9 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double n = static_cast<double>(copies.load());
     std::printf(
-        "%-4s streams=%d bytes=%zu grid=%u inflight=%d shared_src=%d GiB/s=%.1f "
+        "%-4s streams=%d bytes=%zu grid=%u inflight=%d shared_src=%d src=%s GiB/s=%.1f "
         "per_copy_us=%.0f %s\n",
-        mode.c_str(), streams, bytes, grid, inflight, shared_src ? 1 : 0,
+        mode.c_str(), streams, bytes, grid, inflight, shared_src ? 1 : 0, src_kind.c_str(),
         n * bytes / wall / (1 << 30), wall * streams / n * 1e6, bad ? "DATA MISMATCH" : "verified");
   }
   if (shared != nullptr) CHECK(cuMemFreeHost(shared));
