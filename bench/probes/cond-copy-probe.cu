@@ -21,10 +21,16 @@
 //   cond-late the same with go stored only once the host saw the stream write `reached` just
 //             before its wait (the host binding the parameters when the stream gets there)
 //   cond-off  cond with the word 0: the body is skipped (the destination must stay untouched)
+// SRC_DIR=DIR: each stream's source is a file of BYTES in DIR, written through the page cache and
+// mapped read-only, registered read-only as the library pins its page-cache windows (default:
+// page-aligned heap memory, registered).
 // Prints GiB/s moved (iterations x BYTES over the row's time; cond-off moves nothing, its rate is
 // what the copies would have been) and checks each stream's destination at the end.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -68,6 +74,36 @@ uint32_t Load(const uint32_t* w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); 
 void Store(uint32_t* w, uint32_t v) { __atomic_store_n(w, v, __ATOMIC_RELEASE); }
 
 size_t g_piece = size_t{64} << 20;
+
+// Lane `s`'s source in a file of DIR (SRC_DIR above), the same bytes as the heap source's.
+unsigned char* FileSource(const char* dir, size_t s, size_t bytes) {
+  const std::string path =
+      std::string(dir) + "/cond-copy-probe." + std::to_string(getpid()) + "." + std::to_string(s);
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) {
+    std::perror(path.c_str());
+    std::exit(2);
+  }
+  std::vector<unsigned char> block(size_t{1} << 20, 0);
+  for (size_t done = 0; done < bytes; done += block.size()) {
+    const size_t n = bytes - done < block.size() ? bytes - done : block.size();
+    for (size_t k = 0; k < n; k += 4096)
+      block[k] = static_cast<unsigned char>(s * 7 + (done + k) / 4096 + 1);
+    if (write(fd, block.data(), n) != static_cast<ssize_t>(n)) {
+      std::perror("write");
+      std::exit(2);
+    }
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  close(fd);
+  unlink(path.c_str());  // the mapping keeps its pages
+  if (p == MAP_FAILED) {
+    std::perror("mmap");
+    std::exit(2);
+  }
+  CHECK(cudaHostRegister(p, bytes, cudaHostRegisterReadOnly));
+  return static_cast<unsigned char*>(p);
+}
 
 void Copies(const Lane& lane, size_t bytes) {
   for (size_t at = 0; at < bytes; at += g_piece) {
@@ -196,16 +232,21 @@ int main(int argc, char** argv) {
   const size_t bytes = std::strtoull(argv[2], nullptr, 10);
   const double seconds = std::strtod(argv[3], nullptr);
   if (const char* p = std::getenv("PIECE_MB")) g_piece = std::strtoull(p, nullptr, 10) << 20;
+  const char* src_dir = std::getenv("SRC_DIR");
   CHECK(cudaSetDevice(0));
   CHECK(cudaFree(nullptr));
   std::vector<Lane> lanes(streams);
   for (size_t s = 0; s < streams; ++s) {
     Lane& lane = lanes[s];
     CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
-    lane.src = static_cast<unsigned char*>(std::aligned_alloc(4096, bytes));
-    for (size_t k = 0; k < bytes; k += 4096)
-      lane.src[k] = static_cast<unsigned char>(s * 7 + k / 4096 + 1);
-    CHECK(cudaHostRegister(lane.src, bytes, cudaHostRegisterDefault));
+    if (src_dir != nullptr) {
+      lane.src = FileSource(src_dir, s, bytes);
+    } else {
+      lane.src = static_cast<unsigned char*>(std::aligned_alloc(4096, bytes));
+      for (size_t k = 0; k < bytes; k += 4096)
+        lane.src[k] = static_cast<unsigned char>(s * 7 + k / 4096 + 1);
+      CHECK(cudaHostRegister(lane.src, bytes, cudaHostRegisterDefault));
+    }
     CHECK(cuMemAlloc(&lane.dst, bytes));
     CHECK(cuMemHostAlloc(reinterpret_cast<void**>(&lane.words), 64,
                          CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
