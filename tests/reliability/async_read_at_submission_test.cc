@@ -155,33 +155,6 @@ TEST_P(AsyncReadAtSubmissionTest, CachedBytesAreTakenAtSubmissionAndCopiedInStre
   EXPECT_EQ(got[64 * kKiB + 5 + second.size], 0x11);
 }
 
-// Where device memory is host memory (the CPU runtime, the default where there is no GPU) the
-// read is not staged, and takes its bytes at submission all the same: one copy queued on the
-// stream, which runs it after the earlier work. Before, such reads waited for a worker each, and
-// 16 streams of 4 KiB reads with 8 in flight made a fifth of the IOPS of one in flight.
-TEST_P(AsyncReadAtSubmissionTest, ReadsAreTakenAtSubmissionWhereDeviceMemoryIsHostMemory) {
-  gpu_.SetDeviceMemoryIsHostMemory(true);
-  void* fh = OpenFile("f", kFile);
-  RegisterFixed();
-  std::unique_ptr<testing::StreamGate> gate = HoldStream(/*fill=*/true);
-  gpu_.Reset();
-  AsyncSlot slot{4 * kKiB, 8 * kKiB + 7, 3};
-  ASSERT_TRUE(SubmitSlot(fh, &slot).ok());
-  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(slot.size));
-  EXPECT_EQ(Executor().CachedAtSubmission(), 1u);
-  EXPECT_EQ(AsyncWays().read_ops[hipFileExtAsyncWayReadAtSubmission], 1u);
-  EXPECT_EQ(Executor().Outstanding(), 0u) << "a read at submission held something";
-  EXPECT_EQ(gpu_.Calls(GpuOp::kMemcpyAsync), 1u);
-  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitValue32), 0u) << "the stream waits on the library";
-  gate->Open();
-  ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
-  EXPECT_TRUE(DeviceHoldsFile(3, slot.file_offset, slot.size))
-      << "the read's bytes were lost, or copied before the earlier work";
-  const std::vector<unsigned char> got = DeviceBytes(kBuffer);
-  EXPECT_EQ(got[2], 0x11);
-  EXPECT_EQ(got[3 + slot.size], 0x11);
-}
-
 // With few submissions in progress (the default kQuietSubmissions), a small read on an idle stream
 // with fixed parameters runs at once first: done before the call returns, which its caller's wait
 // then finds. On a busy stream it takes its bytes at submission after that one check.

@@ -186,7 +186,7 @@ bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream str
   AsyncWork& work = *op->work;
   const size_t limit = std::min(run_idle_bytes_.load(std::memory_order_relaxed), kCachedMaxBytes);
   if (!read_at_submission_.load(std::memory_order_relaxed) || limit == 0 ||
-      op->submitted.size > limit || op->submitted.size == 0 || !TakesCopies(work) || work.Write() ||
+      op->submitted.size > limit || op->submitted.size == 0 || !work.Staged() || work.Write() ||
       (op->fixed_flags & kAllFixed) != kAllFixed || channel->host_fn || channel->cached_broken) {
     return false;
   }
@@ -219,8 +219,7 @@ bool AsyncExecutor::ReadCachedAtSubmission(Channel* channel, runtime::Stream str
   // The stream copies them in its order: after its earlier work, before its later. The runtime
   // takes the bytes before it returns (an ordinary source), so the buffer is free at once.
   const hipError_t error = NoThrow([&] {
-    return gpu_.MemcpyAsync(plan.device, bytes, plan.size,
-                            work.Staged() ? hipMemcpyHostToDevice : hipMemcpyDefault, stream);
+    return gpu_.MemcpyAsync(plan.device, bytes, plan.size, hipMemcpyHostToDevice, stream);
   });
   if (error != hipSuccess) {
     // Nothing is on the stream: the submission is refused whole.

@@ -376,13 +376,6 @@ class AsyncExecutor {
   // The calling thread's current device is the channel's stream's: copies to its stream may be
   // queued from here.
   bool OnStreamDevice(const Channel& channel);
-  // Whether a read's bytes, taken into the submitting thread's memory, may reach its buffer by a
-  // copy queued on its stream: device memory on a GPU (staged), or any buffer of a runtime whose
-  // device memory is host memory (the CPU runtime's streams copy in their order). Not host memory
-  // on a GPU: a GPU driver copies host to host at the call, ahead of the stream's earlier work.
-  bool TakesCopies(const AsyncWork& work) const {
-    return work.Staged() || gpu_.DeviceMemoryIsHostMemory();
-  }
   Planned PlanAtSubmission(Channel* channel, std::unique_ptr<AsyncOp>& op, StagedPlan* plan,
                            Status* status) REQUIRES(SubmitMu(channel)) EXCLUDES(mutex_);
   // A staged read whose bytes, at the values seen at submission, are all in pinned windows, with
