@@ -166,6 +166,7 @@ int main(int argc, char** argv) {
     CUfunction fn = nullptr;
     if (mode != "dma") CHECK(cuModuleGetFunction(&fn, mod, ("copy_" + mode).c_str()));
     std::atomic<bool> go{false}, stop{false};
+    std::atomic<int> ready{0};  // streams with their buffers made: the clock starts after
     std::atomic<unsigned long long> copies{0};
     std::atomic<int> bad{0};
     std::vector<std::thread> ts;
@@ -190,6 +191,7 @@ int main(int argc, char** argv) {
         table->count = 1;
         table->op[0] = {dst, reinterpret_cast<unsigned long long>(host), bytes};
         void* params[] = {&table};
+        ready.fetch_add(1);
         while (!go.load()) std::this_thread::yield();
         unsigned long long n = 0;
         while (!stop.load(std::memory_order_relaxed)) {
@@ -221,6 +223,7 @@ int main(int argc, char** argv) {
         CHECK(cuStreamDestroy(st));
       });
     }
+    while (ready.load() < streams) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     const auto t0 = std::chrono::steady_clock::now();
     go = true;
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
