@@ -165,7 +165,9 @@ typedef enum hipFileExtAsyncWay {
     hipFileExtAsyncWayWorker = 4,  /* queued: a worker moved it by the synchronous path when its
                                       stream reached it (host memory, or not stageable) */
     hipFileExtAsyncWayHostFunc = 5 /* queued as a host function on its stream: the runtime has
-                                      no stream memory operations */
+                                      no stream memory operations, or (the CPU runtime) runs
+                                      each stream's host functions on a thread of its own,
+                                      which then does the I/O itself */
 } hipFileExtAsyncWay_t;
 #define HIPFILE_EXT_ASYNC_WAY_COUNT 6
 #define HIPFILE_EXT_MAX_ASYNC_WAYS 8 /* array size below; entries past the count stay 0 */

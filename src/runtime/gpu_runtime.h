@@ -245,6 +245,11 @@ class GpuRuntime {
   // Runs fn(user_data) on a runtime thread once earlier work on the stream is done; later work
   // waits for it to return. fn must not call into the runtime.
   virtual hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) = 0;
+  // Whether host functions of different streams run at the same time, each on a thread of its
+  // stream's own, so that one may block (on file I/O, say) holding up only its stream and the
+  // streams sharing its hardware queue: the CPU runtime's stream workers. CUDA may run every host
+  // function of a process on one thread: false.
+  virtual bool HostFunctionsRunPerStream() const { return false; }
 
   // Stream memory operations on host memory from HostMalloc: the stream stalls until
   // *addr >= value, compared cyclically ((int32_t)(*addr - value) >= 0, as CUDA's GEQ wait), or

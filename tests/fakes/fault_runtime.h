@@ -145,6 +145,11 @@ class FaultRuntime : public runtime::GpuRuntime {
   // the staged path a GPU takes; SetDeviceMemoryIsHostMemory(true) gives the base's direct path.
   bool DeviceMemoryIsHostMemory() const override { return host_memory_; }
   void SetDeviceMemoryIsHostMemory(bool value) { host_memory_ = value; }
+  // False by default as on a GPU, whatever the base says, so that tests take a GPU's ways;
+  // SetHostFunctionsRunPerStream(true) gives the CPU runtime's (the base's host functions run on
+  // its stream workers either way).
+  bool HostFunctionsRunPerStream() const override { return host_fns_per_stream_; }
+  void SetHostFunctionsRunPerStream(bool value) { host_fns_per_stream_ = value; }
   hipError_t GetDeviceCount(int* count) override;
   hipError_t SetDevice(int device) override;
   hipError_t GetDevice(int* device) override;
@@ -239,6 +244,7 @@ class FaultRuntime : public runtime::GpuRuntime {
   std::atomic<const void*> last_run_mirror_{nullptr};  // LastRunMirror
   std::atomic<uint64_t> last_run_tokens_{0};           // LastRunTokens: first << 32 | last
   bool host_memory_ = false;
+  bool host_fns_per_stream_ = false;
   Mutex hooks_mu_;
   std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);
   std::function<void()> after_hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <thread>
 
 #include "fakes/fault_sys.h"
 #include "util/mutex.h"
@@ -43,6 +44,11 @@ class GateSys : public FaultSys {
     MutexLock lock(mu_);
     return held_;
   }
+  // The thread of the last call the gate held (a default id before any).
+  std::thread::id LastHeldThread() {
+    MutexLock lock(mu_);
+    return last_held_;
+  }
 
   Result<size_t> Pread(int fd, void* buf, size_t size, off_t offset) override {
     Pass();
@@ -71,6 +77,7 @@ class GateSys : public FaultSys {
     MutexLock lock(mu_);
     if (open_) return;
     ++held_;
+    last_held_ = std::this_thread::get_id();
     cv_.NotifyAll();
     while (!open_) cv_.Wait(mu_);
     --held_;
@@ -80,6 +87,7 @@ class GateSys : public FaultSys {
   CondVar cv_;
   bool open_ GUARDED_BY(mu_) = true;
   size_t held_ GUARDED_BY(mu_) = 0;
+  std::thread::id last_held_ GUARDED_BY(mu_);
 };
 
 }  // namespace hipfile::testing

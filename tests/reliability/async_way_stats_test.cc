@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "core/async/async_executor.h"
@@ -89,6 +90,46 @@ TEST_P(AsyncWayStatsTest, WithoutStreamMemoryOperationsAHostFunctionRunsIt) {
   EXPECT_EQ(w.read_ops[hipFileExtAsyncWayHostFunc], 1u);
   EXPECT_EQ(w.write_ops[hipFileExtAsyncWayHostFunc], 1u);
   EXPECT_EQ(Sum(w.read_ops) + Sum(w.write_ops), 2u);
+}
+
+// Where each stream's host functions run on a thread of its own (the CPU runtime), an operation
+// that is not staged runs in a host function on its stream: the stream's own thread does its I/O
+// when it gets there, with no stream memory operation, poller or worker between; a worker takes
+// it only where host functions may share a thread (without stream memory operations, above).
+TEST_P(AsyncWayStatsTest, WhereHostFunctionsRunPerStreamTheStreamsThreadRunsIt) {
+  gpu_.SetDeviceMemoryIsHostMemory(true);
+  gpu_.SetHostFunctionsRunPerStream(true);
+  void* fh = OpenFile("f.bin", kFile);
+  std::thread::id stream_thread;
+  auto note_thread = [](void* arg) {
+    *static_cast<std::thread::id*>(arg) = std::this_thread::get_id();
+  };
+  ASSERT_EQ(gpu_.LaunchHostFunc(Stream(), note_thread, &stream_thread), hipSuccess);
+  gpu_.Reset();
+  sys_.CloseGate();
+  size_t size = 8192;
+  off_t file_offset = 4096, buffer_offset = 0;
+  ssize_t bytes = -1;
+  ASSERT_TRUE(driver_
+                  ->SubmitAsync(IoDirection::kRead, fh, dev_, &size, &file_offset, &buffer_offset,
+                                &bytes, Stream())
+                  .ok());
+  ASSERT_TRUE(sys_.WaitHeld(1)) << "the read never started";
+  EXPECT_EQ(sys_.LastHeldThread(), stream_thread) << "the read ran on another thread";
+  sys_.OpenGate();
+  ASSERT_EQ(gpu_.StreamSynchronize(Stream()), hipSuccess);
+  EXPECT_EQ(bytes, 8192);
+  const std::vector<unsigned char> file = testing::PatternBytes(kFile);
+  EXPECT_EQ(DeviceBytes(8192),
+            std::vector<unsigned char>(file.begin() + 4096, file.begin() + 12288));
+  EXPECT_EQ(Run(IoDirection::kWrite, fh, 4096, 0).bytes, size_t{4096});
+  EXPECT_EQ(gpu_.Calls(GpuOp::kLaunchHostFunc), 2u);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kStreamWaitValue32) + gpu_.Calls(GpuOp::kStreamWriteValue32), 0u);
+  const hipFileExtAsyncWayStats_t w = Ways();
+  EXPECT_EQ(w.read_ops[hipFileExtAsyncWayHostFunc], 1u);
+  EXPECT_EQ(w.write_ops[hipFileExtAsyncWayHostFunc], 1u);
+  EXPECT_EQ(Sum(w.read_ops) + Sum(w.write_ops), 2u);
+  EXPECT_EQ(Executor().Outstanding(), 0u);
 }
 
 TEST_P(AsyncWayStatsTest, AnIdleStreamsSmallOperationRunsAtOnce) {

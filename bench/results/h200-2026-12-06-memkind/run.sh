@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Session 33: copy kernels reading host memory, by reading pattern and by kind of memory.
 set -u
 P=.carry/copy-kernel-probe

@@ -25,6 +25,9 @@ struct AsyncExecutor::Ready {
   Channel* channel;
   uint32_t seq;
   AsyncOp* op;
+  // The host function runs the operation itself (the runtime's host functions run per stream);
+  // false: it hands it to a worker and waits.
+  bool here;
 };
 
 Result<std::unique_ptr<AsyncExecutor>> AsyncExecutor::Create(
@@ -400,6 +403,10 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   size_t chunks = 0;
   std::unique_ptr<Ready> ready;
   Staged* staged_op = nullptr;  // the poller's once it is queued; SubmitStaged's until then
+  // Where each stream's host functions run on a thread of its own (the CPU runtime), an operation
+  // that is not staged runs in one: the stream thread does its I/O when it gets there, with no
+  // poller or worker between (docs/async.md, "Host functions on the CPU runtime").
+  const bool fns_per_stream = gpu_.HostFunctionsRunPerStream();
   {
     MutexLock lock(mutex_);
     // A channel without staging gets it here; pinning releases the lock meanwhile. An operation
@@ -413,7 +420,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     // once a stream operation is queued, nothing may fail for want of memory.
     std::unique_ptr<Staged> chain;
     try {
-      if (!staged && channel->host_fn) {
+      if (!staged && (channel->host_fn || fns_per_stream)) {
         ready = std::make_unique<Ready>();
       } else {
         if (staged) chain = std::make_unique<Staged>();
@@ -464,7 +471,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   // Read now: once the stream has the operation, it may run and be gone before this call ends.
   const bool write = op->work->Write();
   if (ready != nullptr) {
-    *ready = Ready{this, channel, seq, op.get()};
+    *ready = Ready{this, channel, seq, op.get(), fns_per_stream};
     const hipError_t err = NoThrow(
         [&] { return gpu_.LaunchHostFunc(stream, &AsyncExecutor::HostFnTrampoline, ready.get()); });
     MutexLock lock(mutex_);
@@ -513,6 +520,12 @@ void AsyncExecutor::HostFnTrampoline(void* arg) {
   Channel* channel = ready->channel;
   const uint32_t seq = ready->seq;
   AsyncOp* op = ready->op;
+  // The stream has reached the operation: the host function runs.
+  if (op->stamps != nullptr) op->stamps->t[AsyncStamps::kReached] = StampNow();
+  if (ready->here) {
+    self->Complete(channel, seq, std::unique_ptr<AsyncOp>(op));
+    return;
+  }
   // Run here when the task cannot be queued: the stream waits in this call until it completes.
   self->workers_->PostOrRun([&, self, channel, seq, op] {
     self->Complete(channel, seq, std::unique_ptr<AsyncOp>(op));

@@ -72,6 +72,7 @@ class CpuRuntime final : public GpuRuntime {
   hipError_t StreamGetDevice(Stream stream, int* device) override;
   hipError_t StreamGetFlags(Stream stream, unsigned* flags) override;
   hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) override;
+  bool HostFunctionsRunPerStream() const override { return true; }  // each stream's worker's
 
   bool SupportsStreamMemOps(int device) override;
   hipError_t StreamWaitValue32(Stream stream, uint32_t* addr, uint32_t value) override;

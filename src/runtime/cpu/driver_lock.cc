@@ -136,6 +136,7 @@ class DriverLockedRuntime final : public GpuRuntime {
   hipError_t LaunchHostFunc(Stream stream, HostFn fn, void* user_data) override {
     return Shared([&] { return inner_->LaunchHostFunc(stream, fn, user_data); });
   }
+  bool HostFunctionsRunPerStream() const override { return inner_->HostFunctionsRunPerStream(); }
 
   bool SupportsStreamMemOps(int device) override {
     ReaderLock lock(mu_);
