@@ -49,10 +49,10 @@ for line in open(sys.argv[1]):
 for (what, which), rs in sorted(runs.items()):
     rates = ' '.join(f"{r['throughput_gib_s']:.3f}" for r in rs)
     ways = {}
-    for r in rs:
-        for way, n in r.get('async_ways', {}).items():
-            if isinstance(n, dict):
-                ways[way] = ways.get(way, 0) + n.get('read_ops', 0) + n.get('write_ops', 0)
+    for r in rs:  # hipfile-bench's "async_ways": each way's operations over the row
+        for way in ('run_at_once', 'read_at_submission', 'worker', 'host_function'):
+            ways[way] = ways.get(way, 0) + r.get('async_ways', {}).get(way, 0)
     used = ', '.join(f'{k} {v}' for k, v in ways.items() if v)
-    print(f"{what:12} {which:4} GiB/s {rates}" + (f"  ways: {used}" if used else ''))
+    cores = ' '.join(f"{r['cpu_cores']:.2f}" for r in rs)
+    print(f"{what:12} {which:4} GiB/s {rates}  cores {cores}" + (f"  ways: {used}" if used else ''))
 PY
