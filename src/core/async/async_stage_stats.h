@@ -14,9 +14,9 @@
 namespace hipfile::core {
 
 // The stamps of one operation, in the order the parts are defined (hipfile_ext.h). Written by
-// the submitting thread (kCall, kReturned) and by the poller and the workers (the rest); the
-// last of the two sides to finish (pending reaching 0, acq_rel) records them, so each side's
-// stamps are visible to the one that records.
+// the submitting thread (kCall, kReturned) and by the poller, the workers or the stream's host
+// function (the rest); the last of the two sides to finish (pending reaching 0, acq_rel)
+// records them, so each side's stamps are visible to the one that records.
 struct AsyncStamps {
   enum Point { kCall, kReturned, kReached, kStarted, kIoDone, kReleased, kCopied, kPoints };
   uint64_t t[kPoints] = {};
