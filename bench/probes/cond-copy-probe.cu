@@ -28,10 +28,9 @@
 // what the copies would have been) and checks each stream's destination at the end.
 #include <cuda.h>
 #include <cuda_runtime.h>
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -40,6 +39,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "file_source.h"
 
 #define CHECK(x)                                                                       \
   do {                                                                                 \
@@ -79,30 +80,13 @@ size_t g_piece = size_t{64} << 20;
 unsigned char* FileSource(const char* dir, size_t s, size_t bytes) {
   const std::string path =
       std::string(dir) + "/cond-copy-probe." + std::to_string(getpid()) + "." + std::to_string(s);
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
-  if (fd < 0) {
-    std::perror(path.c_str());
-    std::exit(2);
-  }
-  std::vector<unsigned char> block(size_t{1} << 20, 0);
-  for (size_t done = 0; done < bytes; done += block.size()) {
-    const size_t n = bytes - done < block.size() ? bytes - done : block.size();
+  unsigned char* p = MapFileSource(path, bytes, [s](unsigned char* block, size_t at, size_t n) {
+    std::fill(block, block + n, 0);
     for (size_t k = 0; k < n; k += 4096)
-      block[k] = static_cast<unsigned char>(s * 7 + (done + k) / 4096 + 1);
-    if (write(fd, block.data(), n) != static_cast<ssize_t>(n)) {
-      std::perror("write");
-      std::exit(2);
-    }
-  }
-  void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-  close(fd);
-  unlink(path.c_str());  // the mapping keeps its pages
-  if (p == MAP_FAILED) {
-    std::perror("mmap");
-    std::exit(2);
-  }
+      block[k] = static_cast<unsigned char>(s * 7 + (at + k) / 4096 + 1);
+  });
   CHECK(cudaHostRegister(p, bytes, cudaHostRegisterReadOnly));
-  return static_cast<unsigned char*>(p);
+  return p;
 }
 
 void Copies(const Lane& lane, size_t bytes) {

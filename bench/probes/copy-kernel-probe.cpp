@@ -16,11 +16,9 @@
 // page-cache windows): whether a kernel's rate is its reading pattern's or the memory's.
 // GRID 0: one block a 4 KiB page (BYTES / 4096 blocks), as CUDA's memcpy128 launches.
 #include <cuda.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -34,6 +32,7 @@
 #include <vector>
 
 #include "cu_check.h"
+#include "file_source.h"
 
 namespace {
 
@@ -86,18 +85,11 @@ class Source {
       CHECK(cuMemHostRegister(ptr_, bytes,
                               CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP));
     } else if (kind.rfind("file:", 0) == 0) {
-      path_ = kind.substr(5) + "/copy-kernel-probe." + std::to_string(getpid()) + "." +
-              std::to_string(index);
-      const int fd = open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
-      if (fd < 0) Fail(path_.c_str());
-      std::vector<unsigned char> block(1 << 20, want);
-      for (size_t done = 0; done < bytes; done += block.size()) {
-        const size_t n = std::min(block.size(), bytes - done);
-        if (write(fd, block.data(), n) != static_cast<ssize_t>(n)) Fail("write");
-      }
-      ptr_ = mmap(nullptr, bytes, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-      close(fd);
-      if (ptr_ == MAP_FAILED) Fail("mmap");
+      const std::string path = kind.substr(5) + "/copy-kernel-probe." + std::to_string(getpid()) +
+                               "." + std::to_string(index);
+      ptr_ = MapFileSource(path, bytes, [want](unsigned char* block, size_t, size_t n) {
+        std::memset(block, want, n);
+      });
       CHECK(cuMemHostRegister(ptr_, bytes,
                               CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
                                   CU_MEMHOSTREGISTER_READ_ONLY));
@@ -117,7 +109,6 @@ class Source {
       std::free(ptr_);
     } else {
       munmap(ptr_, bytes_);
-      unlink(path_.c_str());
     }
   }
 
@@ -126,7 +117,7 @@ class Source {
     std::perror(what);
     std::exit(1);
   }
-  std::string kind_, path_;
+  std::string kind_;
   size_t bytes_;
   void* ptr_ = nullptr;
 };
