@@ -21,6 +21,10 @@
 #          windows (budget 0) and in 8 MiB parts, 256 MiB and 16 MiB reads, two rounds, untraced;
 #          then the windows at 1056 blocks traced
 #   cond   cond-copy-probe (COND=BINARY) 16 x 256 MiB, modes cond and cond-late, traced
+#   kern   the run kernel against a kernel alone: reads copied by the library's kernel from the
+#          windows (budget 0) at grids 32 and 1056, and copy-kernel-probe's `w4` (the library's
+#          reading pattern) and `c4` from the same kind of memory (registered page-cache file
+#          mappings), 16 x 256 MiB, all traced: a launch's duration each way
 # Output: OUT_DIR/trace.txt (rates and summaries) and OUT_DIR/traces.tgz (the CSVs).
 set -uo pipefail
 BUILD=${1:?usage: trace-h200.sh BUILD_DIR OUT_DIR}
@@ -107,6 +111,20 @@ for row in ${ROWS:-p8 p8c p32 whole sync probe-tokens1 probe-plain}; do
         "${COND:?}" 16 268435456 2 "$m" 2>&1 | tr '\n' ' ')" | log
       python3 "$HERE/trace-gaps.py" "$OUT/csv/cond-$m.csv" --skip 0.5 --keep 1.0 2>&1 | log
       echo | log
+    done ;;
+  kern)
+    bench win-32 "$Q $(cfg 0)" $R
+    bench win-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056 $(cfg 0)" $R
+    K=$BUILD/bench/copy-kernel-probe
+    for grid in 32 1056; do
+      for m in w4 c4; do
+        name=probe-$m-$grid
+        echo "$name traced: $(PROBE_SRC=file:/var/tmp CUPTI_TRACE_OUT="$OUT/csv/$name.csv" \
+          LD_PRELOAD="$SO" timeout 90 "$K" "$HERE/copy-kernel-variants.ptx" 16 268435456 "$grid" 3 \
+          "$m" 2>&1 | tr '\n' ' ')" | log
+        python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip 1.0 --keep 1.4 2>&1 | log
+        echo | log
+      done
     done ;;
   esac
 done
