@@ -15,6 +15,11 @@ namespace hipfile::testing {
 
 extern const char kUserKernelPtx[];  // user_kernel_ptx.cc
 
+// What the kernel does, on the host: adds delta (modulo 256) to each of the n bytes at p, eight
+// bytes to a load and a store (under TSan a byte at a time made most of the stress tests' time,
+// each byte's access checked on its own; a word's are checked at once).
+void AddToBytes(void* p, size_t n, unsigned delta);
+
 class UserKernel {
  public:
   // Loads it for the process runtime (hipFileExtRuntimeName). Load before any stream waits for
