@@ -14,6 +14,9 @@ Takes the records that start between SKIP seconds after the first record and SKI
     (copy then kernel, kernel then copy, ...): the stream's stops, where memory operations
     (waits for the host, writes of words) and launch latency hide;
   - each stream's busy share of the window.
+With --kernel-bytes N (every kernel copies N bytes, as a 256 MiB read's one launch or a probe's
+copy does), also the bytes the kernels moved in the window (each kernel's share by the part of
+its run inside it) and the kernels running at once.
 """
 import argparse
 import collections
@@ -97,6 +100,7 @@ def main():
     ap.add_argument("trace")
     ap.add_argument("--skip", type=float, default=0.0)
     ap.add_argument("--keep", type=float, default=1e9)
+    ap.add_argument("--kernel-bytes", type=int, default=0)
     a = ap.parse_args()
     records, dropped = load(a.trace)
     if not records:
@@ -121,6 +125,16 @@ def main():
     kern = [(r[2], r[3]) for r in win if r[0] == "K"]
     khist = concurrency(kern, lo, hi)
     print(f"kernels: at least one running {100 * (1 - khist[0] / total):.1f}% of the window")
+    if a.kernel_bytes > 0:
+        # Every kernel that overlaps the window, started in it or not.
+        runs = [(r[2], r[3]) for r in records if r[0] == "K" and r[3] > lo and r[2] < hi]
+        part = sum((min(e, hi) - max(s, lo)) / (e - s) for s, e in runs if e > s)
+        rhist = concurrency(runs, lo, hi)
+        mean = sum(k * v for k, v in rhist.items()) / total
+        print(f"  kernels of {a.kernel_bytes / 2**20:.0f} MiB: {part * a.kernel_bytes / 2**30 / span:.2f} "
+              f"GiB/s moved over the window; {mean:.1f} running at once on average; " +
+              ", ".join(f"{k}: {100 * v / total:.1f}%" for k, v in sorted(rhist.items())
+                        if v / total >= .01))
 
     print("\ndurations")
     by = collections.defaultdict(list)

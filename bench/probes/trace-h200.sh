@@ -64,7 +64,7 @@ bench() {  # bench NAME "VAR=VALUE ..." FLAGS...: untraced, then traced, and the
   shift 2
   rated "$name untraced" "$envs" "$@"
   rated "$name traced" "$envs CUPTI_TRACE_OUT=$OUT/csv/$name.csv LD_PRELOAD=$SO" "$@"
-  python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip "${SKIP:-1.3}" --keep 1.4 2>&1 | log
+  python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip "${SKIP:-1.3}" --keep 1.4 $GAPS 2>&1 | log
   echo | log
 }
 P=$BUILD/bench/stream-stop-probe
@@ -77,6 +77,7 @@ probe() {  # probe NAME "VAR=VALUE ...": untraced, then traced, 16 streams x 8 M
   echo | log
 }
 R="-w 16 -i 256M -I 0 -x 5 -Q 1 --stages"
+GAPS=""  # more arguments to trace-gaps.py
 for row in ${ROWS:-p8 p8c p32 whole sync probe-tokens1 probe-plain}; do
   case $row in
   p8) bench p8 "$Q HIPFILE_ASYNC_AHEAD_PART_MB=8" $R ;;
@@ -112,7 +113,8 @@ for row in ${ROWS:-p8 p8c p32 whole sync probe-tokens1 probe-plain}; do
       python3 "$HERE/trace-gaps.py" "$OUT/csv/cond-$m.csv" --skip 0.5 --keep 1.0 2>&1 | log
       echo | log
     done ;;
-  kern)
+  kern)  # (each launch copies a whole 256 MiB read: trace-gaps.py adds up the bytes moved)
+    GAPS="--kernel-bytes 268435456"
     bench win-32 "$Q $(cfg 0)" $R
     bench win-1056 "$Q HIPFILE_ASYNC_RUN_BLOCKS=1056 $(cfg 0)" $R
     K=$BUILD/bench/copy-kernel-probe
@@ -122,10 +124,11 @@ for row in ${ROWS:-p8 p8c p32 whole sync probe-tokens1 probe-plain}; do
         echo "$name traced: $(PROBE_SRC=file:/var/tmp CUPTI_TRACE_OUT="$OUT/csv/$name.csv" \
           LD_PRELOAD="$SO" timeout 90 "$K" "$HERE/copy-kernel-variants.ptx" 16 268435456 "$grid" 3 \
           "$m" 2>&1 | tr '\n' ' ')" | log
-        python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip 1.0 --keep 1.4 2>&1 | log
+        python3 "$HERE/trace-gaps.py" "$OUT/csv/$name.csv" --skip 1.0 --keep 1.4 $GAPS 2>&1 | log
         echo | log
       done
-    done ;;
+    done
+    GAPS="" ;;
   esac
 done
 tar -C "$OUT" -czf "$OUT/traces.tgz" csv && rm -rf "$OUT/csv"
