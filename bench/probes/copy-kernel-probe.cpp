@@ -15,6 +15,12 @@
 // through the page cache and mapped read-only, registered READ_ONLY as the library pins its
 // page-cache windows): whether a kernel's rate is its reading pattern's or the memory's.
 // GRID 0: one block a 4 KiB page (BYTES / 4096 blocks), as CUDA's memcpy128 launches.
+// PROBE_AFTER: a stream memory operation queued after each copy, as the library's chains queue
+// them after a launch - write (cuStreamWriteValue32 of a pinned host word: `write copied`) or
+// wait (cuStreamWaitValue32 on one already passed: `wait done`); default none. Whether such an
+// operation holds up the streams that share the copy's hardware queue until the copy ends
+// (CUDA_DEVICE_MAX_CONNECTIONS: 8 queues by default).
+// The rate counts each stream's copies up to its last one's end, not the destinations' check.
 #include <cuda.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -144,6 +150,9 @@ int main(int argc, char** argv) {
   const bool shared_src = shared_env != nullptr && std::strcmp(shared_env, "1") == 0;
   const char* src_env = std::getenv("PROBE_SRC");
   const std::string src_kind = src_env != nullptr ? src_env : "hostalloc";
+  const char* after_env = std::getenv("PROBE_AFTER");
+  const std::string after = after_env != nullptr ? after_env : "none";
+  if (after != "none" && after != "write" && after != "wait") return 2;
   const CUcontext ctx = PrimaryContextOfDevice0();
   CUmodule mod;
   CHECK(cuModuleLoad(&mod, argv[1]));
@@ -160,6 +169,8 @@ int main(int argc, char** argv) {
     std::atomic<int> ready{0};  // streams with their buffers made: the clock starts after
     std::atomic<unsigned long long> copies{0};
     std::atomic<int> bad{0};
+    std::atomic<long long> last_end_ns{0};  // the latest end of a stream's last copy, from t0
+    std::chrono::steady_clock::time_point t0;
     std::vector<std::thread> ts;
     for (int t = 0; t < streams; ++t) {
       ts.emplace_back([&, t] {
@@ -178,6 +189,12 @@ int main(int argc, char** argv) {
         CUdeviceptr dst;
         CHECK(cuMemAlloc(&dst, bytes));
         CHECK(cuMemsetD8(dst, 0, bytes));
+        void* word_mem = nullptr;  // PROBE_AFTER's word, 0: a wait for >= 0 has passed
+        CHECK(cuMemHostAlloc(&word_mem, sizeof(uint32_t),
+                             CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+        *static_cast<volatile uint32_t*>(word_mem) = 0;
+        CUdeviceptr word;
+        CHECK(cuMemHostGetDevicePointer(&word, word_mem, 0));
         auto* table = static_cast<Table*>(table_mem);
         table->count = 1;
         table->op[0] = {dst, reinterpret_cast<unsigned long long>(host), bytes};
@@ -192,9 +209,17 @@ int main(int argc, char** argv) {
           } else {
             CHECK(cuLaunchKernel(fn, grid, 1, 1, 256, 1, 1, 0, st, params, nullptr));
           }
+          if (after == "write") CHECK(cuStreamWriteValue32(st, word, 0, 0));
+          if (after == "wait") CHECK(cuStreamWaitValue32(st, word, 0, CU_STREAM_WAIT_VALUE_GEQ));
           CHECK(cuStreamSynchronize(st));
           gate.Leave();
           ++n;
+        }
+        const long long end = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - t0)
+                                  .count();
+        for (long long seen = last_end_ns.load(); end > seen;) {
+          if (last_end_ns.compare_exchange_weak(seen, end)) break;
         }
         std::vector<unsigned char> check(bytes);
         CHECK(cuMemcpyDtoH(check.data(), dst, bytes));
@@ -210,24 +235,25 @@ int main(int argc, char** argv) {
         copies.fetch_add(n);
         CHECK(cuMemFree(dst));
         CHECK(cuMemFreeHost(table_mem));
+        CHECK(cuMemFreeHost(word_mem));
         if (own != nullptr) own->Release();
         CHECK(cuStreamDestroy(st));
       });
     }
     while (ready.load() < streams) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    const auto t0 = std::chrono::steady_clock::now();
+    t0 = std::chrono::steady_clock::now();
     go = true;
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     stop = true;
     for (auto& th : ts) th.join();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall = static_cast<double>(last_end_ns.load()) / 1e9;
     const double n = static_cast<double>(copies.load());
     std::printf(
-        "%-4s streams=%d bytes=%zu grid=%u inflight=%d shared_src=%d src=%s GiB/s=%.1f "
+        "%-4s streams=%d bytes=%zu grid=%u inflight=%d shared_src=%d src=%s after=%s GiB/s=%.1f "
         "per_copy_us=%.0f %s\n",
         mode.c_str(), streams, bytes, grid, inflight, shared_src ? 1 : 0, src_kind.c_str(),
-        n * bytes / wall / (1 << 30), wall * streams / n * 1e6, bad ? "DATA MISMATCH" : "verified");
+        after.c_str(), n * bytes / wall / (1 << 30), wall * streams / n * 1e6,
+        bad ? "DATA MISMATCH" : "verified");
   }
   if (shared != nullptr) CHECK(cuMemFreeHost(shared));
   return 0;
