@@ -94,7 +94,13 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
   unsigned char* staging = block.Slot(token);
   // At least to the end of chunk k's share of the fixed layout, so that the chunks suffice; in
   // runs, no further unless the run's copy ahead serves it (a chunk after it in the run then
-  // copies nothing, and the run's one launch ends with this table).
+  // copies nothing, and the run's one launch ends with this table). A read that is one run
+  // (run_bytes 0) goes on past the floor through windows only, as long as they follow one
+  // another: a read whose bytes are all in pinned windows is then copied whole by its first
+  // table, which the whole grid of its launch copies (CopyTableRunAsync ends the run there),
+  // where a table per 64 MiB window had the launch take its tokens with one block (a 256 MiB
+  // read: eight such launches at once moved 45 GiB/s on an H100, where DMA moves 50;
+  // bench/results/h100-2026-12-07-kern).
   const size_t floor = Floor(k);
   size_t used = 0;  // of the slot
   uint32_t count = 0;
@@ -104,7 +110,9 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
     assigned += bytes;
     moved += bytes;
   };
-  while (!stopped && assigned < size && (assigned < floor || (count == 0 && run_bytes == 0))) {
+  while (!stopped && assigned < size && count < runtime::CopyTable::kMaxCopies) {
+    const bool past_floor = assigned >= floor && !(count == 0 && run_bytes == 0);
+    if (past_floor && run_bytes != 0) break;
     const off_t at = file_offset + static_cast<off_t>(assigned);
     // The last entry of the table is always staged, to the floor: the chunks must suffice.
     const bool last_entry = count + 1 == runtime::CopyTable::kMaxCopies;
@@ -120,6 +128,7 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
       add(piece.src, piece.bytes);
       continue;
     }
+    if (past_floor) break;  // past the floor, windows only
     const size_t room = chunk_bytes - used;
     if (room == 0) break;  // the floor is reached: the slot held chunk k's share
     size_t want = std::min(room, size - assigned);

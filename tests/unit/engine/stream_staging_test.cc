@@ -313,15 +313,59 @@ TEST(StreamStagingTest, WindowsAndStagingMixInOneChunkAndEveryByteArrives) {
   ASSERT_TRUE(chunks.Outcome().ok());
   EXPECT_EQ(*chunks.Outcome(), device.size());
   EXPECT_EQ(chunks.from_windows, kHalf + kHalf / 2 + 3 * kChunk - kHalf * 5 / 2);
-  // Chunk 0: the window, then staging cut where the next window starts (1.25 chunks in).
-  // Chunk 1: the second window, to 3 chunks. Chunk 2: staged to 4 chunks (its share). Chunk 3:
-  // the rest; chunk 4 copies nothing.
+  // Chunk 0: the window, then staging cut where the next window starts (1.25 chunks in), then,
+  // past its share, the second window, to 3 chunks (windows only past the floor). Chunk 1:
+  // staged to 4 chunks (one piece: its share was taken). Chunk 2: the rest; chunks 3 and 4 copy
+  // nothing.
   EXPECT_EQ(file.staged_at, (std::vector<off_t>{kBase + static_cast<off_t>(kHalf + kHalf / 2),
                                                 kBase + static_cast<off_t>(3 * kChunk),
                                                 kBase + static_cast<off_t>(4 * kChunk)}));
   EXPECT_TRUE(LaunchCopiesNothing(heap.tables, chunks.Token(4)));
-  EXPECT_EQ(quiet, 1u) << "chunk 4 copies nothing and goes at once";
-  EXPECT_EQ(chunks.leased_until, chunks.Token(1));
+  EXPECT_EQ(quiet, 2u) << "chunks 3 and 4 copy nothing and go at once";
+  EXPECT_EQ(chunks.leased_until, chunks.Token(0));
+}
+
+// A read across several windows, every byte in one (adjacent windows are separate pieces): its
+// first table takes them all, past its share, and ends the run (CopyTable::last), so that the
+// run's launch copies the whole read with its grid; the chunks after it copy nothing. In runs
+// (a read copied ahead in parts), no table goes past its floor through windows.
+TEST(StreamStagingTest, AReadAcrossWindowsIsCopiedWholeByItsFirstTable) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(4 * kChunk + 100, 0xee);
+  const size_t size = device.size();
+  FakeFile file{testing::PatternBytes(size, 10),
+                8192,
+                {{0, kChunk + kChunk / 2}, {kChunk + kChunk / 2, 3 * kChunk}, {3 * kChunk, size}},
+                {},
+                0};
+  StagedChunks chunks = ChunksOver(device, 5, 8192);
+  uint32_t ready = 0;
+  chunks.FillForRead(heap.block, heap.tables, &ready, 0, file.Mover(), file.Finder());
+  const runtime::CopyTable* first = heap.tables.Table(5);
+  ASSERT_EQ(first->count, 3u) << "one copy a window";
+  EXPECT_EQ(first->last, 1u) << "the read's copies end with its first table";
+  EXPECT_EQ(chunks.assigned, size);
+  EXPECT_EQ(chunks.from_windows, size);
+  EXPECT_EQ(chunks.leased_until, 5u);
+  for (size_t k = 1; k < StagedChunks::ChunksFor(size); ++k) {
+    EXPECT_TRUE(chunks.Quiet(heap.tables, k)) << "chunk " << k;
+  }
+  const size_t quiet = [&] {
+    std::fill(device.begin(), device.end(), 0xee);
+    StagedChunks again = ChunksOver(device, 5, 8192);
+    return ReadThroughTheStream(again, heap, file);
+  }();
+  EXPECT_EQ(quiet, StagedChunks::ChunksFor(size) - 1);
+  EXPECT_EQ(device, file.bytes);
+  EXPECT_TRUE(file.staged_at.empty()) << "nothing was staged";
+
+  // In runs of 2 chunks, no window past the floor: the first table takes the first window (1.5
+  // chunks, past its 1-chunk share in one piece) and stops there.
+  StagedChunks runs = ChunksOver(device, 20, 8192);
+  runs.run_bytes = 2 * kChunk;
+  runs.FillForRead(heap.block, heap.tables, &ready, 0, file.Mover(), file.Finder());
+  EXPECT_EQ(heap.tables.Table(20)->count, 1u);
+  EXPECT_EQ(runs.assigned, kChunk + kChunk / 2);
 }
 
 TEST(StreamStagingTest, AShortStagedReadAfterAWindowEndsTheRead) {
