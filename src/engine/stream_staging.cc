@@ -34,6 +34,16 @@ bool SlowerFromAWindow(const void* dst, off_t offset) {
   return (reinterpret_cast<uintptr_t>(dst) & 15) == 0 && (offset & 15) != 0;
 }
 
+// Whether `next` copies the bytes that follow `last`'s on both sides, so that one copy may take
+// both: a copy moves each byte between the same addresses either way. Not where it would slow
+// `next` down: the kernel moves 16-byte words only where a copy starts on them
+// (copy_kernel_body.h's CopyPiece), and words stay words through the join, bytes stay bytes.
+bool Follows(const runtime::CopyTable::Copy& last, const runtime::CopyTable::Copy& next) {
+  const bool joined = last.dst + last.bytes == next.dst && last.src + last.bytes == next.src;
+  const bool in_words = ((last.dst | last.src) & 15) == 0;
+  return joined && (in_words || ((next.dst | next.src) & 15) != 0);
+}
+
 }  // namespace
 
 Result<StreamStagingBlock> StreamStagingBlock::Pin(runtime::GpuRuntime& gpu, size_t slot_bytes) {
@@ -104,9 +114,19 @@ void StagedChunks::FillForRead(const StreamStagingBlock& block, const StreamCopy
   const size_t floor = Floor(k);
   size_t used = 0;  // of the slot
   uint32_t count = 0;
+  // A piece that goes on where the table's last copy ends, on both sides, lengthens that copy
+  // (Follows): the windows of one file are one mapping, so a read across many of them is one
+  // copy, and a table reaches no limit of entries before the read's end (a read of more than
+  // 127 windows, 7.9 GiB, went on one block past its first table).
   const auto add = [&](const void* src, size_t bytes) {
-    table->copy[count++] = {reinterpret_cast<uintptr_t>(static_cast<char*>(device) + assigned),
-                            reinterpret_cast<uintptr_t>(src), bytes};
+    const runtime::CopyTable::Copy piece{
+        reinterpret_cast<uintptr_t>(static_cast<char*>(device) + assigned),
+        reinterpret_cast<uintptr_t>(src), bytes};
+    if (count > 0 && Follows(table->copy[count - 1], piece)) {
+      table->copy[count - 1].bytes += bytes;
+    } else {
+      table->copy[count++] = piece;
+    }
     assigned += bytes;
     moved += bytes;
   };

@@ -133,6 +133,19 @@ hipError_t CpuRuntime::CheckRange(const void* p, size_t size) const {
   return hipSuccess;
 }
 
+hipError_t CpuRuntime::CheckKernelRange(const void* p, size_t size) const {
+  auto at = reinterpret_cast<uintptr_t>(p);
+  std::optional<Region> region = memory_.Find(p);
+  if (!region) return hipSuccess;  // as CheckRange
+  while (region->end() - at < size) {
+    size -= region->end() - at;
+    at = region->end();
+    region = memory_.Find(reinterpret_cast<const void*>(at));
+    if (!region) return hipErrorInvalidValue;  // past a region's end into memory it cannot reach
+  }
+  return hipSuccess;
+}
+
 hipError_t CpuRuntime::CheckCopy(void* dst, const void* src, size_t size,
                                  hipMemcpyKind kind) const {
   // Unified addressing: any kind is accepted for any pair of pointers.
@@ -216,7 +229,9 @@ void CpuRuntime::CopyTableNow(const CopyTable* table, uint32_t token) const {
     const auto* src = reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src));
     const size_t bytes = static_cast<size_t>(c.bytes);
     // A GPU would fault on an address it cannot use; here the copy is refused and logged.
-    if (CheckCopy(dst, src, bytes, hipMemcpyDefault) != hipSuccess) {
+    if (bytes != 0 &&
+        (dst == nullptr || src == nullptr || CheckKernelRange(dst, bytes) != hipSuccess ||
+         CheckKernelRange(src, bytes) != hipSuccess)) {
       HF_LOG(kError, "CPU runtime: copy table %p entry %llu (%p <- %p, %zu bytes) refused",
              static_cast<const void*>(table), static_cast<unsigned long long>(i), dst, src, bytes);
       continue;

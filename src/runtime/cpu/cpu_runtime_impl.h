@@ -108,6 +108,10 @@ class CpuRuntime final : public GpuRuntime {
   // Memory (cpu_memory.cc).
   // hipErrorInvalidValue when [p, p + size) starts inside a known region and runs past its end.
   hipError_t CheckRange(const void* p, size_t size) const;
+  // A kernel's: as CheckRange, but [p, p + size) may run on through known regions that follow
+  // one another, as a kernel's loads and stores go on through pages each mapped for the device
+  // (a copy table's copy across adjacent page-cache windows), which one DMA may not.
+  hipError_t CheckKernelRange(const void* p, size_t size) const;
   hipError_t CheckCopy(void* dst, const void* src, size_t size, hipMemcpyKind kind) const;
   hipError_t CheckFill(void* dst, size_t size) const;
   // For the stream memory operations: a 4-byte aligned word inside a known region.

@@ -327,8 +327,10 @@ TEST(StreamStagingTest, WindowsAndStagingMixInOneChunkAndEveryByteArrives) {
 
 // A read across several windows, every byte in one (adjacent windows are separate pieces): its
 // first table takes them all, past its share, and ends the run (CopyTable::last), so that the
-// run's launch copies the whole read with its grid; the chunks after it copy nothing. In runs
-// (a read copied ahead in parts), no table goes past its floor through windows.
+// run's launch copies the whole read with its grid; the chunks after it copy nothing. The
+// windows of one file follow one another in memory (one mapping), as the test's do: one copy
+// takes them all. In runs (a read copied ahead in parts), no table goes past its floor through
+// windows.
 TEST(StreamStagingTest, AReadAcrossWindowsIsCopiedWholeByItsFirstTable) {
   HeapBlock heap;
   std::vector<unsigned char> device(4 * kChunk + 100, 0xee);
@@ -342,8 +344,10 @@ TEST(StreamStagingTest, AReadAcrossWindowsIsCopiedWholeByItsFirstTable) {
   uint32_t ready = 0;
   chunks.FillForRead(heap.block, heap.tables, &ready, 0, file.Mover(), file.Finder());
   const runtime::CopyTable* first = heap.tables.Table(5);
-  ASSERT_EQ(first->count, 3u) << "one copy a window";
+  ASSERT_EQ(first->count, 1u) << "one copy through the windows, which follow one another";
+  EXPECT_EQ(first->copy[0].bytes, size);
   EXPECT_EQ(first->last, 1u) << "the read's copies end with its first table";
+  EXPECT_EQ(chunks.leases.size(), 3u) << "each window held";
   EXPECT_EQ(chunks.assigned, size);
   EXPECT_EQ(chunks.from_windows, size);
   EXPECT_EQ(chunks.leased_until, 5u);
@@ -364,6 +368,98 @@ TEST(StreamStagingTest, AReadAcrossWindowsIsCopiedWholeByItsFirstTable) {
   runs.FillForRead(heap.block, heap.tables, &ready, 0, file.Mover(), file.Finder());
   EXPECT_EQ(heap.tables.Table(20)->count, 1u);
   EXPECT_EQ(runs.assigned, kChunk + kChunk / 2);
+}
+
+// More windows than a table has entries (a read across more than 127 64 MiB windows, 7.9 GiB):
+// still one copy, ending the run with the first table, where a copy a window filled the table and
+// left the rest of the read to the run's later tokens, which its launch takes on one block.
+TEST(StreamStagingTest, AReadAcrossMoreWindowsThanATableHoldsIsOneCopy) {
+  HeapBlock heap;
+  constexpr size_t kWindow = 64 * 1024;
+  constexpr size_t kWindows = runtime::CopyTable::kMaxCopies + 72;
+  std::vector<unsigned char> device(kWindows * kWindow, 0xee);
+  FakeFile file{testing::PatternBytes(device.size(), 12), 0, {}, {}, 0};
+  for (size_t w = 0; w < kWindows; ++w) file.windows.emplace_back(w * kWindow, (w + 1) * kWindow);
+  StagedChunks chunks = ChunksOver(device, 3, 0);
+  EXPECT_EQ(ReadThroughTheStream(chunks, heap, file), StagedChunks::ChunksFor(device.size()) - 1)
+      << "every chunk after the first copies nothing";
+  const runtime::CopyTable* first = heap.tables.Table(3);
+  ASSERT_EQ(first->count, 1u);
+  EXPECT_EQ(first->copy[0].bytes, device.size());
+  EXPECT_EQ(first->last, 1u);
+  EXPECT_EQ(chunks.leases.size(), kWindows);
+  EXPECT_EQ(chunks.from_windows, device.size());
+  EXPECT_TRUE(file.staged_at.empty());
+  EXPECT_EQ(device, file.bytes);
+}
+
+// Pieces that do not follow one another in memory stay copies of their own: two windows whose
+// bytes lie apart, and a window after a staged piece.
+TEST(StreamStagingTest, PiecesApartInMemoryAreCopiesOfTheirOwn) {
+  HeapBlock heap;
+  std::vector<unsigned char> device(3 * kChunk, 0xee);
+  const std::vector<unsigned char> want = testing::PatternBytes(device.size(), 13);
+  // [0, 1 chunk) and [1, 2 chunks) from two separate buffers; the rest staged.
+  std::vector<unsigned char> low(want.begin(), want.begin() + kChunk);
+  std::vector<unsigned char> high(want.begin() + kChunk, want.begin() + 2 * kChunk);
+  ASSERT_NE(low.data() + low.size(), high.data()) << "the test needs the buffers apart";
+  auto lease = std::make_shared<int>(0);
+  const WindowFinder apart = [&](off_t at, size_t max) {
+    const auto from = static_cast<size_t>(at);
+    if (from < kChunk) return ResidentPiece{low.data() + from, std::min(max, kChunk - from), lease};
+    if (from < 2 * kChunk) {
+      return ResidentPiece{high.data() + (from - kChunk), std::min(max, 2 * kChunk - from), lease};
+    }
+    return ResidentPiece{};
+  };
+  const ChunkMover move = [&](void* staging, size_t n, off_t at) -> Result<size_t> {
+    std::memcpy(staging, want.data() + at, n);
+    return n;
+  };
+  StagedChunks chunks = ChunksOver(device);
+  uint32_t ready = 0;
+  chunks.FillForRead(heap.block, heap.tables, &ready, 0, move, apart);
+  const runtime::CopyTable* table = heap.tables.Table(0);
+  ASSERT_EQ(table->count, 2u) << "one copy a window: they lie apart";
+  EXPECT_EQ(table->copy[1].src, reinterpret_cast<uintptr_t>(high.data()));
+  CopyAsTheStreamWould(heap.tables, 0);
+  for (size_t k = 1; k < 3; ++k) {
+    chunks.FillForRead(heap.block, heap.tables, &ready, k, move, apart);
+    CopyAsTheStreamWould(heap.tables, static_cast<uint32_t>(k));
+  }
+  EXPECT_EQ(*chunks.Outcome(), device.size());
+  EXPECT_EQ(device, want);
+}
+
+// The kernel moves 16-byte words only where a copy starts on them (copy_kernel_body.h): a window
+// that starts on words after one that does not stays a copy of its own, so that it moves in
+// words; one after a copy that starts on words joins it (words go on through the join).
+TEST(StreamStagingTest, AWindowOnWordsAfterOneOffThemIsNotJoined) {
+  HeapBlock heap;
+  std::vector<unsigned char> storage(kChunk + 64, 0xee);
+  FakeFile file{testing::PatternBytes(kChunk + 32, 14), 0, {{5, 16}, {16, kChunk + 32}}, {}, 0};
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(file.bytes.data()) % 16, 0u);
+  const auto aligned = reinterpret_cast<uintptr_t>(storage.data()) % 16;
+  unsigned char* on_words = storage.data() + (16 - aligned) % 16;
+  StagedChunks off = ChunksOver(storage, 0, 5);
+  off.device = on_words + 5;  // as far off words as the window's address of offset 5
+  off.size = kChunk + 27;
+  uint32_t ready = 0;
+  off.FillForRead(heap.block, heap.tables, &ready, 0, file.Mover(), file.Finder());
+  const runtime::CopyTable* table = heap.tables.Table(0);
+  ASSERT_EQ(table->count, 2u);
+  EXPECT_EQ(table->copy[0].bytes, 11u);
+  EXPECT_EQ((table->copy[1].dst | table->copy[1].src) % 16, 0u);
+  CopyAsTheStreamWould(heap.tables, 0);
+  EXPECT_TRUE(std::equal(file.bytes.begin() + 5, file.bytes.end(), on_words + 5));
+
+  StagedChunks on = ChunksOver(storage, 1, 0);
+  on.device = on_words;
+  on.size = kChunk + 32;
+  file.windows = {{0, 16}, {16, kChunk + 32}};
+  on.FillForRead(heap.block, heap.tables, &ready, 0, file.Mover(), file.Finder());
+  ASSERT_EQ(heap.tables.Table(1)->count, 1u) << "on words from the start: one copy";
+  EXPECT_EQ(heap.tables.Table(1)->copy[0].bytes, kChunk + 32);
 }
 
 TEST(StreamStagingTest, AShortStagedReadAfterAWindowEndsTheRead) {

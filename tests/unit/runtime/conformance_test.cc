@@ -431,6 +431,48 @@ TEST_P(RuntimeConformance, CopyTableCopiesWhatItHoldsWhenTheStreamGetsThere) {
   ASSERT_EQ(back[kBytes + 1 + 4096], 0x77);
 }
 
+// One copy of a table may read on through host registrations that follow one another in memory
+// (the page-cache windows of one file: engine/stream_staging.cc joins their pieces into one
+// copy): a kernel's loads go through each page as the device maps it.
+TEST_P(RuntimeConformance, CopyTableReadsOnThroughAdjacentRegistrations) {
+  constexpr size_t kHalf = 65536;
+  int device = -1;
+  ASSERT_EQ(rt_->GetDevice(&device), hipSuccess);
+  ASSERT_TRUE(rt_->SupportsCopyTable(device));
+  Stream s = NewStream();
+  std::vector<unsigned char> host(2 * kHalf + 4096);
+  unsigned char* base =
+      host.data() + (4096 - reinterpret_cast<uintptr_t>(host.data()) % 4096) % 4096;
+  const std::vector<unsigned char> pattern = PatternBytes(2 * kHalf, 15);
+  memcpy(base, pattern.data(), 2 * kHalf);
+  ASSERT_EQ(rt_->HostRegister(base, kHalf, hipHostRegisterDefault), hipSuccess);
+  ASSERT_EQ(rt_->HostRegister(base + kHalf, kHalf, hipHostRegisterDefault), hipSuccess);
+  auto* dev = static_cast<unsigned char*>(DeviceAlloc(2 * kHalf));
+  auto* back = static_cast<unsigned char*>(PinnedAlloc(2 * kHalf));
+  auto* table = static_cast<CopyTable*>(PinnedAlloc(sizeof(CopyTable)));
+  ASSERT_EQ(rt_->MemsetAsync(dev, 0x77, 2 * kHalf, s), hipSuccess);
+  // On words from the start (both addresses 16-byte aligned), and off them.
+  table->copy[0] = {static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dev + 16)),
+                    static_cast<uint64_t>(reinterpret_cast<uintptr_t>(base + 16)), 2 * kHalf - 32};
+  table->count = 1;
+  table->token = 2;
+  ASSERT_EQ(rt_->CopyTableAsync(table, 2, s), hipSuccess);
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  ASSERT_EQ(rt_->Memcpy(back, dev, 2 * kHalf, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(back[15], 0x77);
+  EXPECT_EQ(memcmp(back + 16, pattern.data() + 16, 2 * kHalf - 32), 0);
+  EXPECT_EQ(back[2 * kHalf - 16], 0x77);
+  table->copy[0] = {static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dev + 3)),
+                    static_cast<uint64_t>(reinterpret_cast<uintptr_t>(base + 5)), 2 * kHalf - 10};
+  table->token = 3;
+  ASSERT_EQ(rt_->CopyTableAsync(table, 3, s), hipSuccess);
+  ASSERT_EQ(rt_->StreamSynchronize(s), hipSuccess);
+  ASSERT_EQ(rt_->Memcpy(back, dev, 2 * kHalf, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(memcmp(back + 3, pattern.data() + 5, 2 * kHalf - 10), 0);
+  EXPECT_EQ(rt_->HostUnregister(base + kHalf), hipSuccess);
+  EXPECT_EQ(rt_->HostUnregister(base), hipSuccess);
+}
+
 // A run of tokens in one launch (CopyTableRunAsync). Where the first table is filled for the
 // first token and says `last`, its copies are made and nothing more: the later tokens are never
 // released, and `copied` is left to the stream's own write. Otherwise the launch takes each

@@ -982,6 +982,39 @@ TEST_F(CpuRuntimeTest, CopyTableNeedsPinnedMemoryAndSkipsRefusedCopies) {
   EXPECT_EQ(rt_->HostFree(table), hipSuccess);
 }
 
+// A kernel reads on through registrations that follow one another, as a copy table's copy
+// across adjacent page-cache windows does (engine/stream_staging.cc): made. One that runs from a
+// registration past its end into memory the device cannot reach is refused.
+TEST_F(CpuRuntimeTest, ACopyTablesCopyMayRunThroughAdjacentRegistrations) {
+  constexpr size_t kHalf = 16384;
+  std::vector<char> host(3 * kHalf + 4096);
+  char* base = host.data() + (4096 - reinterpret_cast<uintptr_t>(host.data()) % 4096) % 4096;
+  for (size_t i = 0; i < 3 * kHalf; ++i) base[i] = static_cast<char>(i * 7 + 1);
+  ASSERT_EQ(rt_->HostRegister(base, kHalf, hipHostRegisterDefault), hipSuccess);
+  ASSERT_EQ(rt_->HostRegister(base + kHalf, kHalf, hipHostRegisterDefault), hipSuccess);
+  CopyTable* table = nullptr;
+  ASSERT_EQ(rt_->HostMalloc(reinterpret_cast<void**>(&table), sizeof(CopyTable), 0), hipSuccess);
+  char* dev = nullptr;
+  ASSERT_EQ(rt_->Malloc(reinterpret_cast<void**>(&dev), 3 * kHalf), hipSuccess);
+  memset(dev, 0, 3 * kHalf);
+  const auto at = [](const void* p) {
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+  };
+  table->count = 2;
+  table->token = 4;
+  table->copy[0] = {at(dev + 100), at(base + 100), 2 * kHalf - 200};    // through both
+  table->copy[1] = {at(dev + 2 * kHalf), at(base + kHalf + 8), kHalf};  // past the second
+  ASSERT_EQ(rt_->CopyTableAsync(table, 4, nullptr), hipSuccess);
+  ASSERT_EQ(rt_->StreamSynchronize(nullptr), hipSuccess);
+  EXPECT_EQ(memcmp(dev + 100, base + 100, 2 * kHalf - 200), 0);
+  EXPECT_EQ(dev[2 * kHalf], 0) << "a copy past the registrations was made";
+  EXPECT_EQ(dev[3 * kHalf - 1], 0);
+  EXPECT_EQ(rt_->Free(dev), hipSuccess);
+  EXPECT_EQ(rt_->HostFree(table), hipSuccess);
+  EXPECT_EQ(rt_->HostUnregister(base + kHalf), hipSuccess);
+  EXPECT_EQ(rt_->HostUnregister(base), hipSuccess);
+}
+
 // Threads of this process (/proc/self/task).
 size_t ProcessThreads() { return testing::ProcessThreads().size(); }
 
