@@ -44,7 +44,7 @@ row() {  # row NAME BUILD "VAR=VALUE ..." FLAGS...
     "$@" --json 2>> "$out/err") &&
     echo "$name $(python3 "$here/json-row.py" '' "$line")" | tee -a "$o"
 }
-for round in $(seq "${ROUNDS:-2}"); do
+for _ in $(seq "${ROUNDS:-2}"); do
   for which in base new; do
     build=$base
     [[ $which == new ]] && build=$new
