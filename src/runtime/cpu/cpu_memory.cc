@@ -158,6 +158,13 @@ hipError_t CpuRuntime::CheckCopy(void* dst, const void* src, size_t size,
   return CheckRange(src, size);
 }
 
+hipError_t CpuRuntime::CheckKernelCopy(void* dst, const void* src, size_t size) const {
+  if (size == 0) return hipSuccess;
+  if (!dst || !src) return hipErrorInvalidValue;
+  if (hipError_t e = CheckKernelRange(dst, size); e != hipSuccess) return e;
+  return CheckKernelRange(src, size);
+}
+
 hipError_t CpuRuntime::CheckFill(void* dst, size_t size) const {
   if (size == 0) return hipSuccess;
   if (!dst) return hipErrorInvalidValue;
@@ -229,9 +236,7 @@ void CpuRuntime::CopyTableNow(const CopyTable* table, uint32_t token) const {
     const auto* src = reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src));
     const size_t bytes = static_cast<size_t>(c.bytes);
     // A GPU would fault on an address it cannot use; here the copy is refused and logged.
-    if (bytes != 0 &&
-        (dst == nullptr || src == nullptr || CheckKernelRange(dst, bytes) != hipSuccess ||
-         CheckKernelRange(src, bytes) != hipSuccess)) {
+    if (CheckKernelCopy(dst, src, bytes) != hipSuccess) {
       HF_LOG(kError, "CPU runtime: copy table %p entry %llu (%p <- %p, %zu bytes) refused",
              static_cast<const void*>(table), static_cast<unsigned long long>(i), dst, src, bytes);
       continue;

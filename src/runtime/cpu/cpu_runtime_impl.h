@@ -113,6 +113,8 @@ class CpuRuntime final : public GpuRuntime {
   // (a copy table's copy across adjacent page-cache windows), which one DMA may not.
   hipError_t CheckKernelRange(const void* p, size_t size) const;
   hipError_t CheckCopy(void* dst, const void* src, size_t size, hipMemcpyKind kind) const;
+  // A kernel's copy (a copy table's): as CheckCopy, its ranges as CheckKernelRange.
+  hipError_t CheckKernelCopy(void* dst, const void* src, size_t size) const;
   hipError_t CheckFill(void* dst, size_t size) const;
   // For the stream memory operations: a 4-byte aligned word inside a known region.
   hipError_t CheckWord(const uint32_t* addr) const;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fakes/temp_dir.h"
+#include "util/align.h"
 
 namespace hipfile::engine {
 namespace {
@@ -438,9 +439,9 @@ TEST(StreamStagingTest, AWindowOnWordsAfterOneOffThemIsNotJoined) {
   HeapBlock heap;
   std::vector<unsigned char> storage(kChunk + 64, 0xee);
   FakeFile file{testing::PatternBytes(kChunk + 32, 14), 0, {{5, 16}, {16, kChunk + 32}}, {}, 0};
-  ASSERT_EQ(reinterpret_cast<uintptr_t>(file.bytes.data()) % 16, 0u);
-  const auto aligned = reinterpret_cast<uintptr_t>(storage.data()) % 16;
-  unsigned char* on_words = storage.data() + (16 - aligned) % 16;
+  ASSERT_TRUE(IsAligned(file.bytes.data(), 16));
+  auto* on_words =
+      reinterpret_cast<unsigned char*>(AlignUp(reinterpret_cast<uintptr_t>(storage.data()), 16));
   StagedChunks off = ChunksOver(storage, 0, 5);
   off.device = on_words + 5;  // as far off words as the window's address of offset 5
   off.size = kChunk + 27;

@@ -22,6 +22,7 @@
 #include "runtime/device_attributes.h"
 #include "runtime/gpu_runtime.h"
 #include "unit/runtime/runtime_test_util.h"
+#include "util/align.h"
 #include "util/mutex.h"
 
 namespace hipfile::runtime {
@@ -441,8 +442,8 @@ TEST_P(RuntimeConformance, CopyTableReadsOnThroughAdjacentRegistrations) {
   ASSERT_TRUE(rt_->SupportsCopyTable(device));
   Stream s = NewStream();
   std::vector<unsigned char> host(2 * kHalf + 4096);
-  unsigned char* base =
-      host.data() + (4096 - reinterpret_cast<uintptr_t>(host.data()) % 4096) % 4096;
+  auto* base =
+      reinterpret_cast<unsigned char*>(AlignUp(reinterpret_cast<uintptr_t>(host.data()), 4096));
   const std::vector<unsigned char> pattern = PatternBytes(2 * kHalf, 15);
   memcpy(base, pattern.data(), 2 * kHalf);
   ASSERT_EQ(rt_->HostRegister(base, kHalf, hipHostRegisterDefault), hipSuccess);

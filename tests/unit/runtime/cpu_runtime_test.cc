@@ -20,6 +20,7 @@
 
 #include "fakes/process_threads.h"
 #include "unit/runtime/runtime_test_util.h"
+#include "util/align.h"
 
 namespace hipfile::runtime {
 namespace {
@@ -988,7 +989,7 @@ TEST_F(CpuRuntimeTest, CopyTableNeedsPinnedMemoryAndSkipsRefusedCopies) {
 TEST_F(CpuRuntimeTest, ACopyTablesCopyMayRunThroughAdjacentRegistrations) {
   constexpr size_t kHalf = 16384;
   std::vector<char> host(3 * kHalf + 4096);
-  char* base = host.data() + (4096 - reinterpret_cast<uintptr_t>(host.data()) % 4096) % 4096;
+  auto* base = reinterpret_cast<char*>(AlignUp(reinterpret_cast<uintptr_t>(host.data()), 4096));
   for (size_t i = 0; i < 3 * kHalf; ++i) base[i] = static_cast<char>(i * 7 + 1);
   ASSERT_EQ(rt_->HostRegister(base, kHalf, hipHostRegisterDefault), hipSuccess);
   ASSERT_EQ(rt_->HostRegister(base + kHalf, kHalf, hipHostRegisterDefault), hipSuccess);
