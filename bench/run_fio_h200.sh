@@ -7,8 +7,10 @@
 #   1. sequential 16 MiB reads, 8 threads each reading its eighth of FILE (tools/fio/jobs/
 #      seq-read.fio): warm (FILE in the page cache, steady state over RUNTIME seconds) and cold
 #      (one pass after the page cache is dropped), buffered (direct=0) and O_DIRECT (direct=1);
+#      Then stream mode warm, 2 in flight a job, with the FIXED stream flags (the default) and
+#      without (hipfile_stream_fixed=0);
 #   2. random 4 KiB reads, 16 threads, iodepth 16, warm (tools/fio/jobs/rand-read-4k.fio):
-#      sync, stream and batch modes against posix.
+#      sync, stream and batch modes against posix; stream mode without the FIXED flags.
 #
 #   bench/run_fio_h200.sh PREFIX FIO FILE OUT_DIR
 #
@@ -86,6 +88,12 @@ cat "$FILE" > /dev/null
 for io in hipfile posix; do
   row seq-warm-$io seq-read.fio rocm_io=$io time_based=1 runtime="$RUNTIME" invalidate=0
 done
+# Stream mode, 2 in flight a job: its stream registered with the FIXED flags (the default), and
+# without them (hipfile_stream_fixed=0: the library reads the values when the stream gets there).
+for fixed in 1 0; do
+  row seq-warm-stream-fixed$fixed seq-read.fio hipfile_mode=stream iodepth=2 \
+    hipfile_stream_fixed=$fixed time_based=1 runtime="$RUNTIME" invalidate=0
+done
 if [ "$(id -u)" = 0 ]; then
   for direct in 0 1; do
     for io in hipfile posix; do
@@ -103,5 +111,6 @@ cat "$FILE" > /dev/null
 for mode in sync stream batch; do
   row rand4k-$mode rand-read-4k.fio hipfile_mode=$mode invalidate=0
 done
+row rand4k-stream-fixed0 rand-read-4k.fio hipfile_mode=stream hipfile_stream_fixed=0 invalidate=0
 row rand4k-posix rand-read-4k.fio rocm_io=posix invalidate=0
 echo "== done" >&2

@@ -21,6 +21,16 @@ static void hf_free_job(struct hf_job* job) {
   free(job);
 }
 
+/* A unit's size and offsets are set before its operation is queued and kept until it is reaped
+ * (stream_mode.c), so the stream may say they are fixed: the library then takes them at submission
+ * and may start the transfer then (docs/async.md), where with no flags it must read them again
+ * when the stream gets there. hipfile_stream_fixed=0 keeps that late binding, to measure it. */
+static unsigned hf_stream_flags(const struct hf_options* o) {
+  if (!o->stream_fixed) return 0;
+  return HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+         HIPFILE_STREAM_FIXED_FILE_SIZE;
+}
+
 static int hf_init(struct thread_data* td) {
   struct hf_options* o = td->eo;
   struct hf_job* job = calloc(1, sizeof(*job));
@@ -61,7 +71,8 @@ static int hf_init(struct thread_data* td) {
       if (hs != hipSuccess) {
         job->stream = NULL;
         err = hf_hip_fail("hipStreamCreateWithFlags", hs);
-      } else if ((e = hipFileStreamRegister(job->stream, 0)).err != hipFileSuccess) {
+      } else if ((e = hipFileStreamRegister(job->stream, hf_stream_flags(o))).err !=
+                 hipFileSuccess) {
         err = hf_fail("hipFileStreamRegister", e);
       }
     } else if (job->mode == HF_MODE_BATCH) {

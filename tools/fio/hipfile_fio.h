@@ -38,6 +38,7 @@ struct hf_options {
   unsigned int rocm_io;
   unsigned int mode;
   char* gpu_dev_ids;
+  unsigned int stream_fixed;
 };
 
 /* One per I/O unit (io_u->engine_data). The stream-ordered arguments live here until the stream

@@ -53,6 +53,18 @@ struct fio_option hf_fio_options[] = {
         .group = FIO_OPT_G_INVALID,
     },
     {
+        .name = "hipfile_stream_fixed",
+        .lname = "hipfile engine stream flags",
+        .type = FIO_OPT_BOOL,
+        .off1 = offsetof(struct hf_options, stream_fixed),
+        .help = "hipfile_mode=stream: register the stream with HIPFILE_STREAM_FIXED_* (the "
+                "engine never changes a queued operation's values); 0: no flags, the library "
+                "reads them when the stream gets there",
+        .def = "1",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
         .name = NULL,
     },
 };

@@ -109,6 +109,17 @@ foreach(mode sync stream batch)
     PASS_REGULAR_EXPRESSION "flipped-byte: ${mode} reported the flipped byte")
 endforeach()
 
+# hipfile_mode=stream registers its stream with the FIXED flags (hipfile_stream_fixed=1, the
+# default): its reads are taken at submission, none staged; with hipfile_stream_fixed=0 they are
+# (the installed hipfile-stats' report of fio says which way each went; cpu-staged).
+add_test(NAME tool.fio.stream-fixed-flags
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/stream-flags.sh ${HIPFILE_FIO_EXECUTABLE}
+                 ${fio_engine} ${fio_prefix}/${CMAKE_INSTALL_BINDIR}/hipfile-stats
+                 ${CMAKE_CURRENT_BINARY_DIR}/work/stream-flags)
+set_tests_properties(tool.fio.stream-fixed-flags PROPERTIES LABELS "tools;fio" TIMEOUT 120
+  FIXTURES_REQUIRED fio_prefix ENVIRONMENT "LD_BIND_NOW=1" SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "stream-flags: fixed streams take reads at submission")
+
 # Bad options are refused by name, and the job does no I/O.
 hipfile_fio_test(refuses-bad-gpu-dev-ids STATUS 1
   PATTERNS "hipfile: gpu_dev_ids=0:x: not GPU numbers separated by ':'"
