@@ -42,6 +42,27 @@ HIPFILE_API ssize_t hipFileExtReadHost(hipFileHandle_t fh, void *buffer, size_t 
 HIPFILE_API ssize_t hipFileExtWriteHost(hipFileHandle_t fh, const void *buffer, size_t size,
                                         hoff_t file_offset);
 
+/* ---- stream-ordered I/O with its values given at submission ------------------------------- */
+
+/* hipFileReadAsync / hipFileWriteAsync with the size and offsets passed by value: the operation is
+ * queued on `stream` as on a stream registered with all three HIPFILE_STREAM_FIXED_* flags,
+ * whatever the stream's registration (none, or other flags), so the library may bind it, and
+ * start moving its bytes, at submission (docs/async.md: reads taken or copied at submission).
+ * Nothing but bytes_p is kept past the call: *bytes_p gets the result as from hipFileReadAsync (0
+ * at the return unless the operation was done at submission; the result once the stream has
+ * passed it), so it must stay valid until the stream has. The checks, errors and everything else
+ * are hipFileReadAsync's and hipFileWriteAsync's; in statistics and logs the operation is one of
+ * theirs. For callers that never change a queued operation's values - a binding taking them as
+ * arguments, a loader - on streams they do not own, which they cannot register. */
+HIPFILE_API hipFileError_t hipFileExtReadAsyncFixed(hipFileHandle_t fh, void *buffer_base,
+                                                    size_t size, hoff_t file_offset,
+                                                    hoff_t buffer_offset, ssize_t *bytes_read_p,
+                                                    hipStream_t stream);
+HIPFILE_API hipFileError_t hipFileExtWriteAsyncFixed(hipFileHandle_t fh, void *buffer_base,
+                                                     size_t size, hoff_t file_offset,
+                                                     hoff_t buffer_offset, ssize_t *bytes_written_p,
+                                                     hipStream_t stream);
+
 /* ---- which path the bytes took ------------------------------------------------------------- */
 
 /* The ways bytes move between a file and memory (docs/stats.md). */

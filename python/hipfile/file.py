@@ -317,7 +317,9 @@ class FileHandle:
         size = _extent(target, size, buffer_offset, what)
         io = AsyncIOHandle(size, file_offset, buffer_offset)
         io._keep = target.keep  # pylint: disable=protected-access
-        submit = _c.hipFileWriteAsync if write else _c.hipFileReadAsync
+        # The values are this call's arguments, so they are fixed at submission whatever the
+        # stream's registration: the library may bind the operation, and start it, now.
+        submit = _c.hipFileExtWriteAsyncFixed if write else _c.hipFileExtReadAsyncFixed
         err, extra = submit(handle, target.ptr, io, stream_handle(stream))
         if err != 0:
             if target.keep is not None and not target.device and err == OpError.HIP_MEMORY_TYPE_INVALID:
@@ -343,7 +345,11 @@ class FileHandle:
         """Queues a read on ``stream`` (a ``torch.cuda.Stream``, a CuPy stream, a
         ``hipfile.Stream``, an int; ``None``: the default stream) and returns at once. The
         returned ``AsyncIOHandle`` keeps the array alive; its ``bytes_done`` is valid once the
-        stream has passed the read (after ``stream.synchronize()`` or an event)."""
+        stream has passed the read (after ``stream.synchronize()`` or an event). The size and
+        offsets are taken now (``hipFileExtReadAsyncFixed``): changing the handle's afterwards
+        changes nothing, as on a stream registered with the ``HIPFILE_STREAM_FIXED_*`` flags;
+        ``hipfile._hipfile.hipFileReadAsync`` keeps hipFile's reading of them when the stream
+        gets there."""
         return self._async(False, buffer, size, file_offset, buffer_offset, stream)
 
     def write_async(

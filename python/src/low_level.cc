@@ -62,6 +62,24 @@ ErrTuple SubmitAsync(Submit submit, uintptr_t handle, uintptr_t buffer_base, Asy
   return AsyncErr(e, saved_errno);
 }
 
+// hipFileExtReadAsyncFixed / WriteAsyncFixed: the values are taken from the handle now and never
+// read again (as on a stream registered with the FIXED flags); only bytes_done is written later.
+template <typename Submit>
+ErrTuple SubmitAsyncFixed(Submit submit, uintptr_t handle, uintptr_t buffer_base, AsyncIOHandle& io,
+                          uintptr_t stream) {
+  hipFileError_t e;
+  int saved_errno = 0;
+  {
+    nb::gil_scoped_release release;
+    errno = 0;
+    e = submit(reinterpret_cast<hipFileHandle_t>(handle), reinterpret_cast<void*>(buffer_base),
+               io.size, io.file_offset, io.buffer_offset, &io.bytes_done,
+               reinterpret_cast<hipStream_t>(stream));
+    saved_errno = errno;
+  }
+  return AsyncErr(e, saved_errno);
+}
+
 void BindConstants(nb::module_& m) {
   m.attr("VERSION_MAJOR") = HIPFILE_VERSION_MAJOR;
   m.attr("VERSION_MINOR") = HIPFILE_VERSION_MINOR;
@@ -311,6 +329,20 @@ void BindAsyncIo(nb::module_& m) {
             handle, base, io, stream);
       },
       nb::arg("handle"), nb::arg("buffer_base"), nb::arg("io"), nb::arg("stream_handle"));
+  m.def(
+      "hipFileExtReadAsyncFixed",
+      [](uintptr_t handle, uintptr_t base, AsyncIOHandle& io, uintptr_t stream) {
+        return SubmitAsyncFixed(hipFileExtReadAsyncFixed, handle, base, io, stream);
+      },
+      nb::arg("handle"), nb::arg("buffer_base"), nb::arg("io"), nb::arg("stream_handle"),
+      "hipFileReadAsync with io's size and offsets taken now, never read again (hipfile_ext.h).");
+  m.def(
+      "hipFileExtWriteAsyncFixed",
+      [](uintptr_t handle, uintptr_t base, AsyncIOHandle& io, uintptr_t stream) {
+        return SubmitAsyncFixed(hipFileExtWriteAsyncFixed, handle, base, io, stream);
+      },
+      nb::arg("handle"), nb::arg("buffer_base"), nb::arg("io"), nb::arg("stream_handle"),
+      "hipFileWriteAsync with io's size and offsets taken now, never read again (hipfile_ext.h).");
   m.def(
       "hipFileStreamRegister",
       [](uintptr_t stream, unsigned flags) {

@@ -225,6 +225,30 @@ def test_stream_ordered_pointer_form(data_file, device_buffer, tmp_path):
         hipStreamDestroy(stream)
 
 
+def test_read_async_takes_its_values_at_the_call(tmp_path, device_buffer):
+    """read_async binds size and offsets when called (hipFileExtReadAsyncFixed): a handle changed
+    while the read waits behind a long one on its stream changes nothing."""
+    big = 32 << 20
+    data = np.random.default_rng(7).integers(0, 256, size=big, dtype=np.uint8)
+    path = tmp_path / "big.bin"
+    path.write_bytes(data.tobytes())
+    ptr = device_buffer(big + 2 * 4096)
+    stream = hipStreamCreate()
+    try:
+        with hipfile.FileHandle(path, os.O_RDONLY) as fh:
+            first = fh.read_async(ptr, big, 0, 0, stream)  # keeps the stream busy a while
+            fixed = fh.read_async(ptr + big, 4096, 8192, 0, stream)
+            fixed.size, fixed.file_offset, fixed.buffer_offset = 1, 0, 4096
+            hipStreamSynchronize(stream)
+            assert first.bytes_done == big
+            assert fixed.bytes_done == 4096
+        got = device_to_numpy(ptr, big + 2 * 4096)
+        assert np.array_equal(got[:big], data)
+        assert np.array_equal(got[big:big + 4096], data[8192:8192 + 4096])
+    finally:
+        hipStreamDestroy(stream)
+
+
 def test_stream_ordered_on_per_thread_default_streams(data_file, device_buffer):
     """hipStreamPerThread, (hipStream_t)2 as an int: each thread's own default stream."""
     path, data = data_file

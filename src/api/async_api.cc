@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Stream-ordered I/O: hipFileReadAsync / hipFileWriteAsync / hipFileStreamRegister /
-// hipFileStreamDeregister. How operations run: docs/async.md.
+// hipFileStreamDeregister, and hipFileExtReadAsyncFixed / hipFileExtWriteAsyncFixed
+// (hipfile_ext.h). How operations run: docs/async.md.
 #include <hipfile.h>
+#include <hipfile_ext.h>
 
 #include "api/status_map.h"
 #include "core/driver.h"
@@ -29,6 +31,29 @@ HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void* buffer_ba
     return ToError(Driver::Global().SubmitAsync(IoDirection::kWrite, fh, buffer_base, size_p,
                                                 file_offset_p, buffer_offset_p, bytes_written_p,
                                                 stream));
+  });
+}
+
+// The values live here only for the call: every one is fixed at submission, so none is read again.
+HIPFILE_API hipFileError_t hipFileExtReadAsyncFixed(hipFileHandle_t fh, void* buffer_base,
+                                                    size_t size, hoff_t file_offset,
+                                                    hoff_t buffer_offset, ssize_t* bytes_read_p,
+                                                    hipStream_t stream) {
+  return hipfile::api::GuardError("hipFileExtReadAsyncFixed", [&] {
+    return ToError(Driver::Global().SubmitAsync(IoDirection::kRead, fh, buffer_base, &size,
+                                                &file_offset, &buffer_offset, bytes_read_p, stream,
+                                                Driver::kAllFixed));
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileExtWriteAsyncFixed(hipFileHandle_t fh, void* buffer_base,
+                                                     size_t size, hoff_t file_offset,
+                                                     hoff_t buffer_offset, ssize_t* bytes_written_p,
+                                                     hipStream_t stream) {
+  return hipfile::api::GuardError("hipFileExtWriteAsyncFixed", [&] {
+    return ToError(Driver::Global().SubmitAsync(IoDirection::kWrite, fh, buffer_base, &size,
+                                                &file_offset, &buffer_offset, bytes_written_p,
+                                                stream, Driver::kAllFixed));
   });
 }
 

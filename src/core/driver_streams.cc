@@ -49,7 +49,7 @@ bool Driver::RunWithoutStreamOps(const std::function<void()>& fn) {
 
 Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void* buffer_base,
                            size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p,
-                           ssize_t* bytes_p, runtime::Stream stream) {
+                           ssize_t* bytes_p, runtime::Stream stream, unsigned fixed_flags) {
   // Open is the common case, read without mu_ (count_ is atomic; a close racing with this call
   // is met again under the lock by Prepare, below).
   if (count_.load(std::memory_order_acquire) == 0) {
@@ -85,7 +85,8 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
       buffer_offset_p,
       bytes_p,
       stream,
-      {std::min(*size_p, service_.max_rw_count()), *file_offset_p, *buffer_offset_p}};
+      {std::min(*size_p, service_.max_rw_count()), *file_offset_p, *buffer_offset_p},
+      fixed_flags};
   HF_RETURN_IF_ERROR(CheckStreamSubmission(service_, gpu_, *prepared, submission));
   // The stream's device (the buffer's, checked above) before anything is queued on it.
   PrepareDevice(prepared->buffer.device);

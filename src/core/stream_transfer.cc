@@ -185,9 +185,13 @@ Status CheckStreamSubmission(const IoService& service, runtime::GpuRuntime& gpu,
 Status SubmitStreamOrdered(IoService& service, AsyncExecutor& executor, bool stage, PreparedIo io,
                            const StreamSubmission& s) {
   auto op = std::make_unique<AsyncOp>();
-  op->size_p = s.size_p;
-  op->file_offset_p = s.file_offset_p;
-  op->buffer_offset_p = s.buffer_offset_p;
+  // A value fixed by the call itself may live only as long as the call: its pointer is dropped.
+  op->size_p = (s.fixed_flags & HIPFILE_STREAM_FIXED_FILE_SIZE) ? nullptr : s.size_p;
+  op->file_offset_p =
+      (s.fixed_flags & HIPFILE_STREAM_FIXED_FILE_OFFSET) ? nullptr : s.file_offset_p;
+  op->buffer_offset_p =
+      (s.fixed_flags & HIPFILE_STREAM_FIXED_BUF_OFFSET) ? nullptr : s.buffer_offset_p;
+  op->fixed_flags = s.fixed_flags;
   op->bytes_p = s.bytes_p;
   op->entry = io.entry;
   op->max_rw_count = service.max_rw_count();

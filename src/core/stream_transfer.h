@@ -86,6 +86,9 @@ struct StreamSubmission {
   ssize_t* bytes_p = nullptr;
   runtime::Stream stream = nullptr;
   AsyncParams submitted;
+  // HIPFILE_STREAM_FIXED_* of this operation alone (Driver::SubmitAsync): those values are
+  // `submitted`'s, and their pointers are not kept.
+  unsigned fixed_flags = 0;
 };
 
 // Refuses (logged) a stream being captured into a graph, which cannot record stream-ordered file

@@ -723,10 +723,21 @@ void AsyncIo(Session& s, FuzzedDataProvider& in, bool write) {
   hoff_t* buffer_offset_p = null_arg == 2 ? nullptr : &op->buffer_offset;
   ssize_t* bytes_p = null_arg == 3 ? nullptr : &op->bytes;
   const size_t size = op->size;
-
-  const hipFileError_t e =
-      write ? hipFileWriteAsync(fh, ptr, size_p, file_offset_p, buffer_offset_p, bytes_p, stream)
-            : hipFileReadAsync(fh, ptr, size_p, file_offset_p, buffer_offset_p, bytes_p, stream);
+  // The extension's entries take the values themselves (hipfile_ext.h): changed later behind a
+  // gate, the op's copies are then nobody's.
+  const bool fixed = in.ConsumeBool();
+  hipFileError_t e;
+  if (fixed && write) {
+    e = hipFileExtWriteAsyncFixed(fh, ptr, size, op->file_offset, op->buffer_offset, bytes_p,
+                                  stream);
+  } else if (fixed) {
+    e = hipFileExtReadAsyncFixed(fh, ptr, size, op->file_offset, op->buffer_offset, bytes_p,
+                                 stream);
+  } else if (write) {
+    e = hipFileWriteAsync(fh, ptr, size_p, file_offset_p, buffer_offset_p, bytes_p, stream);
+  } else {
+    e = hipFileReadAsync(fh, ptr, size_p, file_offset_p, buffer_offset_p, bytes_p, stream);
+  }
   CheckError(write ? "WriteAsync" : "ReadAsync", e);
   if (s.use_count == 0) {
     // hipFile's quirk, kept: the call opens the driver and is refused.
@@ -737,7 +748,8 @@ void AsyncIo(Session& s, FuzzedDataProvider& in, bool write) {
     FUZZ_CHECK(op->bytes == kUntouched, "a failed submission wrote *bytes_p (%zd)", op->bytes);
     return;
   }
-  FUZZ_CHECK(null_arg > 3 && ptr != nullptr, "a submission with a NULL argument was accepted");
+  FUZZ_CHECK(null_arg != 3 && (fixed || null_arg > 3) && ptr != nullptr,
+             "a submission with a NULL argument was accepted");
   op->submitted_size = std::min(size, kMaxRw);
   if (stream_index >= 0) op->gate = s.holding[stream_index];
   s.in_flight = true;

@@ -2,6 +2,9 @@
 // hipFileReadAsync / hipFileWriteAsync / hipFileStreamRegister / hipFileStreamDeregister through
 // the C API on the process runtime (spec §1.10; docs/async.md).
 #include <hip/hip_runtime_api.h>
+#include <hipfile_ext.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -172,6 +175,108 @@ TEST_F(AsyncApiTest, FixedSizeIsTakenAtSubmission) {
   gate.Open();
   ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
   EXPECT_EQ(bytes, static_cast<ssize_t>(kSize));
+}
+
+// hipFileExtReadAsyncFixed / hipFileExtWriteAsyncFixed (hipfile_ext.h): the values are the call's
+// arguments, given in a scope that has ended before the stream gets to the operations.
+TEST_F(AsyncApiTest, ExtFixedReadAndWriteRoundTripOnAnUnregisteredStream) {
+  const int in_fd = OpenFile("in", kSize, O_RDONLY);
+  const int out_fd = OpenFile("out", 0, O_RDWR);
+  hipFileHandle_t in = Register(in_fd);
+  hipFileHandle_t out = Register(out_fd);
+  void* dev = DeviceAlloc(kSize);
+  const size_t size = 4096 * 3 + 5;
+  Gate gate;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  ssize_t read_bytes = -1, write_bytes = -1;
+  [&] {
+    hoff_t file_offset = 777, buffer_offset = 13;
+    ASSERT_TRUE(IsSuccess(
+        hipFileExtReadAsyncFixed(in, dev, size, file_offset, buffer_offset, &read_bytes, stream_)));
+    file_offset = 100;
+    ASSERT_TRUE(IsSuccess(hipFileExtWriteAsyncFixed(out, dev, size, file_offset, buffer_offset,
+                                                    &write_bytes, stream_)));
+  }();
+  EXPECT_EQ(write_bytes, 0) << "queued behind the gate";
+  gate.Open();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(read_bytes, static_cast<ssize_t>(size));
+  EXPECT_EQ(write_bytes, static_cast<ssize_t>(size));
+  const std::vector<unsigned char> want = testing::PatternBytes(kSize);
+  const std::vector<unsigned char> got = DeviceBytes(dev, kSize);
+  EXPECT_TRUE(std::equal(got.begin() + 13, got.begin() + 13 + size, want.begin() + 777));
+  const std::vector<unsigned char> file = testing::ReadFileOrDie(dir_.File("out"));
+  ASSERT_EQ(file.size(), 100 + size);
+  EXPECT_TRUE(std::equal(file.begin() + 100, file.end(), want.begin() + 777));
+}
+
+TEST_F(AsyncApiTest, ExtFixedRefusesWhatHipFileReadAsyncRefuses) {
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  ssize_t bytes = -7;
+  EXPECT_TRUE(
+      IsOp(hipFileExtReadAsyncFixed(fh, nullptr, 16, 0, 0, &bytes, stream_), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileExtReadAsyncFixed(fh, dev, 16, 0, 0, nullptr, stream_), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileExtWriteAsyncFixed(fh, dev, 16, 0, 0, nullptr, stream_), hipFileInvalidValue));
+  int not_a_handle = 0;
+  EXPECT_TRUE(IsOp(hipFileExtReadAsyncFixed(&not_a_handle, dev, 16, 0, 0, &bytes, stream_),
+                   hipFileHandleNotRegistered));
+  EXPECT_TRUE(IsOp(hipFileExtReadAsyncFixed(fh, dev, kSize + 1, 0, 0, &bytes, stream_),
+                   hipFileInvalidValue))
+      << "larger than the buffer";
+  EXPECT_TRUE(
+      IsOp(hipFileExtReadAsyncFixed(fh, dev, 16, -1, 0, &bytes, stream_), hipFileInvalidValue));
+  EXPECT_TRUE(
+      IsOp(hipFileExtReadAsyncFixed(fh, dev, 16, 0, kSize, &bytes, stream_), hipFileInvalidValue))
+      << "past the buffer's end";
+  EXPECT_EQ(bytes, -7) << "a refused submission leaves *bytes_p alone";
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+}
+
+// On a busy stream that is not registered, a small resident read through the fixed entry is
+// taken at submission, where hipFileReadAsync's waits to be staged: the library may bind it then.
+// Needs a GPU's data paths (cpu-staged or a GPU) and a file system that says what is resident.
+TEST_F(AsyncApiTest, ExtFixedTakesASmallReadAtSubmissionOnABusyStream) {
+  if (ProcessRuntime().DeviceMemoryIsHostMemory()) {
+    GTEST_SKIP() << "device memory is host memory here: no staged way (HIPFILE_RUNTIME=cpu-staged "
+                    "runs it)";
+  }
+  struct statfs fs = {};
+  ASSERT_EQ(::statfs(dir_.path().c_str(), &fs), 0);
+  if (fs.f_type == TMPFS_MAGIC) GTEST_SKIP() << "tmpfs cannot say what is in the page cache";
+  const int fd = OpenFile("in", kSize, O_RDONLY);
+  hipFileHandle_t fh = Register(fd);
+  void* dev = DeviceAlloc(kSize);
+  Gate gate;
+  ASSERT_EQ(hipLaunchHostFunc(stream_, Gate::Wait, &gate), hipSuccess);
+  hipFileExtAsyncWayStats_t before = {}, after_plain = {}, after_fixed = {};
+  ASSERT_TRUE(IsSuccess(hipFileExtGetAsyncWayStats(&before)));
+  size_t size = 4096;
+  hoff_t file_offset = 8192, buffer_offset = 0;
+  ssize_t plain_bytes = -1, fixed_bytes = -1;
+  ASSERT_TRUE(IsSuccess(
+      hipFileReadAsync(fh, dev, &size, &file_offset, &buffer_offset, &plain_bytes, stream_)));
+  ASSERT_TRUE(IsSuccess(hipFileExtGetAsyncWayStats(&after_plain)));
+  ASSERT_TRUE(
+      IsSuccess(hipFileExtReadAsyncFixed(fh, dev, 4096, 3 * 4096, 4096, &fixed_bytes, stream_)));
+  ASSERT_TRUE(IsSuccess(hipFileExtGetAsyncWayStats(&after_fixed)));
+  EXPECT_EQ(
+      after_plain.read_ops[hipFileExtAsyncWayStaged] - before.read_ops[hipFileExtAsyncWayStaged],
+      1u);
+  EXPECT_EQ(after_fixed.read_ops[hipFileExtAsyncWayReadAtSubmission] -
+                after_plain.read_ops[hipFileExtAsyncWayReadAtSubmission],
+            1u);
+  gate.Open();
+  ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+  EXPECT_EQ(plain_bytes, 4096);
+  EXPECT_EQ(fixed_bytes, 4096);
+  const std::vector<unsigned char> want = testing::PatternBytes(kSize);
+  const std::vector<unsigned char> got = DeviceBytes(dev, 2 * 4096);
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 4096, want.begin() + 8192));
+  EXPECT_TRUE(std::equal(got.begin() + 4096, got.end(), want.begin() + 3 * 4096));
 }
 
 TEST_F(AsyncApiTest, ErrorsAtExecutionLandInBytes) {
