@@ -5,7 +5,8 @@
 # which is only read: new inputs go to build-fuzz/corpus. Prints the number of inputs executed.
 # A crash, a sanitizer report, a broken invariant or a hang (FUZZ_TIMEOUT seconds for one input,
 # default 60) fails the script; the input is saved as build-fuzz/crash-* (or timeout-*, oom-*) and
-# replays with build-fuzz/tests/fuzz/api_fuzzer FILE.
+# replays with build-fuzz/tests/fuzz/api_fuzzer "$PWD/FILE" (an absolute path: the harness works
+# in a temporary folder of its own, so that files the input names land there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
@@ -20,9 +21,12 @@ log=build-fuzz/fuzz.log
 # -close_fd_mask=2 silences the library's log lines; libFuzzer's own output, sanitizer reports and
 # the harness's invariant messages still come through.
 status=0
+# Absolute paths: the harness works in a folder of its own (it changes directory at start).
+root=$PWD
 build-fuzz/tests/fuzz/api_fuzzer -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-60}" \
   -max_len=1024 -len_control=20 -close_fd_mask=2 -print_final_stats=1 \
-  -artifact_prefix=build-fuzz/ build-fuzz/corpus tests/fuzz/corpus >"$log" 2>&1 || status=$?
+  -artifact_prefix="$root/build-fuzz/" "$root/build-fuzz/corpus" "$root/tests/fuzz/corpus" \
+  >"$log" 2>&1 || status=$?
 if ((status != 0)); then
   grep -v -e '^#[0-9]*.*\(NEW\|REDUCE\|pulse\)' -e 'NEW_FUNC' "$log" | tail -n 80
   echo "fuzz: FAILED (exit $status); full log in $log" >&2

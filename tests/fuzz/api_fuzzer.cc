@@ -184,6 +184,10 @@ void InitProcess() {
   std::string templ = std::string(tmp != nullptr ? tmp : "/tmp") + "/hipfile-fuzz.XXXXXX";
   if (mkdtemp(templ.data()) == nullptr) Die("mkdtemp");
   p->dir = templ;
+  // String parameters set from the input name files (a log file's path) relative to the working
+  // directory: there, in this folder, not wherever the fuzzer was started (scripts/fuzz.sh gives
+  // libFuzzer absolute paths).
+  if (chdir(p->dir.c_str()) != 0) Die("chdir");
   for (int i = 0; i < kFileCount; ++i) {
     p->paths[i] = p->dir + "/file" + std::to_string(i);
     p->reference_fd[i] = open(p->paths[i].c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
