@@ -8,6 +8,8 @@
 # missing. ROWS (default: "flags cores"):
 #   flags  sequential 16 MiB reads, 8 jobs, 2 in flight; 256 MiB reads, 16 jobs, 1 in flight;
 #          random 4 KiB reads, 16 jobs x 16 in flight: rates
+#   assume the flags rows' late-binding stream (hipfile_stream_fixed=0) with and without
+#          HIPFILE_ASYNC_ASSUME_FIXED=1 (the process's promise), beside the sync mode
 #   cores  random 4 KiB reads, 16 jobs x 16 in flight, in sync, stream (fixed, not) and batch
 #          modes, and hipfile-bench -x 0 / -x 5 -Q 16 (reads at submission on and off): each
 #          with the process's cores (user + system CPU time over the wall time, start included)
@@ -39,10 +41,11 @@ else:
 print(name, rate, "process cores %.2f over %.1f s" % ((u.ru_utime + u.ru_stime) / w, w))
 PY
 }
-fio_row() {  # NAME OPTIONS...
+fio_row() {  # NAME OPTIONS... (FIO_ENV: VAR=VALUE words for fio's environment)
   local n=$1
   shift
-  run "$n" "$FIO" --output-format=json --output="/tmp/$n.json" --ioengine=external:"$E" \
+  # shellcheck disable=SC2086
+  run "$n" env ${FIO_ENV:-} "$FIO" --output-format=json --output="/tmp/$n.json" --ioengine=external:"$E" \
     --gpu_dev_ids=0 --filename="$F" --invalidate=0 --group_reporting=1 --thread=1 \
     --time_based=1 --runtime=5 "$@" --name="$n"
 }
@@ -64,6 +67,18 @@ for round in 1 2; do
         for fx in 1 0; do
           fio_row seq256-stream-fixed$fx --hipfile_mode=stream --iodepth=1 --hipfile_stream_fixed=$fx $SEQ256
         done
+      } ;;
+    assume)
+      # shellcheck disable=SC2086
+      {
+        fio_row seq-sync --hipfile_mode=sync $SEQ
+        fio_row seq-stream-fixed0 --hipfile_mode=stream --iodepth=2 --hipfile_stream_fixed=0 $SEQ
+        FIO_ENV=HIPFILE_ASYNC_ASSUME_FIXED=1 fio_row seq-stream-fixed0-assume \
+          --hipfile_mode=stream --iodepth=2 --hipfile_stream_fixed=0 $SEQ
+        fio_row seq256-sync --hipfile_mode=sync $SEQ256
+        fio_row seq256-stream-fixed0 --hipfile_mode=stream --iodepth=1 --hipfile_stream_fixed=0 $SEQ256
+        FIO_ENV=HIPFILE_ASYNC_ASSUME_FIXED=1 fio_row seq256-stream-fixed0-assume \
+          --hipfile_mode=stream --iodepth=1 --hipfile_stream_fixed=0 $SEQ256
       } ;;
     cores)
       # shellcheck disable=SC2086

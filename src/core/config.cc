@@ -111,6 +111,7 @@ const char* const kEnvVariables[] = {
     kEnvAsyncRunTable,
     kEnvAsyncRunBlocks,
     kEnvAsyncAheadPartMb,
+    kEnvAsyncAssumeFixed,
 };
 const size_t kEnvVariableCount = sizeof kEnvVariables / sizeof kEnvVariables[0];
 
@@ -232,6 +233,7 @@ Config ParseConfig(platform::Sys& sys) {
              &config.async_run_idle_kb, &config);
   ReadBool(sys, kEnvAsyncCopyAtSubmission, &config.async_copy_at_submission, &config);
   ReadBool(sys, kEnvAsyncReadAtSubmission, &config.async_read_at_submission, &config);
+  ReadBool(sys, kEnvAsyncAssumeFixed, &config.async_assume_fixed, &config);
   ReadBool(sys, kEnvAsyncAheadStream, &config.async_ahead_stream, &config);
   static constexpr std::pair<const char*, AsyncCopyRuns> kCopyRuns[] = {
       {"windows", AsyncCopyRuns::kWindows},

@@ -81,6 +81,10 @@ inline constexpr char kEnvAsyncRunIdleKb[] = "HIPFILE_ASYNC_RUN_IDLE_KB";
 // copied from windows at submission").
 inline constexpr char kEnvAsyncCopyAtSubmission[] = "HIPFILE_ASYNC_COPY_AT_SUBMISSION";
 inline constexpr char kEnvAsyncReadAtSubmission[] = "HIPFILE_ASYNC_READ_AT_SUBMISSION";
+// Boolean: every stream-ordered operation is taken as on a stream registered with all three
+// HIPFILE_STREAM_FIXED_* flags - the program's promise that it never changes a queued operation's
+// size or offsets (default false; docs/async.md, "Values fixed per operation").
+inline constexpr char kEnvAsyncAssumeFixed[] = "HIPFILE_ASYNC_ASSUME_FIXED";
 // Boolean: a read copied ahead into device memory has its copies ahead queued on a stream of the
 // library's own beside its stream (one per stream), which its stream waits for by an event, so
 // that the copy runs while the stream is still busy with the reads before it (default false;
@@ -180,6 +184,7 @@ struct Config {
   unsigned async_run_idle_kb = 64;                          // HIPFILE_ASYNC_RUN_IDLE_KB
   bool async_copy_at_submission = true;                     // HIPFILE_ASYNC_COPY_AT_SUBMISSION
   bool async_read_at_submission = true;                     // HIPFILE_ASYNC_READ_AT_SUBMISSION
+  bool async_assume_fixed = false;                          // HIPFILE_ASYNC_ASSUME_FIXED
   bool async_ahead_stream = false;                          // HIPFILE_ASYNC_AHEAD_STREAM
   AsyncCopyRuns async_copy_runs = AsyncCopyRuns::kWindows;  // HIPFILE_ASYNC_COPY_RUNS
   bool async_run_table_on_device = false;                   // HIPFILE_ASYNC_RUN_TABLE

@@ -38,6 +38,7 @@ Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& confi
       async_run_idle_bytes_(size_t{config.async_run_idle_kb} * 1024),
       async_copy_at_submission_(config.async_copy_at_submission),
       async_read_at_submission_(config.async_read_at_submission),
+      async_assumed_fixed_(config.async_assume_fixed ? kAllFixed : 0),
       async_ahead_stream_(config.async_ahead_stream),
       async_copy_runs_(config.async_copy_runs),
       async_run_table_on_device_(config.async_run_table_on_device),

@@ -243,6 +243,7 @@ class Driver {
   const size_t async_run_idle_bytes_;    // HIPFILE_ASYNC_RUN_IDLE_KB, in bytes
   const bool async_copy_at_submission_;  // HIPFILE_ASYNC_COPY_AT_SUBMISSION
   const bool async_read_at_submission_;  // HIPFILE_ASYNC_READ_AT_SUBMISSION
+  const unsigned async_assumed_fixed_;   // HIPFILE_ASYNC_ASSUME_FIXED: kAllFixed, or 0
   const bool async_ahead_stream_;        // HIPFILE_ASYNC_AHEAD_STREAM
   const AsyncCopyRuns async_copy_runs_;  // HIPFILE_ASYNC_COPY_RUNS
   const bool async_run_table_on_device_;  // HIPFILE_ASYNC_RUN_TABLE

@@ -86,7 +86,7 @@ Status Driver::SubmitAsync(IoDirection direction, const void* handle, const void
       bytes_p,
       stream,
       {std::min(*size_p, service_.max_rw_count()), *file_offset_p, *buffer_offset_p},
-      fixed_flags};
+      fixed_flags | async_assumed_fixed_};
   HF_RETURN_IF_ERROR(CheckStreamSubmission(service_, gpu_, *prepared, submission));
   // The stream's device (the buffer's, checked above) before anything is queued on it.
   PrepareDevice(prepared->buffer.device);

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -30,8 +31,9 @@ constexpr size_t kMiB = size_t{1} << 20;
 
 class AsyncCopyAtSubmissionTest : public AsyncWindowsTest {
  protected:
-  explicit AsyncCopyAtSubmissionTest(const runtime::CpuRuntimeOptions& options = {})
-      : AsyncWindowsTest(options) {}
+  explicit AsyncCopyAtSubmissionTest(const runtime::CpuRuntimeOptions& options = {},
+                                     const std::function<void(Config&)>& adjust = {})
+      : AsyncWindowsTest(options, adjust) {}
   // The device buffer holds the file's bytes [offset, offset + size) at `at`.
   bool DeviceHoldsFile(size_t at, off_t offset, size_t size) {
     const std::vector<unsigned char> file = testing::PatternBytes(kFile);
@@ -40,6 +42,20 @@ class AsyncCopyAtSubmissionTest : public AsyncWindowsTest {
   }
   // Every window lease let go: the executor has nothing outstanding (its poller releases them).
   void WaitUntilIdle() { Executor().WaitIdle(); }
+  // *slot read from a pinned file on stream_ (not registered) behind `gate`.
+  void SubmitBehind(testing::StreamGate& gate, AsyncSlot* slot) {
+    void* fh = OpenFile("f", kFile);
+    PinBySyncReads(fh);
+    ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
+    ASSERT_TRUE(SubmitSlot(fh, slot).ok());
+  }
+  // Changes the slot's values (4 KiB at offset 0) before the stream gets there, then lets it go.
+  void ChangeThenRun(testing::StreamGate& gate, AsyncSlot* slot) {
+    slot->size = 4096;
+    slot->file_offset = 0;
+    gate.Open();
+    ASSERT_EQ(gpu_.StreamSynchronize(stream_), hipSuccess);
+  }
 };
 
 // On an idle stream a resident, pinned read is copied at submission: *bytes_p is set when the call
@@ -264,6 +280,42 @@ TEST_P(AsyncCopyAtSubmissionDevicesTest, OnlyWithTheStreamsDeviceCurrent) {
   EXPECT_EQ(gpu_.Free(dev1), hipSuccess);
   ASSERT_EQ(gpu_.SetDevice(0), hipSuccess);
 }
+
+// HIPFILE_ASYNC_ASSUME_FIXED: every operation is taken as on a stream registered with every FIXED
+// flag. A read on an unregistered stream with work ahead of it is copied at submission, with the
+// values of then: a size and offset changed before the stream gets there change nothing. The same
+// read without the setting is queued and reads the changed values (the control).
+class AsyncAssumeFixedTest : public AsyncCopyAtSubmissionTest {
+ protected:
+  AsyncAssumeFixedTest()
+      : AsyncCopyAtSubmissionTest({}, [](Config& config) { config.async_assume_fixed = true; }) {}
+};
+
+TEST_P(AsyncAssumeFixedTest, AnUnregisteredBusyStreamsReadIsCopiedAtSubmission) {
+  testing::StreamGate gate;
+  AsyncSlot slot{kMiB, static_cast<off_t>(kMiB), 0};
+  SubmitBehind(gate, &slot);
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 1u);
+  EXPECT_EQ(AsyncWays().read_ops[hipFileExtAsyncWayCopiedAtSubmission], 1u);
+  ChangeThenRun(gate, &slot);
+  EXPECT_EQ(slot.bytes, static_cast<ssize_t>(kMiB)) << "the values of submission";
+  EXPECT_TRUE(DeviceHoldsFile(0, kMiB, kMiB));
+  WaitUntilIdle();
+}
+
+TEST_P(AsyncCopyAtSubmissionTest, WithoutAssumeFixedAnUnregisteredBusyStreamsReadBindsLate) {
+  testing::StreamGate gate;
+  AsyncSlot slot{kMiB, static_cast<off_t>(kMiB), 0};
+  SubmitBehind(gate, &slot);
+  EXPECT_EQ(Executor().CopiedAtSubmission(), 0u);
+  ChangeThenRun(gate, &slot);
+  EXPECT_EQ(slot.bytes, 4096) << "the values of when the stream got there";
+  EXPECT_TRUE(DeviceHoldsFile(0, 0, 4096));
+  WaitUntilIdle();
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncAssumeFixedTest, ::testing::Values(Path::kAsync),
+                         PathName);
 
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncCopyAtSubmissionDevicesTest,
                          ::testing::Values(Path::kAsync), PathName);

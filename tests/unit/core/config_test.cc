@@ -270,6 +270,19 @@ TEST(ConfigTest, AsyncWaysDecidedAtSubmission) {
       << config.problems[0];
 }
 
+TEST(ConfigTest, AsyncAssumeFixed) {
+  EnvSys sys;
+  EXPECT_FALSE(ParseConfig(sys).async_assume_fixed);
+  sys.Set("HIPFILE_ASYNC_ASSUME_FIXED", "1");
+  EXPECT_TRUE(ParseConfig(sys).async_assume_fixed);
+  sys.Set("HIPFILE_ASYNC_ASSUME_FIXED", "always");
+  const Config config = ParseConfig(sys);
+  EXPECT_FALSE(config.async_assume_fixed) << "a bad value keeps the default";
+  ASSERT_EQ(config.problems.size(), 1u);
+  EXPECT_NE(config.problems[0].find("HIPFILE_ASYNC_ASSUME_FIXED=\"always\""), std::string::npos)
+      << config.problems[0];
+}
+
 TEST(ConfigTest, AsyncAheadStream) {
   EnvSys sys;
   EXPECT_FALSE(ParseConfig(sys).async_ahead_stream);
