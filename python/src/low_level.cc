@@ -46,20 +46,28 @@ struct AsyncIOHandle {
   ssize_t bytes_done = 0;
 };
 
-template <typename Submit>
-ErrTuple SubmitAsync(Submit submit, uintptr_t handle, uintptr_t buffer_base, AsyncIOHandle& io,
-                     uintptr_t stream) {
+// One stream-ordered library call with the GIL released and its errno kept (as AsyncErr wants).
+template <typename Call>
+ErrTuple CallReleased(Call call) {
   hipFileError_t e;
   int saved_errno = 0;
   {
     nb::gil_scoped_release release;
     errno = 0;
-    e = submit(reinterpret_cast<hipFileHandle_t>(handle), reinterpret_cast<void*>(buffer_base),
-               &io.size, &io.file_offset, &io.buffer_offset, &io.bytes_done,
-               reinterpret_cast<hipStream_t>(stream));
+    e = call();
     saved_errno = errno;
   }
   return AsyncErr(e, saved_errno);
+}
+
+template <typename Submit>
+ErrTuple SubmitAsync(Submit submit, uintptr_t handle, uintptr_t buffer_base, AsyncIOHandle& io,
+                     uintptr_t stream) {
+  return CallReleased([&] {
+    return submit(reinterpret_cast<hipFileHandle_t>(handle), reinterpret_cast<void*>(buffer_base),
+                  &io.size, &io.file_offset, &io.buffer_offset, &io.bytes_done,
+                  reinterpret_cast<hipStream_t>(stream));
+  });
 }
 
 // hipFileExtReadAsyncFixed / WriteAsyncFixed: the values are taken from the handle now and never
@@ -67,17 +75,11 @@ ErrTuple SubmitAsync(Submit submit, uintptr_t handle, uintptr_t buffer_base, Asy
 template <typename Submit>
 ErrTuple SubmitAsyncFixed(Submit submit, uintptr_t handle, uintptr_t buffer_base, AsyncIOHandle& io,
                           uintptr_t stream) {
-  hipFileError_t e;
-  int saved_errno = 0;
-  {
-    nb::gil_scoped_release release;
-    errno = 0;
-    e = submit(reinterpret_cast<hipFileHandle_t>(handle), reinterpret_cast<void*>(buffer_base),
-               io.size, io.file_offset, io.buffer_offset, &io.bytes_done,
-               reinterpret_cast<hipStream_t>(stream));
-    saved_errno = errno;
-  }
-  return AsyncErr(e, saved_errno);
+  return CallReleased([&] {
+    return submit(reinterpret_cast<hipFileHandle_t>(handle), reinterpret_cast<void*>(buffer_base),
+                  io.size, io.file_offset, io.buffer_offset, &io.bytes_done,
+                  reinterpret_cast<hipStream_t>(stream));
+  });
 }
 
 void BindConstants(nb::module_& m) {
@@ -346,29 +348,15 @@ void BindAsyncIo(nb::module_& m) {
   m.def(
       "hipFileStreamRegister",
       [](uintptr_t stream, unsigned flags) {
-        hipFileError_t e;
-        int saved_errno = 0;
-        {
-          nb::gil_scoped_release release;
-          errno = 0;
-          e = hipFileStreamRegister(reinterpret_cast<hipStream_t>(stream), flags);
-          saved_errno = errno;
-        }
-        return AsyncErr(e, saved_errno);
+        return CallReleased(
+            [&] { return hipFileStreamRegister(reinterpret_cast<hipStream_t>(stream), flags); });
       },
       nb::arg("stream_handle"), nb::arg("flags") = 0);
   m.def(
       "hipFileStreamDeregister",
       [](uintptr_t stream) {
-        hipFileError_t e;
-        int saved_errno = 0;
-        {
-          nb::gil_scoped_release release;
-          errno = 0;
-          e = hipFileStreamDeregister(reinterpret_cast<hipStream_t>(stream));
-          saved_errno = errno;
-        }
-        return AsyncErr(e, saved_errno);
+        return CallReleased(
+            [&] { return hipFileStreamDeregister(reinterpret_cast<hipStream_t>(stream)); });
       },
       nb::arg("stream_handle"));
   m.def("supports_async", [] {

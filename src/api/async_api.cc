@@ -12,6 +12,22 @@ using hipfile::api::ToError;
 using hipfile::core::Driver;
 using hipfile::core::IoDirection;
 
+namespace {
+
+// hipFileExtReadAsyncFixed / WriteAsyncFixed: the values live here only for the call; every one
+// is fixed at submission, so none is read again.
+hipFileError_t SubmitFixed(const char* entry, IoDirection direction, hipFileHandle_t fh,
+                           void* buffer_base, size_t size, hoff_t file_offset, hoff_t buffer_offset,
+                           ssize_t* bytes_p, hipStream_t stream) {
+  return hipfile::api::GuardError(entry, [&] {
+    return ToError(Driver::Global().SubmitAsync(direction, fh, buffer_base, &size, &file_offset,
+                                                &buffer_offset, bytes_p, stream,
+                                                hipfile::core::kAllFixed));
+  });
+}
+
+}  // namespace
+
 extern "C" {
 
 HIPFILE_API hipFileError_t hipFileReadAsync(hipFileHandle_t fh, void* buffer_base, size_t* size_p,
@@ -34,27 +50,20 @@ HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void* buffer_ba
   });
 }
 
-// The values live here only for the call: every one is fixed at submission, so none is read again.
 HIPFILE_API hipFileError_t hipFileExtReadAsyncFixed(hipFileHandle_t fh, void* buffer_base,
                                                     size_t size, hoff_t file_offset,
                                                     hoff_t buffer_offset, ssize_t* bytes_read_p,
                                                     hipStream_t stream) {
-  return hipfile::api::GuardError("hipFileExtReadAsyncFixed", [&] {
-    return ToError(Driver::Global().SubmitAsync(IoDirection::kRead, fh, buffer_base, &size,
-                                                &file_offset, &buffer_offset, bytes_read_p, stream,
-                                                Driver::kAllFixed));
-  });
+  return SubmitFixed("hipFileExtReadAsyncFixed", IoDirection::kRead, fh, buffer_base, size,
+                     file_offset, buffer_offset, bytes_read_p, stream);
 }
 
 HIPFILE_API hipFileError_t hipFileExtWriteAsyncFixed(hipFileHandle_t fh, void* buffer_base,
                                                      size_t size, hoff_t file_offset,
                                                      hoff_t buffer_offset, ssize_t* bytes_written_p,
                                                      hipStream_t stream) {
-  return hipfile::api::GuardError("hipFileExtWriteAsyncFixed", [&] {
-    return ToError(Driver::Global().SubmitAsync(IoDirection::kWrite, fh, buffer_base, &size,
-                                                &file_offset, &buffer_offset, bytes_written_p,
-                                                stream, Driver::kAllFixed));
-  });
+  return SubmitFixed("hipFileExtWriteAsyncFixed", IoDirection::kWrite, fh, buffer_base, size,
+                     file_offset, buffer_offset, bytes_written_p, stream);
 }
 
 HIPFILE_API hipFileError_t hipFileStreamRegister(hipStream_t stream, unsigned flags) {

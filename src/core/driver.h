@@ -137,10 +137,8 @@ class Driver {
   // *bytes_p is 0 and the operation is queued on the stream; see docs/async.md.
   // `fixed_flags`: HIPFILE_STREAM_FIXED_* flags of this operation alone, added to its stream's:
   // the values they name are taken at submission and their pointers not kept
-  // (hipFileExtReadAsyncFixed passes kAllFixed with pointers to its arguments).
-  static constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET |
-                                        HIPFILE_STREAM_FIXED_FILE_OFFSET |
-                                        HIPFILE_STREAM_FIXED_FILE_SIZE;
+  // (hipFileExtReadAsyncFixed passes kAllFixed, core/async/async_op.h, with pointers to its
+  // arguments).
   Status SubmitAsync(IoDirection direction, const void* handle, const void* buffer_base,
                      size_t* size_p, off_t* file_offset_p, off_t* buffer_offset_p, ssize_t* bytes_p,
                      runtime::Stream stream, unsigned fixed_flags = 0);

@@ -39,11 +39,6 @@ namespace hipfile::core {
 
 enum class Path { kSync, kAsync, kBatch };
 
-// Every HIPFILE_STREAM_FIXED_* flag: the parameters are read at submission.
-inline constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET |
-                                      HIPFILE_STREAM_FIXED_FILE_OFFSET |
-                                      HIPFILE_STREAM_FIXED_FILE_SIZE;
-
 inline std::string PathName(const ::testing::TestParamInfo<Path>& info) {
   switch (info.param) {
     case Path::kSync:

@@ -26,9 +26,6 @@ using namespace async_detail;  // NOLINT(google-build-using-namespace): this fil
 
 namespace {
 
-constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
-                               HIPFILE_STREAM_FIXED_FILE_SIZE;
-
 void StampAllAt(AsyncStamps* stamps, uint64_t now) {
   for (const auto point : {AsyncStamps::kReached, AsyncStamps::kStarted, AsyncStamps::kIoDone,
                            AsyncStamps::kReleased, AsyncStamps::kCopied}) {

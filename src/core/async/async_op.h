@@ -113,6 +113,11 @@ class AsyncWork {
   }
 };
 
+// Every HIPFILE_STREAM_FIXED_* flag: all of an operation's values are taken at submission.
+inline constexpr unsigned kAllFixed = HIPFILE_STREAM_FIXED_BUF_OFFSET |
+                                      HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                                      HIPFILE_STREAM_FIXED_FILE_SIZE;
+
 struct AsyncOp {
   // The caller's variables. Read when the operation runs, unless `fixed_flags` (the stream's
   // HIPFILE_STREAM_FIXED_* flags) say the value was fixed at submission, in which case
