@@ -430,9 +430,12 @@ void RunAsyncThread(const Shared& s, int t, ThreadResult* r) {
          HipOk(hipEventCreateWithFlags(&slot.done, hipEventDisableTiming | hipEventBlockingSync),
                "hipEventCreate");
   }
-  // The values are fixed at submission, so hipFile need not read them again when they run.
-  unsigned flags = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
-                   HIPFILE_STREAM_FIXED_FILE_SIZE;
+  // The values are fixed at submission, so hipFile need not read them again when they run;
+  // --late-binding leaves that unsaid, as a caller that may change them must.
+  unsigned flags = o.late_binding
+                       ? 0u
+                       : HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                             HIPFILE_STREAM_FIXED_FILE_SIZE;
   if (o.io_size % 4096 == 0) flags |= HIPFILE_STREAM_PAGE_ALIGNED_INPUTS;
   const bool registered =
       ok && HipFileOk(hipFileStreamRegister(stream, flags), "hipFileStreamRegister");
@@ -862,15 +865,15 @@ int Run(int argc, char** argv) {
         "%.2f, \"p99_latency_us\": %.2f, \"ops\": %" PRIu64
         ", \"total_time_s\": %.4f, \"ramp_s\": %.4g, \"iops\": %.1f, \"rate_iops\": %.0f, "
         "\"wait_when_full\": %s, "
-        "\"event_every\": %d, \"queue_depth\": %d, "
+        "\"event_every\": %d, \"late_binding\": %s, \"queue_depth\": %d, "
         "\"cpu_cores\": %.2f, "
         "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"paths\": %s, "
         "\"fallbacks\": %s%s%s%s%s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, o.ramp, secs > 0 ? static_cast<double>(ops) / secs : 0, o.rate,
-        o.wait_when_full ? "true" : "false", o.event_every, queued ? o.queue_depth : 1, cpu_cores,
-        gib_s > 0 ? cpu_cores / gib_s : 0, o.verify ? "true" : "false", runtime,
-        paths.Json().c_str(), paths.FallbackJson().c_str(),
+        o.wait_when_full ? "true" : "false", o.event_every, o.late_binding ? "true" : "false",
+        queued ? o.queue_depth : 1, cpu_cores, gib_s > 0 ? cpu_cores / gib_s : 0,
+        o.verify ? "true" : "false", runtime, paths.Json().c_str(), paths.FallbackJson().c_str(),
         o.xfer == 5 ? ", \"async_stages\": " : "",
         o.xfer == 5 ? StagesJson(stages_after).c_str() : "",
         o.xfer == 5 ? ", \"async_ways\": " : "",
@@ -880,6 +883,7 @@ int Run(int argc, char** argv) {
                 o.threads);
     if (queued) std::printf("IoDepth: %d ", o.queue_depth);
     if (o.event_every != 1) std::printf("EventEvery: %d ", o.event_every);
+    if (o.late_binding) std::printf("LateBinding ");
     if (o.rate > 0)
       std::printf("Rate: %.0f IOPS%s ", o.rate, o.wait_when_full ? " (wait when full)" : "");
     std::printf("DataSetSize: %" PRIu64 "/%" PRIu64 "KiB IOSize: %" PRIu64

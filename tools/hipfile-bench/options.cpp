@@ -46,8 +46,8 @@ void PrintUsage(std::FILE* out) {
       "usage: hipfile-bench (-f FILE | -D DIR) [-d GPU] [-w THREADS] [-s SIZE] [-i IOSIZE]\n"
       "                     [-x XFER] [-I 0|1|2|3] [-T SECONDS [--ramp SECONDS]] [-Q DEPTH]\n"
       "                     [-b] [-V] [--fsync]\n"
-      "                     [--rate IOPS [--wait-when-full]] [--event-every K] [--overwrite]\n"
-      "                     [--json] [--stages]\n"
+      "                     [--rate IOPS [--wait-when-full]] [--event-every K] [--late-binding]\n"
+      "                     [--overwrite] [--json] [--stages]\n"
       "Moves a data set between a file and GPU memory with several threads and prints gdsio's\n"
       "result line, or one JSON line.\n"
       "\n"
@@ -86,6 +86,10 @@ void PrintUsage(std::FILE* out) {
       "  --event-every K  -x 5: record an event after every K-th operation (1 to 1024, default\n"
       "               1) and when waiting for one no event follows yet; a wait ends all the\n"
       "               operations its event follows (a caller that waits for batches)\n"
+      "  --late-binding  -x 5: register the streams without the HIPFILE_STREAM_FIXED_* flags,\n"
+      "               so hipFile reads each operation's size and offsets when its stream gets\n"
+      "               there (a caller that may change them after submitting); the default\n"
+      "               registers them fixed, as their values never change\n"
       "  -b           hipFileBufRegister the GPU buffers (-x 0 and 5; -x 6 always does)\n"
       "  -V           verify: each block read must hold the pattern of its file offset; each\n"
       "               block written carries that pattern and is read back\n"
@@ -219,6 +223,10 @@ ParseResult CheckCombination(const Options& o, bool queue_given, const char* que
     std::snprintf(what, sizeof what, "applies to -x 5, and this run is -x %d", o.xfer);
     return Bad("--event-every", nullptr, what);
   }
+  if (o.late_binding && o.xfer != 5) {
+    std::snprintf(what, sizeof what, "applies to -x 5, and this run is -x %d", o.xfer);
+    return Bad("--late-binding", nullptr, what);
+  }
   if (o.fsync && !IsWrite(o)) {
     std::snprintf(what, sizeof what, "applies to write runs (-I 1 or 3), not -I %d", o.io_type);
     return Bad("--fsync", nullptr, what);
@@ -266,6 +274,10 @@ ParseResult ParseArgs(int argc, char** argv, Options* o) {
     }
     if (a == "--wait-when-full") {
       o->wait_when_full = true;
+      continue;
+    }
+    if (a == "--late-binding") {
+      o->late_binding = true;
       continue;
     }
     if (a == "-V") {

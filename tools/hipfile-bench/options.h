@@ -24,6 +24,7 @@ struct Options {
   double rate = 0;      // --rate: operations per second over all threads; 0: as fast as they go
   bool wait_when_full = false;  // --wait-when-full: paced -x 5 waits only for a full window
   int event_every = 1;          // --event-every: -x 5 records an event after every K-th operation
+  bool late_binding = false;    // --late-binding: -x 5 registers its streams without FIXED flags
   bool verify = false;
   bool json = false;
   bool stages = false;            // --stages: -x 5's breakdown by part after the result line
