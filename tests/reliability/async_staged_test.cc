@@ -1155,10 +1155,12 @@ TEST_P(AsyncLargeChunksTest, TheSettingDecidesWhichOperationsTakeLargeChunks) {
     }
   } env;
   static_assert(kLargeFile > (size_t{16} << 20) && kLargeFile < (size_t{17} << 20));
+  // The write (over 16 MiB, more than one large chunk) waits for the disk: large chunks whatever
+  // the size, unless the setting is 0 (AWriteOfSeveralLargeChunksTakesThemBelowTheSetting).
   const struct {
     const char* mb;
     size_t large;  // operations (a read and a write) in large chunks
-  } cases[] = {{nullptr, 0}, {"0", 0}, {"16", 2}, {"17", 0}};
+  } cases[] = {{nullptr, 1}, {"0", 0}, {"16", 2}, {"17", 1}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.mb != nullptr ? c.mb : "unset");
     env.mb = c.mb;
@@ -1169,8 +1171,9 @@ TEST_P(AsyncLargeChunksTest, TheSettingDecidesWhichOperationsTakeLargeChunks) {
 
 // A read that would come from the disk (no page of it in the page cache, as mincore says here)
 // takes large chunks below the setting's size: the disk's rate wants reads the synchronous
-// path's size. A write of the same size does not, nor does the read with the setting at 0 (no
-// large chunks at all) or with its pages resident (the warm file, in the test above).
+// path's size. So does the write of the same size (as in the test above); neither does with the
+// setting at 0 (no large chunks at all), nor the read with its pages resident (the warm file, in
+// the test above).
 TEST_P(AsyncLargeChunksTest, AReadFromTheDiskTakesLargeChunksBelowTheSetting) {
   // The process's environment and a page cache that holds none of the file. It outlives the
   // drivers made on it (never freed): the fixture tears the last one down after this body.
@@ -1189,14 +1192,33 @@ TEST_P(AsyncLargeChunksTest, AReadFromTheDiskTakesLargeChunksBelowTheSetting) {
   static auto* const cold = new ColdSys;
   const struct {
     const char* mb;
-    size_t large;  // operations in large chunks: the read only
-  } cases[] = {{nullptr, 1}, {"0", 0}};
+    size_t large;  // operations in large chunks: the read and the write
+  } cases[] = {{nullptr, 2}, {"0", 0}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.mb != nullptr ? c.mb : "unset (64 MiB)");
     cold->mb = c.mb;
     ASSERT_NO_FATAL_FAILURE(ReadAndWriteOnANewDriver(*cold, *cold));
     EXPECT_EQ(Large(), c.large);
   }
+}
+
+// A write waits for the disk, as a cold read does: one of more than one large chunk takes them
+// below the setting's size, where the stream's copy of one chunk overlaps the write of the other;
+// one of a single large chunk (which would not overlap) keeps the small chunks. Every byte lands.
+TEST_P(AsyncLargeChunksTest, AWriteOfSeveralLargeChunksTakesThemBelowTheSetting) {
+  Executor().SetLargeChunksFrom(size_t{64} << 20);  // the default
+  const struct {
+    size_t bytes;
+    size_t large;  // 1: the write took large chunks
+  } cases[] = {{kLarge, 0}, {kLarge + 4096, 1}, {kLargeFile, 1}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.bytes);
+    void* fh = OpenFile("w" + std::to_string(c.bytes), c.bytes);
+    const size_t before = Large();
+    ASSERT_NO_FATAL_FAILURE(WriteAndCheck(fh, Pattern(c.bytes, 3)));
+    EXPECT_EQ(Large() - before, c.large);
+  }
+  EXPECT_EQ(Staged(), 3u) << "every write staged";
 }
 
 // A read failing in its second large chunk returns the first's bytes; a write the same.

@@ -389,13 +389,14 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
   if (RunsAtOnce(channel, stream, *op)) return RunAtOnce(channel, std::move(op));
   if (Status status; quiet && ReadCachedAtSubmission(channel, stream, op, &status)) return status;
   if (Status status; CopyAtSubmission(channel, stream, op, &status)) return status;
-  // A read of several small chunks that would come mostly from the disk: large chunks whatever
-  // its size (FromDisk). Asked before mutex_: it looks up residency.
-  const bool from_disk = FromDisk(*op);
+  // A read of several small chunks that would come mostly from the disk, or a write of several
+  // large chunks: large chunks whatever its size (DiskBound). Asked before mutex_: it looks up
+  // residency.
+  const bool disk_bound = DiskBound(*op);
   // Where its parameters may still change, a resident read's bytes copied ahead into device
   // memory by its stream (DMA), which the worker's tables copy on from (PlanAhead).
   Ahead ahead;
-  if (!from_disk) (void)PlanAhead(channel, *op, &ahead, recent.ahead);
+  if (!disk_bound) (void)PlanAhead(channel, *op, &ahead, recent.ahead);
   bool staged = false;
   bool large = false;  // a large block reserved (ReserveLargeLocked)
   uint32_t seq = 0;
@@ -414,7 +415,7 @@ Status AsyncExecutor::SubmitOrdered(Channel* channel, runtime::Stream stream,
     staged = CanStage(*channel, *op) && TablesLocked(channel);
     // Parts are whole chunks: a part that is not whole large chunks takes small ones.
     large = staged && ahead.part_bytes % engine::kStreamLargeChunkBytes == 0 &&
-            ReserveLargeLocked(op->submitted.size, from_disk);
+            ReserveLargeLocked(op->submitted.size, disk_bound);
     if (staged && !large) staged = StagingLocked(channel);
     // Everything the submission needs is allocated here, before a sequence number is taken:
     // once a stream operation is queued, nothing may fail for want of memory.

@@ -470,16 +470,16 @@ class AsyncExecutor {
   bool StagingLocked(Channel* channel) REQUIRES(mutex_, SubmitMu(channel));
   // The channel's copy tables (StagingLocked's first part): false when they cannot be pinned.
   bool TablesLocked(Channel* channel) REQUIRES(mutex_, SubmitMu(channel));
-  // Whether `op` is a staged read of more than two small chunks, below the large chunks' size
-  // (SetLargeChunksFrom, not 0), of which more than half would come from the disk
-  // (AsyncWork::DiskBytes): such a read takes large chunks too. Looks up residency: never with
-  // mutex_ held.
-  bool FromDisk(AsyncOp& op) EXCLUDES(mutex_);
+  // Whether `op` is a staged operation of more than two small chunks, below the large chunks'
+  // size (SetLargeChunksFrom, not 0), that waits for the disk: a read of which more than half
+  // would come from the disk (AsyncWork::DiskBytes), or a write of more than one large chunk.
+  // Such an operation takes large chunks too. Looks up residency: never with mutex_ held.
+  bool DiskBound(AsyncOp& op) EXCLUDES(mutex_);
   // For a staged operation of `bytes` (the channel has its tables), at least the large chunks'
-  // size or `from_disk`: reserves a free large block no other operation counts on, or pins one
+  // size or `disk_bound`: reserves a free large block no other operation counts on, or pins one
   // (mutex_ released meanwhile) where the cap and the small blocks leave room. False: the
   // operation takes the small blocks.
-  bool ReserveLargeLocked(size_t bytes, bool from_disk) REQUIRES(mutex_);
+  bool ReserveLargeLocked(size_t bytes, bool disk_bound) REQUIRES(mutex_);
   // The small blocks' limit: the pool's, less the large blocks' share of it.
   size_t SmallBlockLimitLocked() const REQUIRES(mutex_);
   // Moves the blocks whose last copy their stream has made from draining_ to free_blocks_ (or

@@ -109,13 +109,15 @@ size_t AsyncExecutor::SmallBlockLimitLocked() const {
   return limit > large ? limit - large : 0;
 }
 
-bool AsyncExecutor::FromDisk(AsyncOp& op) {
+bool AsyncExecutor::DiskBound(AsyncOp& op) {
   const size_t from = large_from_.load(std::memory_order_relaxed);
   const size_t size = op.submitted.size;
-  if (from == 0 || size >= from || size <= 2 * engine::kStreamChunkBytes || !op.work->Staged() ||
-      op.work->Write()) {
-    return false;  // no large chunks, large anyway, too small to gain, not staged, a write
+  if (from == 0 || size >= from || size <= 2 * engine::kStreamChunkBytes || !op.work->Staged()) {
+    return false;  // no large chunks, large anyway, too small to gain, not staged
   }
+  // A write waits for the disk: in the synchronous path's chunks where it has two or more, so
+  // that the stream's copy of one overlaps the write of the other (one chunk would not).
+  if (op.work->Write()) return size > engine::kStreamLargeChunkBytes;
   try {
     return op.work->DiskBytes(op.submitted) > size / 2;
   } catch (...) {
@@ -123,13 +125,13 @@ bool AsyncExecutor::FromDisk(AsyncOp& op) {
   }
 }
 
-bool AsyncExecutor::ReserveLargeLocked(size_t bytes, bool from_disk) {
+bool AsyncExecutor::ReserveLargeLocked(size_t bytes, bool disk_bound) {
   // Operations of more than two small chunks (smaller ones gain nothing from larger chunks), and
-  // of at least the setting's size or mostly from the disk: a large block pinned while I/O runs
-  // costs every stream's copies, which a read from the disk, waiting for the disk, does not
-  // feel (docs/async.md, "Large staging blocks").
+  // of at least the setting's size or bound by the disk: a large block pinned while I/O runs
+  // costs every stream's copies, which an operation waiting for the disk does not feel
+  // (docs/async.md, "Large staging blocks").
   const size_t from = large_from_.load(std::memory_order_relaxed);
-  if (from == 0 || bytes <= 2 * engine::kStreamChunkBytes || (bytes < from && !from_disk)) {
+  if (from == 0 || bytes <= 2 * engine::kStreamChunkBytes || (bytes < from && !disk_bound)) {
     return false;
   }
   if (large_free_.size() <= large_reserved_) ReapDrainedLocked();
