@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fakes/batch_entry.h"
+#include "fakes/raw_enum.h"
 #include "unit/api/api_test_util.h"
 
 namespace hipfile::api {
@@ -73,13 +74,7 @@ void RunTable(const std::vector<SsizeCase>& table) {
   }
 }
 
-template <class Enum>
-Enum Cast(int raw) {
-  Enum e;
-  static_assert(sizeof e == sizeof raw, "int-sized enum");
-  std::memcpy(&e, &raw, sizeof e);
-  return e;
-}
+using testing::RawEnum;
 
 class BadInputTest : public ApiTest {
  protected:
@@ -93,12 +88,12 @@ class BadInputTest : public ApiTest {
 };
 
 TEST_F(BadInputTest, VersionErrorStringsAndStats) {
-  const char* unknown = hipFileGetOpErrorString(Cast<hipFileOpError_t>(99999));
+  const char* unknown = hipFileGetOpErrorString(RawEnum<hipFileOpError_t>(99999));
   ASSERT_NE(unknown, nullptr);
   EXPECT_STREQ(unknown, "Unknown hipFile error");
   for (int raw : {-1, INT_MIN, INT_MAX, HIPFILE_BASE_ERR + 21, HIPFILE_BASE_ERR + 32}) {
     ++g_cases;
-    EXPECT_NE(hipFileGetOpErrorString(Cast<hipFileOpError_t>(raw)), nullptr) << raw;
+    EXPECT_NE(hipFileGetOpErrorString(RawEnum<hipFileOpError_t>(raw)), nullptr) << raw;
   }
   RunTable(std::vector<ErrCase>{
       {"GetVersion(NULL x3)", [] { return hipFileGetVersion(nullptr, nullptr, nullptr); },
@@ -191,25 +186,25 @@ TEST_F(BadInputTest, ParameterCalls) {
   for (int raw : {-1, INT_MIN, 12, INT_MAX}) {
     const std::string n = std::to_string(raw);
     table.push_back({"GetSizeT(param " + n + ")",
-                     [&, raw] { return hipFileGetParameterSizeT(Cast<SP>(raw), &size_value); },
+                     [&, raw] { return hipFileGetParameterSizeT(RawEnum<SP>(raw), &size_value); },
                      hipFileInvalidValue});
     table.push_back({"SetSizeT(param " + n + ")",
-                     [raw] { return hipFileSetParameterSizeT(Cast<SP>(raw), 1); },
+                     [raw] { return hipFileSetParameterSizeT(RawEnum<SP>(raw), 1); },
                      hipFileInvalidValue});
     table.push_back({"GetBool(param " + n + ")",
-                     [&, raw] { return hipFileGetParameterBool(Cast<BP>(raw), &bool_value); },
+                     [&, raw] { return hipFileGetParameterBool(RawEnum<BP>(raw), &bool_value); },
                      hipFileInvalidValue});
     table.push_back({"SetBool(param " + n + ")",
-                     [raw] { return hipFileSetParameterBool(Cast<BP>(raw), true); },
+                     [raw] { return hipFileSetParameterBool(RawEnum<BP>(raw), true); },
                      hipFileInvalidValue});
   }
   for (int raw : {-1, 3, INT_MAX}) {
     const std::string n = std::to_string(raw);
     table.push_back({"GetString(param " + n + ")",
-                     [&, raw] { return hipFileGetParameterString(Cast<TP>(raw), text, 8); },
+                     [&, raw] { return hipFileGetParameterString(RawEnum<TP>(raw), text, 8); },
                      hipFileInvalidValue});
     table.push_back({"SetString(param " + n + ")",
-                     [raw] { return hipFileSetParameterString(Cast<TP>(raw), "x"); },
+                     [raw] { return hipFileSetParameterString(RawEnum<TP>(raw), "x"); },
                      hipFileInvalidValue});
   }
   RunTable(table);
@@ -223,7 +218,7 @@ TEST_F(BadInputTest, ParameterCalls) {
        [] { return hipFileSetParameterBool(hipFileParamPropertiesUsePollMode, true); },
        hipFileDriverAlreadyOpen},
       {"SetSizeT(param 12) while open: the value check comes first",
-       [] { return hipFileSetParameterSizeT(Cast<SP>(12), 1); }, hipFileInvalidValue},
+       [] { return hipFileSetParameterSizeT(RawEnum<SP>(12), 1); }, hipFileInvalidValue},
   });
 }
 
@@ -260,7 +255,7 @@ TEST_F(BadInputTest, HandleRegistration) {
     table.push_back({"Register(type " + std::to_string(type) + ")",
                      [&, type] {
                        hipFileDescr_t d = descr;
-                       d.type = Cast<hipFileFileHandleType_t>(type);
+                       d.type = RawEnum<hipFileFileHandleType_t>(type);
                        return hipFileHandleRegister(&fh, &d);
                      },
                      hipFileIONotSupported});
@@ -617,16 +612,17 @@ TEST_F(BadInputTest, BatchIo) {
       {"Submit(nr > max_nr)", [&] { return hipFileBatchIOSubmit(batch, 3, three, 0); },
        hipFileBatchFull},
       bad(
-          "Submit(mode 0)", [](hipFileIOParams_t& p) { p.mode = Cast<hipFileBatchMode_t>(0); },
+          "Submit(mode 0)", [](hipFileIOParams_t& p) { p.mode = RawEnum<hipFileBatchMode_t>(0); },
           hipFileInvalidValue),
       bad(
-          "Submit(mode 2)", [](hipFileIOParams_t& p) { p.mode = Cast<hipFileBatchMode_t>(2); },
+          "Submit(mode 2)", [](hipFileIOParams_t& p) { p.mode = RawEnum<hipFileBatchMode_t>(2); },
           hipFileInvalidValue),
       bad(
-          "Submit(opcode 2)", [](hipFileIOParams_t& p) { p.opcode = Cast<hipFileOpcode_t>(2); },
+          "Submit(opcode 2)", [](hipFileIOParams_t& p) { p.opcode = RawEnum<hipFileOpcode_t>(2); },
           hipFileInvalidValue),
       bad(
-          "Submit(opcode -1)", [](hipFileIOParams_t& p) { p.opcode = Cast<hipFileOpcode_t>(-1); },
+          "Submit(opcode -1)",
+          [](hipFileIOParams_t& p) { p.opcode = RawEnum<hipFileOpcode_t>(-1); },
           hipFileInvalidValue),
       bad(
           "Submit(NULL fh)", [](hipFileIOParams_t& p) { p.fh = nullptr; },

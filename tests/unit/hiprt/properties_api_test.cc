@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "fakes/raw_enum.h"
 #include "runtime/device_attributes.h"
 #include "unit/hiprt/hiprt_test_util.h"
 
@@ -145,9 +146,8 @@ TEST_F(HipPropertiesTest, AttributeArguments) {
                               static_cast<int>(hipDeviceAttributeClockInstructionRate),
                               static_cast<int>(hipDeviceAttributeUnused2), 12345, -1}) {
     SCOPED_TRACE(attribute);
-    hipDeviceAttribute_t a;
-    std::memcpy(&a, &attribute, sizeof a);
-    EXPECT_HIP_FAILS(hipDeviceGetAttribute(&value, a, 0), hipErrorInvalidValue);
+    EXPECT_HIP_FAILS(hipDeviceGetAttribute(&value, RawEnum<hipDeviceAttribute_t>(attribute), 0),
+                     hipErrorInvalidValue);
   }
   EXPECT_EQ(value, 7) << "failed calls leave the value alone";
 }

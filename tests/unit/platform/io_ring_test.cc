@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "fakes/closed_fd.h"
 #include "fakes/temp_dir.h"
 #include "platform/sys.h"
 
@@ -135,7 +136,7 @@ TEST_F(IoRingTest, ErrorsComeBackAsNegativeErrnoPerOp) {
   std::vector<unsigned char> buf(3 * 4096);
   const int read_only = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(read_only, 0);
-  const int closed = ::dup(fd_);
+  const int closed = testing::HighDup(fd_);
   ASSERT_GE(closed, 0);
   ::close(closed);
   RingOp ops[] = {Op(RingOp::Kind::kRead, closed, buf.data(), 4096, 0, 1),
