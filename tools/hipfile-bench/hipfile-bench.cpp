@@ -45,6 +45,7 @@
 #include "async_ways.h"
 #include "data_set.h"
 #include "options.h"
+#include "page_cache.h"
 #include "path_shares.h"
 
 namespace hipfile_bench {
@@ -757,6 +758,8 @@ int Run(int argc, char** argv) {
     if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
   };
   if (o.ramp == 0) take_before();
+  // What the page cache holds of the data set as the run starts (before any ramp).
+  const double cached = o.xfer != 9 ? CachedShare(s.fd, o.size) : -1;
   StartLine line(o.threads, o.seconds, o.ramp);
   s.line = &line;
   for (int t = 0; t < o.threads; ++t) {
@@ -867,14 +870,15 @@ int Run(int argc, char** argv) {
         "\"wait_when_full\": %s, "
         "\"event_every\": %d, \"late_binding\": %s, \"queue_depth\": %d, "
         "\"cpu_cores\": %.2f, "
-        "\"cores_per_gib_s\": %.4f, \"verified\": %s, \"runtime\": \"%s\", \"paths\": %s, "
+        "\"cores_per_gib_s\": %.4f, \"cached_at_start\": %s, \"verified\": %s, "
+        "\"runtime\": \"%s\", \"paths\": %s, "
         "\"fallbacks\": %s%s%s%s%s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, o.ramp, secs > 0 ? static_cast<double>(ops) / secs : 0, o.rate,
         o.wait_when_full ? "true" : "false", o.event_every, o.late_binding ? "true" : "false",
         queued ? o.queue_depth : 1, cpu_cores, gib_s > 0 ? cpu_cores / gib_s : 0,
-        o.verify ? "true" : "false", runtime, paths.Json().c_str(), paths.FallbackJson().c_str(),
-        o.xfer == 5 ? ", \"async_stages\": " : "",
+        CachedJson(cached).c_str(), o.verify ? "true" : "false", runtime, paths.Json().c_str(),
+        paths.FallbackJson().c_str(), o.xfer == 5 ? ", \"async_stages\": " : "",
         o.xfer == 5 ? StagesJson(stages_after).c_str() : "",
         o.xfer == 5 ? ", \"async_ways\": " : "",
         o.xfer == 5 ? hipfile_tools::WaysJson(ways).c_str() : "", failed ? "false" : "true");
@@ -888,8 +892,9 @@ int Run(int argc, char** argv) {
       std::printf("Rate: %.0f IOPS%s ", o.rate, o.wait_when_full ? " (wait when full)" : "");
     std::printf("DataSetSize: %" PRIu64 "/%" PRIu64 "KiB IOSize: %" PRIu64
                 "KiB Throughput: %.6f GiB/sec, Avg_Latency: %.6f usecs "
-                "ops: %" PRIu64 " total_time %.6f secs Runtime: %s",
-                bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs, runtime);
+                "ops: %" PRIu64 " total_time %.6f secs Cached: %s Runtime: %s",
+                bytes / 1024, o.size / 1024, o.io_size / 1024, gib_s, avg, ops, secs,
+                CachedText(cached).c_str(), runtime);
     if (uses_hipfile) std::printf(" Paths: %s", paths.Text().c_str());
     std::printf("\n");
     if (o.xfer == 5 && o.stages) {

@@ -114,7 +114,9 @@ void PrintUsage(std::FILE* out) {
       "offset 0's pattern into every block and the marker says so; a later -V read writes\n"
       "the pattern again first.\n"
       "\n"
-      "The result line and --json name the GPU runtime in use (cuda, cpu or cpu-staged).\n"
+      "The result line and --json name the GPU runtime in use (cuda, cpu or cpu-staged),\n"
+      "and how much of the data set the page cache held as the run started (Cached:,\n"
+      "cached_at_start): a cold run and a warm one of the same command differ widely.\n"
       "Exit status: 0 the run completed (and verified, with -V); 1 an operation or a\n"
       "verification failed; 2 a bad flag, or a file hipfile-bench will not write.\n",
       kDataSetName, kMarkerSuffix);
