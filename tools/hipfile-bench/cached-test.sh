@@ -27,30 +27,26 @@ if [ "$(stat -f -c %T .)" = tmpfs ]; then
   echo "cached-test: SKIP: $dir is on tmpfs, whose pages cannot be dropped"
   exit 0
 fi
-# drop NAME: the file's pages out of the page cache; half NAME: its first half read back, one
-# page at a time with read-ahead off, so that exactly those pages are cached.
-python3 - "$f" << 'EOF'
+# page_cache FILE drop|half: the file's pages out of the page cache (after fsync), then for `half`
+# its first half read back one page at a time with read-ahead off, so that exactly those are cached.
+page_cache() {
+  python3 - "$1" "$2" << 'EOF'
 import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 os.fsync(fd)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+if sys.argv[2] == "half":
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    for at in range(0, os.fstat(fd).st_size // 2, 4096):
+        os.pread(fd, 4096, at)
 os.close(fd)
 EOF
+}
+page_cache "$f" drop
 out=$("$bench" -f "$f" -s 8M -i 1M --json) || fail "the run after the drop failed: $out"
 awk -v s="$(share "$out")" 'BEGIN { exit !(s != "" && s <= 0.01) }' ||
   fail "dropped, the data set is still cached: $out"
-
-python3 - "$f" << 'EOF'
-import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-os.fsync(fd)
-os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
-half = os.fstat(fd).st_size // 2
-for at in range(0, half, 4096):
-    os.pread(fd, 4096, at)
-os.close(fd)
-EOF
+page_cache "$f" half
 out=$("$bench" -f "$f" -s 8M -i 1M --json) || fail "the run after reading half failed: $out"
 awk -v s="$(share "$out")" 'BEGIN { exit !(s != "" && s >= 0.49 && s <= 0.51) }' ||
   fail "with the first half read back, cached_at_start is not 0.5: $out"

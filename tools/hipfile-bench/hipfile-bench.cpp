@@ -758,8 +758,9 @@ int Run(int argc, char** argv) {
     if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
   };
   if (o.ramp == 0) take_before();
-  // What the page cache holds of the data set as the run starts (before any ramp).
-  const double cached = o.xfer != 9 ? CachedShare(s.fd, o.size) : -1;
+  // What the page cache holds of the data set as the run starts (before any ramp); unknown for
+  // -x 9, which opens no file (s.fd -1).
+  const double cached = CachedShare(s.fd, o.size);
   StartLine line(o.threads, o.seconds, o.ramp);
   s.line = &line;
   for (int t = 0; t < o.threads; ++t) {
