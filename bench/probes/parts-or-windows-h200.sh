@@ -6,7 +6,9 @@
 # there) or from the pinned windows by the kernel (=0), beside the host's grid-kernel rate from
 # pinned host memory (copy-kernel-probe w4, 16 streams x 256 MiB) and the synchronous path. Warm,
 # 16 threads, `--late-binding`, 16 x 1 x 256 MiB and 16 x 2 x 16 MiB, ROUNDS rounds (default 2).
-# The rows a per-device choice by measurement would be checked against. One line a row on stdout.
+# `auto`: the setting unset, so that the library measures the device and chooses (docs/async.md,
+# "Parts or the windows' way, by measurement"); its choice, from its info log line, ends the row.
+# One line a row on stdout.
 #   bench/probes/parts-or-windows-h200.sh BUILD_DIR [FILE]
 set -u
 build=$(realpath "${1:?usage: parts-or-windows-h200.sh BUILD_DIR [FILE]}")
@@ -24,16 +26,18 @@ for round in $(seq "${ROUNDS:-2}"); do
     # shellcheck disable=SC2086
     set -- $shape
     line="r$round 16 x $2 x $1:"
-    for way in sync parts8 parts0; do
+    for way in sync parts8 parts0 auto; do
       case $way in
       sync) args=(-x 0) part=8 ;;
       parts8) args=(-x 5 -Q "$2" --late-binding) part=8 ;;
       parts0) args=(-x 5 -Q "$2" --late-binding) part=0 ;;
+      auto) args=(-x 5 -Q "$2" --late-binding) part= ;;
       esac
-      line="$line $way $(HIPFILE_ASYNC_AHEAD_PART_MB=$part timeout 60 "$H" -f "$F" -s 4G -T 2 \
-        --ramp 1 -w 16 -i "$1" "${args[@]}" --json 2>/dev/null |
+      line="$line $way $(env ${part:+HIPFILE_ASYNC_AHEAD_PART_MB=$part} HIPFILE_LOG_LEVEL=info \
+        timeout 60 "$H" -f "$F" -s 4G -T 2 --ramp 1 -w 16 -i "$1" "${args[@]}" --json \
+        2>/tmp/parts-or-windows.log |
         grep -oE '"(throughput_gib_s|cached_at_start)": [0-9.]*' | grep -oE '[0-9.]+$' | tr '\n' ' ')"
     done
-    echo "$line"
+    echo "$line chose: $(grep -oE 'copy kernel reads.*' /tmp/parts-or-windows.log | head -1)"
   done
 done

@@ -44,6 +44,7 @@ Driver::Driver(platform::Sys& sys, runtime::GpuRuntime& gpu, const Config& confi
       async_run_table_on_device_(config.async_run_table_on_device),
       async_large_chunks_from_(size_t{config.async_large_chunks_mb} << 20),
       async_ahead_part_bytes_(size_t{config.async_ahead_part_mb} << 20),
+      async_choose_ahead_way_(config.SourceOf(kEnvAsyncAheadPartMb) == SettingSource::kDefault),
       async_quiet_streams_(config.async_quiet_streams),
       io_pool_(sys, IoThreadsOf(config)),
       async_pool_(sys, IoThreadsOf(config), "async"),

@@ -247,6 +247,7 @@ class Driver {
   const bool async_run_table_on_device_;  // HIPFILE_ASYNC_RUN_TABLE
   const size_t async_large_chunks_from_;  // HIPFILE_ASYNC_LARGE_CHUNKS_MB, in bytes
   const size_t async_ahead_part_bytes_;   // HIPFILE_ASYNC_AHEAD_PART_MB, in bytes
+  const bool async_choose_ahead_way_;     // that setting not set: measured per device
   const unsigned async_quiet_streams_;    // HIPFILE_ASYNC_QUIET_STREAMS
   // Where stream-ordered operations' time goes: on at stats level 2, or async_stage_times_.
   AsyncStageStats async_stage_stats_;

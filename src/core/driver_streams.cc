@@ -34,6 +34,7 @@ Result<AsyncExecutor*> Driver::Async() {
     async_->SetRunTableOnDevice(async_run_table_on_device_);
     async_->SetLargeChunksFrom(async_large_chunks_from_);
     async_->SetAheadPartBytes(async_ahead_part_bytes_);
+    async_->SetChooseAheadWay(async_choose_ahead_way_);
     async_->SetQuietSubmissions(async_quiet_streams_);
     async_made_.store(async_.get(), std::memory_order_release);
   }

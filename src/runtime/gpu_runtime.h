@@ -86,6 +86,11 @@ class GpuRuntime {
   // Whether device memory is ordinary host memory that the CPU may read and write directly (the
   // CPU runtime): the engine then moves file data straight into it, without staging.
   virtual bool DeviceMemoryIsHostMemory() const = 0;
+  // Whether the device reads host memory over a link, where a DMA copy (MemcpyAsync) and the
+  // copy kernel (CopyTableAsync) may read it at rates of their own, which only a measurement tells
+  // (the stream-ordered reads' choice of way: core/async/host_read_probe.h). The CPU runtimes copy
+  // with memcpy either way.
+  virtual bool HostReadsCrossALink() const { return false; }
 
   // Devices. The current device is per thread, as in HIP.
   virtual hipError_t GetDeviceCount(int* count) = 0;

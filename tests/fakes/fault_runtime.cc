@@ -156,6 +156,9 @@ hipError_t FaultRuntime::MemcpyAsync(void* dst, const void* src, size_t size, hi
     return touching >= begin && touching - begin < size;
   };
   if (touching != 0 && (holds(dst) || holds(src))) return touching_error_.load();
+  if (runtime::HostFn hold = hold_memcpy_fn_.load(); hold != nullptr) {
+    if (const hipError_t e = base_.LaunchHostFunc(stream, hold, hold_memcpy_arg_.load())) return e;
+  }
   return Forwarded(GpuOp::kMemcpyAsync, base_.MemcpyAsync(dst, src, size, kind, stream));
 }
 

@@ -108,6 +108,11 @@ class FaultRuntime : public runtime::GpuRuntime {
     hold_copies_arg_.store(arg);
     hold_copies_fn_.store(fn);
   }
+  // The same for each MemcpyAsync: a host function ahead of it on its stream (a slow DMA).
+  void HoldMemcpies(runtime::HostFn fn, void* arg) {
+    hold_memcpy_arg_.store(arg);
+    hold_memcpy_fn_.store(fn);
+  }
   // The mirror the last CopyTableRunAsync passed on (null: none, or no call yet).
   const void* LastRunMirror() const { return last_run_mirror_.load(); }
   // The first and last tokens the last CopyTableRunAsync passed on ({0, 0}: no call yet).
@@ -135,6 +140,7 @@ class FaultRuntime : public runtime::GpuRuntime {
     capturing_ = false;
     touching_ = 0;
     hold_copies_fn_ = nullptr;
+    hold_memcpy_fn_ = nullptr;
   }
   uint64_t Calls(GpuOp op) const { return plan_.Calls(Index(op)); }
   // Calls of `op` that reached the base and succeeded, since construction (Reset keeps them).
@@ -150,6 +156,10 @@ class FaultRuntime : public runtime::GpuRuntime {
   // its stream workers either way).
   bool HostFunctionsRunPerStream() const override { return host_fns_per_stream_; }
   void SetHostFunctionsRunPerStream(bool value) { host_fns_per_stream_ = value; }
+  // False by default, as the CPU runtime says; SetHostReadsCrossALink(true) answers as CUDA does,
+  // so that the library measures the copies' rates (which holds can then set).
+  bool HostReadsCrossALink() const override { return host_link_; }
+  void SetHostReadsCrossALink(bool value) { host_link_ = value; }
   hipError_t GetDeviceCount(int* count) override;
   hipError_t SetDevice(int device) override;
   hipError_t GetDevice(int* device) override;
@@ -241,10 +251,13 @@ class FaultRuntime : public runtime::GpuRuntime {
   std::atomic<hipError_t> touching_error_{hipSuccess};
   std::atomic<runtime::HostFn> hold_copies_fn_{nullptr};  // HoldCopyTables
   std::atomic<void*> hold_copies_arg_{nullptr};
+  std::atomic<runtime::HostFn> hold_memcpy_fn_{nullptr};  // HoldMemcpies
+  std::atomic<void*> hold_memcpy_arg_{nullptr};
   std::atomic<const void*> last_run_mirror_{nullptr};  // LastRunMirror
   std::atomic<uint64_t> last_run_tokens_{0};           // LastRunTokens: first << 32 | last
   bool host_memory_ = false;
   bool host_fns_per_stream_ = false;
+  bool host_link_ = false;
   Mutex hooks_mu_;
   std::function<void()> hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);
   std::function<void()> after_hooks_[static_cast<size_t>(GpuOp::kCount)] GUARDED_BY(hooks_mu_);

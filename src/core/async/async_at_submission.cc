@@ -476,6 +476,12 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead, unsig
   // the first streams' whole and none of the others' (16 streams of 16 MiB reads want twice
   // hipFile's default budget).
   size_t part = ahead_part_bytes_.load(std::memory_order_relaxed);
+  // Where the device's copy kernel reads host memory about as fast as DMA (measured), the
+  // windows' way, as with parts off.
+  if (part > 0 && choose_ahead_way_.load(std::memory_order_relaxed) &&
+      AheadWayOf(channel->device) == AheadWay::kWindows) {
+    part = 0;
+  }
   const uint64_t share = scratch_.Budget() / std::max(streams, 1u);
   bool over_share = false;
   if (part > 0 && skip + bytes > share) {

@@ -15,6 +15,7 @@
 
 #include "core/async/async_executor.h"
 #include "core/async/async_op.h"
+#include "core/async/no_throw.h"
 #include "core/async/stream_key.h"
 #include "runtime/gpu_runtime.h"
 #include "util/mutex.h"
@@ -172,19 +173,6 @@ struct AsyncExecutor::Staged {
   bool used_ahead = false;  // a table copies from ahead.region (the worker's)
   size_t ahead_bytes = 0;   // bytes the tables copy from it (the worker's)
 };
-
-// A runtime call with what it throws (a CPU runtime's queue or table that cannot grow) turned
-// into hipErrorOutOfMemory: the call did nothing then, and a submission takes its error path
-// (refused, or abandoned once part of it is on the stream) instead of unwinding past the sequence
-// number or the staging it took.
-template <class Call>
-hipError_t NoThrow(Call&& call) noexcept {
-  try {
-    return call();
-  } catch (...) {
-    return hipErrorOutOfMemory;
-  }
-}
 
 // A channel's fields are guarded by the executor's mutex_ unless they say otherwise. They carry
 // no GUARDED_BY, since the analysis cannot name another object's mutex: the executor's functions

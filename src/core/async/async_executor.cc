@@ -116,6 +116,8 @@ AsyncExecutor::~AsyncExecutor() {
   for (engine::StreamStagingBlock& block : large_free_) block.Free(gpu_);
   for (Draining& draining : draining_) draining.block.Free(gpu_);
   if (slab_ != nullptr) (void)gpu_.HostFree(slab_);
+  MutexLock probing(probe_mu_);
+  if (probe_host_ != nullptr) (void)gpu_.HostFree(probe_host_);
 }
 
 StreamKey AsyncExecutor::KeyOf(runtime::Stream stream) {
@@ -321,6 +323,7 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
     // library implies an earlier submission for the device, which asked already.
     (void)NoThrow([&] {
       DeviceCaps(device);
+      ChooseAheadWay(device);
       return hipSuccess;
     });
     device_known = true;

@@ -134,6 +134,7 @@
 #include "core/async/async_op.h"
 #include "core/async/async_stage_stats.h"
 #include "core/async/copy_runs.h"
+#include "core/async/host_read_probe.h"
 #include "core/async/reap_queue.h"
 #include "core/async/stream_key.h"
 #include "core/stats.h"
@@ -269,6 +270,21 @@ class AsyncExecutor {
   }
   // Reads copied ahead in parts so far (of CopiedAhead).
   size_t AheadInParts();
+  // Whether each device's reads past their share go in parts or the windows' way by what a
+  // measurement finds (docs/async.md, "Parts or the windows' way, by measurement"): at a new
+  // stream's first submission for a device, while the executor has nothing in flight, the
+  // submitting thread times DMA and the copy kernel reading 16 MiB of pinned host memory
+  // (core/async/host_read_probe.h; a once-pinned buffer of the executor's, and a region of the
+  // device budget) where the runtime's device reads host memory over a link; where the kernel
+  // reads at kWindowsFromKernelShare of DMA or more, that device's reads take the windows' way,
+  // as with parts off. A failed measurement leaves parts; no room for the region, undecided. Off by
+  // default; the Driver sets it where HIPFILE_ASYNC_AHEAD_PART_MB is not set.
+  void SetChooseAheadWay(bool on) { choose_ahead_way_.store(on, std::memory_order_relaxed); }
+  enum class AheadWay { kUndecided, kParts, kWindows };
+  // The way chosen for `device`'s reads past their share, and the rates measured (zero where
+  // none was).
+  AheadWay AheadWayOf(int device);
+  HostReadRates HostReadRatesOf(int device);
   // Whether a read's copies ahead go on a companion stream of its stream's (one per channel, the
   // library's), which its stream waits for by an event before `write reached`, into a region of
   // its own: the copy then runs while the stream is still busy with the reads before it, where on
@@ -451,6 +467,8 @@ class AsyncExecutor {
   // Asks the runtime, once per device, whether its streams take memory operations and copy
   // tables (caps_). Makes runtime calls: never with mutex_ held.
   void DeviceCaps(int device) EXCLUDES(mutex_);
+  // SetChooseAheadWay's measurement for `device`, where it is due (DeviceCaps asked first).
+  void ChooseAheadWay(int device) EXCLUDES(mutex_, probe_mu_);
   Channel* IdleChannel() REQUIRES(mutex_);                 // null when none is idle
   void MarkBusyLocked(Channel* channel) REQUIRES(mutex_);  // puts it in busy_
   void PollLoop(platform::Sys& sys) EXCLUDES(mutex_);
@@ -588,6 +606,13 @@ class AsyncExecutor {
   std::map<StreamKey, unsigned> registered_ GUARDED_BY(mutex_);
   const size_t max_channels_;
   uint32_t* slab_ = nullptr;  // max_channels_ channels of kWordsPerChannel words, pinned
+  // ChooseAheadWay's: one measurement at a time, the submissions due to measure waiting for it
+  // (copies of theirs would share the link with the probe's); its pinned tables and data, made
+  // at the first measurement and freed with the executor (freeing waits for every stream).
+  static constexpr size_t kProbeBytes = size_t{16} << 20;
+  std::atomic<bool> choose_ahead_way_{false};
+  Mutex probe_mu_ ACQUIRED_BEFORE(mutex_);
+  void* probe_host_ GUARDED_BY(probe_mu_) = nullptr;
   size_t slab_used_ GUARDED_BY(mutex_) = 0;  // channels handed out
   size_t recycled_ GUARDED_BY(mutex_) = 0;   // channels moved to another stream
   // Per device, asked the first time a stream of it gets a channel (DeviceCaps), not at
@@ -597,6 +622,9 @@ class AsyncExecutor {
     std::atomic<int> known{0};  // 0: not asked yet; 1: the two below hold the answers
     std::atomic<bool> mem_ops{false};
     std::atomic<bool> tables{false};
+    std::atomic<AheadWay> ahead_way{AheadWay::kUndecided};  // ChooseAheadWay
+    std::atomic<double> dma_gib_s{0};                       // what it measured
+    std::atomic<double> kernel_gib_s{0};
   };
   std::unique_ptr<DeviceCapsState[]> caps_;
   int devices_ = 0;

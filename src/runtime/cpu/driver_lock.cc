@@ -14,6 +14,7 @@ class DriverLockedRuntime final : public GpuRuntime {
 
   const char* Name() const override { return inner_->Name(); }
   bool DeviceMemoryIsHostMemory() const override { return inner_->DeviceMemoryIsHostMemory(); }
+  bool HostReadsCrossALink() const override { return inner_->HostReadsCrossALink(); }
 
   hipError_t GetDeviceCount(int* count) override {
     return Shared([&] { return inner_->GetDeviceCount(count); });

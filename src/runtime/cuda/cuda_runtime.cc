@@ -87,6 +87,7 @@ class CudaRuntime final : public GpuRuntime {
 
   const char* Name() const override { return "cuda"; }
   bool DeviceMemoryIsHostMemory() const override { return false; }
+  bool HostReadsCrossALink() const override { return true; }
 
   hipError_t GetDeviceCount(int* count) override {
     if (count == nullptr) return hipErrorInvalidValue;
