@@ -224,7 +224,14 @@ typedef struct hipFileExtAsyncWayStats {
                                   pinned windows at their cap */
     uint64_t ahead_no_room;    /* no room in that device memory for the read, nor for a part of
                                   it: the reads in flight before it held it */
-    uint64_t reserved[6];
+    /* Of the staged reads that would have been copied ahead in parts (past their stream's share of
+     * that device memory, or without room whole), those that were not because their device's copy
+     * kernel was measured reading host memory about as fast as DMA (HIPFILE_ASYNC_AHEAD_PART_MB not
+     * set; docs/async.md, "Parts or the windows' way, by measurement"): copied ahead whole where
+     * there was room (counted in copied_ahead), else copied by the kernel from the windows
+     * (counted in ahead_no_room). */
+    uint64_t ahead_windows_chosen;
+    uint64_t reserved[5];
 } hipFileExtAsyncWayStats_t;
 
 /* Fills *stats with this process's counts; hipFileInvalidValue for NULL. Needs no open driver. */

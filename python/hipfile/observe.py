@@ -105,7 +105,9 @@ def stats() -> dict:
     ``{"read_ops", "write_ops"}``) and what the staged ones did (``large_chunks``,
     ``chains_alone``, ``staging_waits``, ``copied_ahead``, ``used_ahead``,
     ``ahead_on_companion``, ``one_launch``, ``ahead_in_parts``, and why reads that could have
-    been copied ahead were not: ``ahead_not_pinned``, ``ahead_no_room``)
+    been copied ahead were not: ``ahead_not_pinned``, ``ahead_no_room``; and
+    ``ahead_windows_chosen``, reads not split in parts because their device's copy kernel was
+    measured reading host memory about as fast as DMA)
     (hipFileExtGetAsyncWayStats)."""
     l1, err = _c._stats_l1()
     check_err(err, "hipfile.stats")

@@ -100,6 +100,7 @@ std::tuple<nb::dict, ErrTuple> AsyncWayStats() {
   ways["ahead_in_parts"] = s.ahead_in_parts;
   ways["ahead_not_pinned"] = s.ahead_not_pinned;
   ways["ahead_no_room"] = s.ahead_no_room;
+  ways["ahead_windows_chosen"] = s.ahead_windows_chosen;
   return {ways, Err(e)};
 }
 

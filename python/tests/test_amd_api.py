@@ -218,7 +218,7 @@ def test_stream_ordered_pointer_form(data_file, device_buffer, tmp_path):
         assert set(after) == set(ways) | {"large_chunks", "chains_alone", "staging_waits",
                                           "copied_ahead", "used_ahead", "ahead_on_companion",
                                           "one_launch", "ahead_in_parts", "ahead_not_pinned",
-                                          "ahead_no_room"}
+                                          "ahead_no_room", "ahead_windows_chosen"}
         for key in ("read_ops", "write_ops"):
             assert sum(after[w][key] - before[w][key] for w in ways) == 1, key
     finally:

@@ -222,6 +222,7 @@ void FillAsyncWays(const StatsCounters& c, hipFileExtAsyncWayStats_t* out) {
   out->ahead_in_parts = event(AsyncEvent::kAheadInParts);
   out->ahead_not_pinned = event(AsyncEvent::kAheadNotPinned);
   out->ahead_no_room = event(AsyncEvent::kAheadNoRoom);
+  out->ahead_windows_chosen = event(AsyncEvent::kAheadWindowsChosen);
 }
 
 }  // namespace hipfile::core

@@ -58,9 +58,10 @@ enum class AsyncEvent : size_t {
   kOneLaunch = 6,
   kAheadInParts = 7,
   kAheadNotPinned = 8,
-  kAheadNoRoom = 9
+  kAheadNoRoom = 9,
+  kAheadWindowsChosen = 10
 };
-inline constexpr size_t kAsyncEvents = 10;
+inline constexpr size_t kAsyncEvents = 11;
 
 struct StatsCounters {
   using Counter = std::atomic<uint64_t>;

@@ -6,7 +6,8 @@
 // of the budget: in parts where the kernel is slower than kWindowsFromKernelShare of DMA, the
 // windows' way (parts off) otherwise. Through a core::Driver on FaultRuntime over the CPU runtime,
 // which says it has a link (SetHostReadsCrossALink) and whose DMA or kernel is made slow by a
-// host function of 100 ms ahead of each copy on its stream (HoldMemcpies, HoldCopyTables).
+// host function of 100 ms ahead of each copy on its stream (HoldMemcpies, HoldCopyTables). A read
+// the windows' way kept out of parts counts as ahead_windows_chosen (hipFileExtGetAsyncWayStats).
 #include <gtest/gtest.h>
 #include <hipfile.h>
 #include <hipfile_ext.h>
@@ -54,6 +55,7 @@ class AsyncAheadWayTest : public AsyncWindowsTest {
   // of the run kernel, one a part) or not (one); every byte right either way.
   void ReadPastTheShare(bool in_parts) {
     const size_t parts = Executor().AheadInParts();
+    const uint64_t chosen = AsyncWays().ahead_windows_chosen;
     const uint64_t runs = gpu_.Calls(GpuOp::kCopyTableRunAsync);
     testing::StreamGate gate;
     ASSERT_EQ(gpu_.LaunchHostFunc(stream_, &testing::StreamGate::Wait, &gate), hipSuccess);
@@ -62,6 +64,8 @@ class AsyncAheadWayTest : public AsyncWindowsTest {
     ASSERT_TRUE(SubmitSlot(file_, &slot).ok());
     EXPECT_EQ(Executor().AheadInParts() - parts, in_parts ? 1u : 0u);
     EXPECT_EQ(gpu_.Calls(GpuOp::kCopyTableRunAsync) - runs, in_parts ? 2u : 1u);
+    EXPECT_EQ(AsyncWays().ahead_windows_chosen - chosen, in_parts ? 0u : 1u)
+        << "hipFileExtGetAsyncWayStats says the measurement kept it whole";
     gate.Open();
     Sync();
     ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
@@ -113,6 +117,7 @@ TEST_P(AsyncAheadWayTest, AKernelAsFastAsDmaTakesTheWindowsWay) {
   const HostReadRates rates = Executor().HostReadRatesOf(0);
   EXPECT_LT(rates.dma_gib_s, 0.16);
   EXPECT_GE(rates.KernelShare(), kWindowsFromKernelShare);
+  EXPECT_EQ(AsyncWays().ahead_windows_chosen, 0u) << "the first read was within its share";
   ReadPastTheShare(/*in_parts=*/false);
 }
 

@@ -59,7 +59,7 @@ TEST_P(AsyncWayStatsTest, QueuedOperationsCountAsStagedByDirection) {
   EXPECT_EQ(Sum(w.read_ops), 2u) << "a read counted under another way too";
   EXPECT_EQ(Sum(w.write_ops), 1u);
   EXPECT_EQ(w.staging_waits + w.copied_ahead + w.used_ahead + w.ahead_on_companion + w.one_launch +
-                w.ahead_in_parts + w.ahead_not_pinned + w.ahead_no_room,
+                w.ahead_in_parts + w.ahead_not_pinned + w.ahead_no_room + w.ahead_windows_chosen,
             0u);
   for (const uint64_t r : w.reserved) EXPECT_EQ(r, 0u);
   EXPECT_EQ(Executor().StagedOperations(), 3u);

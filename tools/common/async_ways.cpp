@@ -30,6 +30,7 @@ hipFileExtAsyncWayStats_t WaysBetween(const hipFileExtAsyncWayStats_t& before,
   d.ahead_in_parts = after.ahead_in_parts - before.ahead_in_parts;
   d.ahead_not_pinned = after.ahead_not_pinned - before.ahead_not_pinned;
   d.ahead_no_room = after.ahead_no_room - before.ahead_no_room;
+  d.ahead_windows_chosen = after.ahead_windows_chosen - before.ahead_windows_chosen;
   return d;
 }
 
@@ -40,10 +41,10 @@ std::string StagedText(const hipFileExtAsyncWayStats_t& w) {
                 " waited for a block; reads copied ahead %" PRIu64 " (%" PRIu64 " used, %" PRIu64
                 " on a companion stream, %" PRIu64 " in parts), not %" PRIu64 " (%" PRIu64
                 " not all in pinned windows, %" PRIu64 " no room); %" PRIu64
-                " reads copied in one launch",
+                " reads copied in one launch; %" PRIu64 " not in parts, by the device's measure",
                 w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
                 w.ahead_on_companion, w.ahead_in_parts, w.ahead_not_pinned + w.ahead_no_room,
-                w.ahead_not_pinned, w.ahead_no_room, w.one_launch);
+                w.ahead_not_pinned, w.ahead_no_room, w.one_launch, w.ahead_windows_chosen);
   return text;
 }
 
@@ -54,10 +55,11 @@ std::string StagedJson(const hipFileExtAsyncWayStats_t& w) {
                 ", \"staging_waits\": %" PRIu64 ", \"copied_ahead\": %" PRIu64
                 ", \"used_ahead\": %" PRIu64 ", \"ahead_on_companion\": %" PRIu64
                 ", \"one_launch\": %" PRIu64 ", \"ahead_in_parts\": %" PRIu64
-                ", \"ahead_not_pinned\": %" PRIu64 ", \"ahead_no_room\": %" PRIu64,
+                ", \"ahead_not_pinned\": %" PRIu64 ", \"ahead_no_room\": %" PRIu64
+                ", \"ahead_windows_chosen\": %" PRIu64,
                 w.large_chunks, w.chains_alone, w.staging_waits, w.copied_ahead, w.used_ahead,
                 w.ahead_on_companion, w.one_launch, w.ahead_in_parts, w.ahead_not_pinned,
-                w.ahead_no_room);
+                w.ahead_no_room, w.ahead_windows_chosen);
   return json;
 }
 

@@ -15,11 +15,12 @@ hipFileExtAsyncWayStats_t WaysBetween(const hipFileExtAsyncWayStats_t& before,
                                       const hipFileExtAsyncWayStats_t& after);
 // "N in large chunks, N queued alone, N waited for a block; reads copied ahead N (N used, N on
 // a companion stream, N in parts), not N (N not all in pinned windows, N no room); N reads
-// copied in one launch".
+// copied in one launch; N not in parts, by the device's measure".
 std::string StagedText(const hipFileExtAsyncWayStats_t& w);
 // "\"large_chunks\": N, \"chains_alone\": N, \"staging_waits\": N, \"copied_ahead\": N,
 // \"used_ahead\": N, \"ahead_on_companion\": N, \"one_launch\": N, \"ahead_in_parts\": N,
-// \"ahead_not_pinned\": N, \"ahead_no_room\": N" (members of an object, no braces).
+// \"ahead_not_pinned\": N, \"ahead_no_room\": N, \"ahead_windows_chosen\": N" (members of an
+// object, no braces).
 std::string StagedJson(const hipFileExtAsyncWayStats_t& w);
 // {"run_at_once": N, ... one per way (reads and writes together), then StagedJson's members}.
 std::string WaysJson(const hipFileExtAsyncWayStats_t& w);

@@ -27,7 +27,7 @@ void PrintText(std::FILE* out, const Snapshot& s);
 // "paths": {NAME: {"read_bytes", "write_bytes", "ops"}}, "latency": {...}, "gpus": [...],
 // "async_ways": {WAY: {"read_ops", "write_ops"}, "large_chunks", "chains_alone", "staging_waits",
 // "copied_ahead", "used_ahead", "ahead_on_companion", "one_launch", "ahead_in_parts",
-// "ahead_not_pinned", "ahead_no_room"}}; the paths add up to the totals.
+// "ahead_not_pinned", "ahead_no_room", "ahead_windows_chosen"}}; the paths add up to the totals.
 void PrintJson(std::FILE* out, const Snapshot& s);
 // Rates between two snapshots `seconds` apart, on one line.
 void PrintRates(std::FILE* out, const hipFileExtProcessStats_t& before,

@@ -477,11 +477,10 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead, unsig
   // hipFile's default budget).
   size_t part = ahead_part_bytes_.load(std::memory_order_relaxed);
   // Where the device's copy kernel reads host memory about as fast as DMA (measured), the
-  // windows' way, as with parts off.
-  if (part > 0 && choose_ahead_way_.load(std::memory_order_relaxed) &&
-      AheadWayOf(channel->device) == AheadWay::kWindows) {
-    part = 0;
-  }
+  // windows' way, as with parts off: a read that would have gone in parts is asked for whole,
+  // and without room for it goes from the windows (counted: ahead_windows_chosen).
+  const bool windows_chosen = part > 0 && choose_ahead_way_.load(std::memory_order_relaxed) &&
+                              AheadWayOf(channel->device) == AheadWay::kWindows;
   const uint64_t share = scratch_.Budget() / std::max(streams, 1u);
   bool over_share = false;
   if (part > 0 && skip + bytes > share) {
@@ -493,7 +492,15 @@ bool AsyncExecutor::PlanAhead(Channel* channel, AsyncOp& op, Ahead* ahead, unsig
       over_share = true;
     }
   }
+  const bool would_part = over_share;
+  if (windows_chosen) over_share = false;
   std::shared_ptr<void> region = over_share ? nullptr : region_of(skip + bytes, !companion);
+  if (windows_chosen) {
+    if (would_part || (region == nullptr && bytes > part)) {
+      CountEvent(AsyncEvent::kAheadWindowsChosen);
+    }
+    part = 0;
+  }
   // No room for the whole read (or more than its share): copied ahead in parts, one region's
   // worth at a time, where set. On a companion, into two slots of a part taken in turn (the
   // companion copies part p + 1 while the stream copies part p on), in the stream's region: the
