@@ -176,6 +176,22 @@ TEST_P(AsyncAheadWayTest, NotMeasuredWhileReadsAreInFlight) {
   EXPECT_EQ(gpu_.StreamDestroy(third), hipSuccess);
 }
 
+// A new stream's first submission of a small read (64 KiB: never copied ahead) measures nothing,
+// and leaves the choice to a later new stream's first read of 1 MiB or more.
+TEST_P(AsyncAheadWayTest, OnlyAReadThatMayBeCopiedAheadMeasures) {
+  void* fh = OpenPinned();
+  AsyncSlot small{64 * 1024, 0, 0};
+  ASSERT_TRUE(SubmitSlot(fh, &small).ok());
+  Sync();
+  EXPECT_EQ(small.bytes, static_cast<ssize_t>(64 * 1024));
+  Executor().WaitIdle();
+  EXPECT_EQ(Executor().AheadWayOf(0), Way::kUndecided);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kEventElapsedTime), 0u);
+  FirstSubmissionOnTheOtherStream(fh);
+  EXPECT_NE(Executor().AheadWayOf(0), Way::kUndecided);
+  EXPECT_EQ(gpu_.Calls(GpuOp::kEventElapsedTime), 8u);
+}
+
 INSTANTIATE_TEST_SUITE_P(StreamOrdered, AsyncAheadWayTest, ::testing::Values(Path::kAsync),
                          PathName);
 

@@ -323,7 +323,9 @@ Status AsyncExecutor::SubmitUntimed(runtime::Stream stream, std::unique_ptr<Asyn
     // library implies an earlier submission for the device, which asked already.
     (void)NoThrow([&] {
       DeviceCaps(device);
-      ChooseAheadWay(device);
+      // Only for a read that may be copied ahead: a program of small reads or writes has no use
+      // for the choice, nor for the budget's memory the measurement leases.
+      if (MayCopyAhead(*op)) ChooseAheadWay(device);
       return hipSuccess;
     });
     device_known = true;

@@ -272,7 +272,8 @@ class AsyncExecutor {
   size_t AheadInParts();
   // Whether each device's reads past their share go in parts or the windows' way by what a
   // measurement finds (docs/async.md, "Parts or the windows' way, by measurement"): at a new
-  // stream's first submission for a device, while the executor has nothing in flight, the
+  // stream's first submission for a device of a read that may be copied ahead (MayCopyAhead),
+  // while the executor has nothing in flight, the
   // submitting thread times DMA and the copy kernel reading 16 MiB of pinned host memory
   // (core/async/host_read_probe.h; a once-pinned buffer of the executor's, and a region of the
   // device budget) where the runtime's device reads host memory over a link; where the kernel
