@@ -273,13 +273,13 @@ class AsyncExecutor {
   // Whether each device's reads past their share go in parts or the windows' way by what a
   // measurement finds (docs/async.md, "Parts or the windows' way, by measurement"): at a new
   // stream's first submission for a device of a read that may be copied ahead (MayCopyAhead),
-  // while the executor has nothing in flight, the
-  // submitting thread times DMA and the copy kernel reading 16 MiB of pinned host memory
-  // (core/async/host_read_probe.h; a once-pinned buffer of the executor's, and a region of the
-  // device budget) where the runtime's device reads host memory over a link; where the kernel
-  // reads at kWindowsFromKernelShare of DMA or more, that device's reads take the windows' way,
-  // as with parts off. A failed measurement leaves parts; no room for the region, undecided. Off by
-  // default; the Driver sets it where HIPFILE_ASYNC_AHEAD_PART_MB is not set.
+  // while the executor has nothing in flight, the submitting thread times DMA and the copy
+  // kernel reading 16 MiB of pinned host memory (core/async/host_read_probe.h; a once-pinned
+  // buffer of the executor's, and a region of the device budget) where the runtime's device
+  // reads host memory over a link; where the kernel reads at kWindowsFromKernelShare of DMA or
+  // more, that device's reads take the windows' way, as with parts off. A failed measurement
+  // leaves parts; no room for the region leaves it undecided. Off by default; the Driver sets
+  // it where HIPFILE_ASYNC_AHEAD_PART_MB is not set.
   void SetChooseAheadWay(bool on) { choose_ahead_way_.store(on, std::memory_order_relaxed); }
   enum class AheadWay { kUndecided, kParts, kWindows };
   // The way chosen for `device`'s reads past their share, and the rates measured (zero where
