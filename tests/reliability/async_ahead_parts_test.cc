@@ -45,12 +45,6 @@ class AsyncAheadPartsTest : public AsyncWindowsTest {
     Executor().SetAheadPartBytes(2 * kMiB);
     Executor().SetDeviceScratchBytes(budget);
   }
-  // Waits (10 s at most) until the device memory leased for copies ahead is `bytes`: the last
-  // lease of a region may go on the reaper's thread a moment after the reads finished.
-  void ExpectLeasedSettlesAt(uint64_t bytes) {
-    testing::WaitUntil([&] { return Executor().DeviceScratchLeased(0) == bytes; });
-    EXPECT_EQ(Executor().DeviceScratchLeased(0), bytes);
-  }
   // A busy stream's read of the whole file (*fh, its window pinned), in parts, the runtime
   // refusing the nth call of `op` while it is queued: the submission fails, the caller's variable
   // is left 0, and the stream runs what was queued.

@@ -18,7 +18,6 @@
 #include "core/async/async_executor.h"
 #include "core/async/host_read_probe.h"
 #include "fakes/gate.h"
-#include "fakes/wait_until.h"
 #include "reliability/async_windows_fixture.h"
 
 namespace hipfile::core {
@@ -163,7 +162,7 @@ TEST_P(AsyncAheadWayTest, NotMeasuredWhileReadsAreInFlight) {
   ASSERT_EQ(gpu_.StreamSynchronize(other_), hipSuccess);
   Executor().WaitIdle();
   // Their regions come back a moment after them: with none free the measurement would wait too.
-  testing::WaitUntil([&] { return Executor().DeviceScratchLeased(0) == 0; });
+  ExpectLeasedSettlesAt(0);
   runtime::Stream third = nullptr;
   ASSERT_EQ(gpu_.StreamCreate(&third, hipStreamNonBlocking), hipSuccess);
   AsyncSlot later{2 * kMiB, 0, 0};

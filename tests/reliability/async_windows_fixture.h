@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "fakes/wait_until.h"
 #include "reliability/io_path_fixture.h"
 
 namespace hipfile::core {
@@ -48,6 +49,13 @@ class AsyncWindowsTest : public IoPathTest {
   void MakeOtherStream() {
     ASSERT_EQ(gpu_.Malloc(&other_dev_, kBuffer), hipSuccess);
     ASSERT_EQ(gpu_.StreamCreate(&other_, hipStreamNonBlocking), hipSuccess);
+  }
+
+  // Waits (10 s at most) until the device memory leased for copies ahead is `bytes`: the last
+  // lease of a region may go on the reaper's thread a moment after the reads finished.
+  void ExpectLeasedSettlesAt(uint64_t bytes) {
+    testing::WaitUntil([&] { return Executor().DeviceScratchLeased(0) == bytes; });
+    EXPECT_EQ(Executor().DeviceScratchLeased(0), bytes);
   }
 
   // Synchronous reads of the whole file, twice: its window is pinned (pin-after 2).

@@ -65,8 +65,9 @@ void AsyncExecutor::ChooseAheadWay(int device) {
     });
     if (e != hipSuccess) probe_host_ = nullptr;
   }
-  std::shared_ptr<void> region;
+  HostReadRates rates;
   if (e == hipSuccess) {
+    std::shared_ptr<void> region;
     try {
       region = scratch_.Lease(device, kProbeBytes);
     } catch (...) {
@@ -75,9 +76,6 @@ void AsyncExecutor::ChooseAheadWay(int device) {
     // No room now: the regions of reads just finished come back a moment after them (on the
     // reaper's thread). A later new stream measures.
     if (region == nullptr) return;
-  }
-  HostReadRates rates;
-  if (e == hipSuccess) {
     auto* const tables = static_cast<runtime::CopyTable*>(probe_host_);
     const void* data = static_cast<const unsigned char*>(probe_host_) + kHostReadProbeTableBytes;
     e = MeasureHostReads(gpu_, data, region.get(), kProbeBytes, tables, 3, &rates);
