@@ -236,6 +236,25 @@ typedef struct hipFileExtAsyncWayStats {
 
 /* Fills *stats with this process's counts; hipFileInvalidValue for NULL. Needs no open driver. */
 HIPFILE_API hipFileError_t hipFileExtGetAsyncWayStats(hipFileExtAsyncWayStats_t *stats);
+
+/* ---- waits for the library's own copies ---------------------------------------------------- */
+
+/* A transfer staged through the library's pinned buffers (device memory, and stream-ordered
+ * operations run by the synchronous path) waits for each of its copies between the buffer and the
+ * GPU: it polls for up to HIPFILE_COPY_SPIN_US, then sleeps on a blocking-sync event
+ * (docs/engine.md). Since the process started (statistics level 1 or more): */
+typedef struct hipFileExtCopyWaitStats {
+    uint64_t waits;    /* waits that ended (their copies done or failed) */
+    uint64_t slept;    /* of them, those whose copies were not done within the spin */
+    uint64_t poll_ns;  /* time spent polling, summed over waits: a busy core's time (with
+                          HIPFILE_COPY_NAP_US, the naps between polls included) */
+    uint64_t sleep_ns; /* time spent asleep, summed over the waits that slept: the copies' time
+                          past the spin, plus each wake-up */
+    uint64_t reserved[4];
+} hipFileExtCopyWaitStats_t;
+
+/* Fills *stats with this process's counts; hipFileInvalidValue for NULL. Needs no open driver. */
+HIPFILE_API hipFileError_t hipFileExtGetCopyWaitStats(hipFileExtCopyWaitStats_t *stats);
 /* "run_at_once", "read_at_submission", "copied_at_submission", "staged", "worker",
  * "host_function"; "unknown" for another value. Static. */
 HIPFILE_API const char *hipFileExtAsyncWayName(int way);
@@ -442,6 +461,9 @@ HIPFILE_API hipFileError_t hipFileExtStatsReadGpu(const hipFileExtStatsRegion_t 
 /* As hipFileExtGetAsyncWayStats in that process. hipFileInvalidValue for NULL. */
 HIPFILE_API hipFileError_t hipFileExtStatsReadAsyncWays(const hipFileExtStatsRegion_t *region,
                                                         hipFileExtAsyncWayStats_t *out);
+/* As hipFileExtGetCopyWaitStats in that process. hipFileInvalidValue for NULL. */
+HIPFILE_API hipFileError_t hipFileExtStatsReadCopyWaits(const hipFileExtStatsRegion_t *region,
+                                                        hipFileExtCopyWaitStats_t *out);
 /* Unmaps it; NULL is ignored. */
 HIPFILE_API void hipFileExtStatsClose(hipFileExtStatsRegion_t *region);
 

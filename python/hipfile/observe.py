@@ -108,7 +108,10 @@ def stats() -> dict:
     been copied ahead were not: ``ahead_not_pinned``, ``ahead_no_room``; and
     ``ahead_windows_chosen``, reads not split in parts because their device's copy kernel was
     measured reading host memory about as fast as DMA)
-    (hipFileExtGetAsyncWayStats)."""
+    (hipFileExtGetAsyncWayStats); under ``"copy_waits"``, the waits for the library's own
+    copies of staged transfers: ``waits``, ``slept`` (those whose copies were not done within
+    ``HIPFILE_COPY_SPIN_US`` and slept on an event), ``poll_ns`` and ``sleep_ns`` (the time
+    polling and asleep, summed) (hipFileExtGetCopyWaitStats)."""
     l1, err = _c._stats_l1()
     check_err(err, "hipfile.stats")
     paths, err = _c._path_stats()
@@ -117,6 +120,9 @@ def stats() -> dict:
     ways, err = _c._async_way_stats()
     check_err(err, "hipfile.stats")
     l1["async_ways"] = ways
+    waits, err = _c._copy_wait_stats()
+    check_err(err, "hipfile.stats")
+    l1["copy_waits"] = waits
     return l1
 
 

@@ -104,6 +104,17 @@ std::tuple<nb::dict, ErrTuple> AsyncWayStats() {
   return {ways, Err(e)};
 }
 
+std::tuple<nb::dict, ErrTuple> CopyWaitStats() {
+  hipFileExtCopyWaitStats_t s{};
+  const hipFileError_t e = hipFileExtGetCopyWaitStats(&s);
+  nb::dict waits;
+  waits["waits"] = s.waits;
+  waits["slept"] = s.slept;
+  waits["poll_ns"] = s.poll_ns;
+  waits["sleep_ns"] = s.sleep_ns;
+  return {waits, Err(e)};
+}
+
 void BindParameters(nb::module_& m) {
   m.def(
       "_get_size_t",
@@ -159,6 +170,7 @@ void BindObserve(nb::module_& m) {
   m.def("_stats_l1", &StatsL1, "hipFileGetStatsL1 as (dict, err).");
   m.def("_path_stats", &PathStats, "hipFileExtGetPathStats as (dict, err).");
   m.def("_async_way_stats", &AsyncWayStats, "hipFileExtGetAsyncWayStats as (dict, err).");
+  m.def("_copy_wait_stats", &CopyWaitStats, "hipFileExtGetCopyWaitStats as (dict, err).");
   m.def("_runtime_name", [] { return std::string(hipFileExtRuntimeName()); });
   m.def("_runtime_reason", [] { return std::string(hipFileExtRuntimeReason()); });
   BindParameters(m);

@@ -14,7 +14,7 @@ import hipfile
 from hipfile import _hipfile
 from hipfile.hipMalloc import hipStreamCreate, hipStreamDestroy, hipStreamSynchronize
 
-from conftest import device_to_numpy, numpy_to_device
+from conftest import device_to_numpy, numpy_to_device, runtime
 
 
 def test_names_of_amds_package_are_here():
@@ -133,6 +133,27 @@ def test_round_trip_through_a_registered_buffer(tmp_path, device_buffer):
                 assert fh.write(buf, size, 0, 0) == size
         assert not buf.registered
     assert dst.read_bytes() == data.tobytes()
+
+
+def test_copy_waits_count_staged_transfers(data_file, device_buffer):
+    """A read into GPU memory staged through the library's pinned buffers waits for its copy
+    (hipfile.stats()["copy_waits"], hipFileExtGetCopyWaitStats): counted on the runtimes that
+    stage (CUDA, cpu-staged), not on the CPU runtime, whose GPU memory is host memory."""
+    path, data = data_file
+    ptr = device_buffer(data.nbytes)
+    before = hipfile.stats()["copy_waits"]
+    assert set(before) == {"waits", "slept", "poll_ns", "sleep_ns"}
+    with hipfile.FileHandle(path, os.O_RDONLY) as fh:
+        assert fh.read(ptr, data.nbytes, 0, 0) == data.nbytes
+    after = hipfile.stats()["copy_waits"]
+    assert (device_to_numpy(ptr, data.nbytes) == data).all()
+    waits = after["waits"] - before["waits"]
+    if runtime() == "cpu":
+        assert after == before, "a wait where nothing is staged"
+    else:
+        assert waits >= 1
+        assert 0 <= after["slept"] - before["slept"] <= waits
+        assert after["poll_ns"] > before["poll_ns"]
 
 
 def test_pointer_form_with_offsets(data_file, device_buffer):

@@ -2,8 +2,8 @@
 // hipfile_ext.h's path statistics: hipFileExtGetPathStats and the names of paths and reasons;
 // the latency buckets and ais-stats' per-GPU tables (hipFileExtGetLatencyStats,
 // hipFileExtGetGpuStats); where stream-ordered operations' time went and the way each went
-// (hipFileExtGetAsyncStageStats, hipFileExtGetAsyncWayStats). Like the hipFileGetStats functions,
-// they do not open the driver.
+// (hipFileExtGetAsyncStageStats, hipFileExtGetAsyncWayStats); the waits for the engine's copies
+// (hipFileExtGetCopyWaitStats). Like the hipFileGetStats functions, they do not open the driver.
 #include <hipfile.h>
 #include <hipfile_ext.h>
 
@@ -75,6 +75,14 @@ HIPFILE_API hipFileError_t hipFileExtGetAsyncWayStats(hipFileExtAsyncWayStats_t*
   return hipfile::api::GuardError("hipFileExtGetAsyncWayStats", [&] {
     if (stats == nullptr) return OpError(hipFileInvalidValue);
     Driver::Global().stats().FillAsyncWays(stats);
+    return Success();
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileExtGetCopyWaitStats(hipFileExtCopyWaitStats_t* stats) {
+  return hipfile::api::GuardError("hipFileExtGetCopyWaitStats", [&] {
+    if (stats == nullptr) return OpError(hipFileInvalidValue);
+    Driver::Global().stats().FillCopyWaits(stats);
     return Success();
   });
 }

@@ -95,6 +95,15 @@ HIPFILE_API hipFileError_t hipFileExtStatsReadAsyncWays(const hipFileExtStatsReg
   });
 }
 
+HIPFILE_API hipFileError_t hipFileExtStatsReadCopyWaits(const hipFileExtStatsRegion_t* region,
+                                                        hipFileExtCopyWaitStats_t* out) {
+  return hipfile::api::GuardError("hipFileExtStatsReadCopyWaits", [&] {
+    if (region == nullptr || out == nullptr) return OpError(hipFileInvalidValue);
+    hipfile::core::FillCopyWaits(region->region->counters(), out);
+    return Success();
+  });
+}
+
 HIPFILE_API void hipFileExtStatsClose(hipFileExtStatsRegion_t* region) { delete region; }
 
 }  // extern "C"

@@ -117,7 +117,7 @@ Status Driver::InitializeLocked() {
   io_pool_.Resize(in_use_.io_threads());
   async_pool_.Resize(in_use_.io_threads());
   const engine::EngineOptions options = EngineOptionsForOpenLocked();
-  engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, options, &io_pool_);
+  engine_ = std::make_shared<engine::SyncEngine>(sys_, gpu_, options, &io_pool_, &stats_);
   // What stream-ordered and batch I/O ask the device is asked now, for the thread's device: the
   // answer loads the copy kernels, and loading code while a stream waits (on a host function, or
   // on a stream-ordered operation) blocks until the stream moves - on the H200, for good when the

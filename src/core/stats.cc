@@ -151,6 +151,17 @@ void Stats::PublishUuid(int device, const char (&uuid)[16]) {
   gpu->uuid[1].store(words[1], std::memory_order_relaxed);
 }
 
+void Stats::Waited(bool slept, std::chrono::nanoseconds polled, std::chrono::nanoseconds asleep) {
+  if (!Enabled()) return;
+  const auto add = [this](CopyWaitCounter k, int64_t n) {
+    if (n > 0) c_->copy_waits[static_cast<size_t>(k)].fetch_add(n, std::memory_order_relaxed);
+  };
+  add(CopyWaitCounter::kWaits, 1);
+  if (slept) add(CopyWaitCounter::kSlept, 1);
+  add(CopyWaitCounter::kPollNs, polled.count());
+  add(CopyWaitCounter::kSleepNs, asleep.count());
+}
+
 void IoTally::Record(IoDirection direction, int device, bool ok, uint64_t bytes, uint64_t micros,
                      bool unaligned, const engine::PathBytes* paths) {
   if (!stats_.enabled()) return;

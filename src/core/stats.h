@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "core/stats_counters.h"
+#include "engine/copy_wait.h"
 #include "engine/io_path.h"
 #include "runtime/gpu_runtime.h"
 
@@ -77,9 +78,11 @@ class IoTally {
   size_t used_ = 0;
 };
 
-class Stats {
+// Also what the engine tells of each wait for its copies (engine::CopyWaitCounts).
+class Stats final : public engine::CopyWaitCounts {
  public:
   Stats();
+  ~Stats() = default;
   Stats(const Stats&) = delete;
   Stats& operator=(const Stats&) = delete;
 
@@ -133,6 +136,9 @@ class Stats {
     Count(c_->async_ways[direction == IoDirection::kRead ? 0 : 1][static_cast<size_t>(way)]);
   }
   void RecordAsyncEvent(AsyncEvent event) { Count(c_->async_events[static_cast<size_t>(event)]); }
+  // One wait for the engine's copies (engine::CopyWaitCounts; hipFileExtGetCopyWaitStats).
+  void Waited(bool slept, std::chrono::nanoseconds polled,
+              std::chrono::nanoseconds asleep) override;
   // Device `device`'s uuid, for tools reading the counters (hipFileGetStatsL3 in another process).
   void PublishUuid(int device, const char (&uuid)[16]);
   // Everything an IoTally recorded (IoTally::Flush calls it).
@@ -147,6 +153,7 @@ class Stats {
   void FillLatency(hipFileExtLatencyStats_t* out) const { core::FillLatency(*c_, out); }
   void FillGpu(int device, hipFileExtGpuStats_t* out) const { core::FillGpu(*c_, device, out); }
   void FillAsyncWays(hipFileExtAsyncWayStats_t* out) const { core::FillAsyncWays(*c_, out); }
+  void FillCopyWaits(hipFileExtCopyWaitStats_t* out) const { core::FillCopyWaits(*c_, out); }
   // uuid of each GPU in use from gpu.GetDeviceUuid (zeros when it fails).
   void FillL3(hipFileStatsLevel3_t* out, runtime::GpuRuntime& gpu) const;
 

@@ -225,4 +225,15 @@ void FillAsyncWays(const StatsCounters& c, hipFileExtAsyncWayStats_t* out) {
   out->ahead_windows_chosen = event(AsyncEvent::kAheadWindowsChosen);
 }
 
+void FillCopyWaits(const StatsCounters& c, hipFileExtCopyWaitStats_t* out) {
+  std::memset(out, 0, sizeof *out);
+  const auto counter = [&c](CopyWaitCounter k) {
+    return Load(c.copy_waits[static_cast<size_t>(k)]);
+  };
+  out->waits = counter(CopyWaitCounter::kWaits);
+  out->slept = counter(CopyWaitCounter::kSlept);
+  out->poll_ns = counter(CopyWaitCounter::kPollNs);
+  out->sleep_ns = counter(CopyWaitCounter::kSleepNs);
+}
+
 }  // namespace hipfile::core

@@ -62,6 +62,9 @@ enum class AsyncEvent : size_t {
   kAheadWindowsChosen = 10
 };
 inline constexpr size_t kAsyncEvents = 11;
+// The engine's waits for its copies (hipFileExtCopyWaitStats_t's fields, in its order).
+enum class CopyWaitCounter : size_t { kWaits = 0, kSlept = 1, kPollNs = 2, kSleepNs = 3 };
+inline constexpr size_t kCopyWaitCounters = 4;
 
 struct StatsCounters {
   using Counter = std::atomic<uint64_t>;
@@ -100,6 +103,7 @@ struct StatsCounters {
   // Stream-ordered operations: [0 read, 1 write][AsyncWay], and AsyncEvent counts.
   Counter async_ways[2][kAsyncWays];
   Counter async_events[kAsyncEvents];
+  Counter copy_waits[kCopyWaitCounters];  // by CopyWaitCounter
 };
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free,
@@ -122,5 +126,6 @@ void FillLatency(const StatsCounters& c, hipFileExtLatencyStats_t* out);
 // GPU `device`'s ais-stats tables (0 <= device < HIPFILE_MAX_GPUS).
 void FillGpu(const StatsCounters& c, int device, hipFileExtGpuStats_t* out);
 void FillAsyncWays(const StatsCounters& c, hipFileExtAsyncWayStats_t* out);
+void FillCopyWaits(const StatsCounters& c, hipFileExtCopyWaitStats_t* out);
 
 }  // namespace hipfile::core

@@ -2,6 +2,7 @@
 #include "engine/copy_wait.h"
 
 #include <atomic>
+#include <optional>
 
 namespace hipfile::engine {
 namespace {
@@ -28,11 +29,10 @@ void Pause() {
 #endif
 }
 
-}  // namespace
-
-Status WaitForLane(runtime::GpuRuntime& gpu, platform::Sys& sys, const Lane& lane,
-                   const CopyWaitPolicy& policy) {
-  const auto deadline = std::chrono::steady_clock::now() + policy.spin;
+// Polls until the copies are done (their status) or the spin ends (nullopt).
+std::optional<Status> Poll(runtime::GpuRuntime& gpu, platform::Sys& sys, const Lane& lane,
+                           const CopyWaitPolicy& policy,
+                           std::chrono::steady_clock::time_point deadline) {
   if (lane.word != nullptr && policy.spin.count() > 0) {
     const uint32_t number = lane.word[1] + 1;
     if (gpu.StreamWriteValue32(lane.stream, &lane.word[0], number) == hipSuccess) {
@@ -42,24 +42,40 @@ Status WaitForLane(runtime::GpuRuntime& gpu, platform::Sys& sys, const Lane& lan
       for (unsigned i = 1;; ++i) {
         if (Reached(&lane.word[0], number)) return Status::Ok();
         if (policy.nap.count() > 0) {
-          if (std::chrono::steady_clock::now() >= deadline) break;
+          if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
           sys.Nap(policy.nap);
           continue;
         }
-        if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) break;
+        if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return std::nullopt;
         Pause();
       }
-      return Sleep(gpu, lane);
     }
     // Refused: the stream is polled instead.
   }
   for (;;) {
     const hipError_t e = gpu.StreamQuery(lane.stream);
     if (e != hipErrorNotReady) return Status::FromGpu(e);
-    if (std::chrono::steady_clock::now() >= deadline) break;
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
     if (policy.nap.count() > 0) sys.Nap(policy.nap);
   }
-  return Sleep(gpu, lane);
+}
+
+}  // namespace
+
+Status WaitForLane(runtime::GpuRuntime& gpu, platform::Sys& sys, const Lane& lane,
+                   const CopyWaitPolicy& policy) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  std::optional<Status> done = Poll(gpu, sys, lane, policy, start + policy.spin);
+  // The clock is read again only for a wait that is counted.
+  const auto polled = policy.counts != nullptr ? Clock::now() : start;
+  if (done.has_value()) {
+    if (policy.counts != nullptr) policy.counts->Waited(false, polled - start, {});
+    return *done;
+  }
+  const Status slept = Sleep(gpu, lane);
+  if (policy.counts != nullptr) policy.counts->Waited(true, polled - start, Clock::now() - polled);
+  return slept;
 }
 
 }  // namespace hipfile::engine

@@ -17,9 +17,14 @@
 // copies before are done (one stream memory operation) and polling the word in memory; past
 // `spin`, the event as before. A stream that fails never writes the number: its error comes
 // from the event.
+//
+// Each wait may be told to a CopyWaitCounts (the library's statistics, hipFileExtGetCopyWaitStats):
+// whether it slept, how long it polled and how long it slept, so that a program can see whether
+// its copies finish within the spin or wake threads from the event (docs/stats.md).
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 #include "engine/stream_pool.h"
 #include "platform/sys.h"
@@ -28,9 +33,24 @@
 
 namespace hipfile::engine {
 
+// Where a wait is counted; the engine only tells it. Called on the waiting thread, once a wait
+// has ended (its copies done, or failed).
+class CopyWaitCounts {
+ public:
+  // `slept`: the copies were not done within the spin and the wait slept on the event (or the
+  // stream); `polled`: the time spent polling (a busy core, but for any naps between polls),
+  // `asleep` the time spent sleeping.
+  virtual void Waited(bool slept, std::chrono::nanoseconds polled,
+                      std::chrono::nanoseconds asleep) = 0;
+
+ protected:
+  ~CopyWaitCounts() = default;
+};
+
 struct CopyWaitPolicy {
   std::chrono::microseconds spin{20};  // how long to poll before sleeping on the event
   std::chrono::microseconds nap{0};    // sleep between two polls (Sys::Nap); 0: back to back
+  CopyWaitCounts* counts = nullptr;    // told of each wait; null: none
 };
 
 // Ok once everything queued on lane.stream finished; the failure (Status::Gpu) otherwise.

@@ -137,11 +137,13 @@ struct SyncEngine::Impl {
 };
 
 SyncEngine::SyncEngine(platform::Sys& sys, runtime::GpuRuntime& gpu, EngineOptions options,
-                       WorkerPool* workers)
+                       WorkerPool* workers, CopyWaitCounts* copy_waits)
     : sys_(sys),
       gpu_(gpu),
       options_(options),
-      impl_(std::make_unique<Impl>(sys, gpu, options_, workers)) {}
+      impl_(std::make_unique<Impl>(sys, gpu, options_, workers)) {
+  impl_->context.copy_waits = copy_waits;
+}
 
 SyncEngine::~SyncEngine() = default;
 

@@ -132,16 +132,18 @@ struct EngineOptions {
 inline constexpr size_t kMaxAutoIoThreads = 16;
 
 class WorkerPool;
+class CopyWaitCounts;      // engine/copy_wait.h
 class MappedFile;          // engine/page_cache_pins.h
 class StreamWindows;       // engine/stream_windows.h
 struct ReadRequestInputs;  // engine/io_rule.h
 
 class SyncEngine {
  public:
-  // sys, gpu and workers must outlive the engine. Helpers for a request's chunks are queued on
-  // `workers` (the Driver's I/O threads); without one the engine starts io_threads - 1 of its own.
+  // sys, gpu, workers and copy_waits must outlive the engine. Helpers for a request's chunks are
+  // queued on `workers` (the Driver's I/O threads); without one the engine starts io_threads - 1
+  // of its own. Each wait for the engine's copies is told to `copy_waits` (engine/copy_wait.h).
   SyncEngine(platform::Sys& sys, runtime::GpuRuntime& gpu, EngineOptions options,
-             WorkerPool* workers = nullptr);
+             WorkerPool* workers = nullptr, CopyWaitCounts* copy_waits = nullptr);
   ~SyncEngine();
   SyncEngine(const SyncEngine&) = delete;
   SyncEngine& operator=(const SyncEngine&) = delete;

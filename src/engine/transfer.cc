@@ -129,7 +129,8 @@ Status Resources::EnsureStream(int device) {
 }
 
 Status Resources::Wait() const {
-  return WaitForLane(context_.gpu, context_.sys, lane_, {context_.copy_spin, context_.copy_nap});
+  return WaitForLane(context_.gpu, context_.sys, lane_,
+                     {context_.copy_spin, context_.copy_nap, context_.copy_waits});
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/copy_wait.h"
 #include "engine/io_path.h"
 #include "engine/page_cache_pins.h"
 #include "engine/plan.h"
@@ -44,6 +45,8 @@ struct EngineContext {
   std::chrono::microseconds copy_spin{20};
   // How long it sleeps between two polls (0: none).
   std::chrono::microseconds copy_nap{0};
+  // Told of each such wait (the statistics); null: none.
+  CopyWaitCounts* copy_waits = nullptr;
 };
 
 // One participant's staging lease and copy lane, taken when first needed and given back at the

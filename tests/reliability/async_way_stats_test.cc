@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <functional>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -30,13 +29,6 @@ constexpr size_t kFile = 256 * 1024;
 
 class AsyncWayStatsTest : public IoPathTest {
  protected:
-  // A fresh driver with the queued way's configuration (IoPathTest) changed by `adjust`.
-  void Remake(const std::function<void(Config&)>& adjust) {
-    Config config = QueuedWayConfig(sys_);
-    adjust(config);
-    ReplaceDriver(config);
-  }
-
   hipFileExtAsyncWayStats_t Ways() {
     hipFileExtAsyncWayStats_t w;
     std::memset(&w, 0xff, sizeof w);  // every field must be written

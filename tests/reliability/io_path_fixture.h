@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -135,6 +136,12 @@ class IoPathTest : public ::testing::TestWithParam<Path> {
     driver_.reset();
     driver_ = std::make_unique<Driver>(sys_, gpu_, config);
     ASSERT_TRUE(driver_->Open().ok());
+  }
+  // A fresh driver with the configuration above changed by `adjust`.
+  void Remake(const std::function<void(Config&)>& adjust) {
+    Config config = QueuedWayConfig(sys_);
+    adjust(config);
+    ReplaceDriver(config);
   }
   ~IoPathTest() override {
     sys_.OpenGate();

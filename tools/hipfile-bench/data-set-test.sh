@@ -35,7 +35,7 @@ marker own.dat 6291456 6291456
 sh "$expect" 0 "^hipfile-bench: creating new.dat for the write run \(up to 2 MiB; marker new.dat.hipfile-bench\)$" \
   -- "$bench" -f new.dat -s 2M -I 1 -V -w 2
 marker new.dat 2097152 2097152
-sh "$expect" 0 '"verified": true, "runtime": "cpu", "paths": \{"page_cache": 0, "direct": 0, "buffered": 0, "io_uring": 0, "host": [1-9][0-9]*\}, "fallbacks": \{\}, "ok": true' \
+sh "$expect" 0 '"verified": true, "runtime": "cpu", "paths": \{"page_cache": 0, "direct": 0, "buffered": 0, "io_uring": 0, "host": [1-9][0-9]*\}, "fallbacks": \{\}, "copy_waits": \{"waits": 0, "slept": 0, "poll_ms": 0.000, "sleep_ms": 0.000\}, "ok": true' \
   -- "$bench" -f new.dat -s 2M -V --json
 mkdir d
 sh "$expect" 0 "^hipfile-bench: creating the data set d/hipfile-bench.dat: 1 MiB of its pattern" -- "$bench" -D d -s 1M

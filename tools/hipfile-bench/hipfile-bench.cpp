@@ -43,6 +43,7 @@
 
 #include "async_stages.h"
 #include "async_ways.h"
+#include "copy_waits.h"
 #include "data_set.h"
 #include "options.h"
 #include "page_cache.h"
@@ -752,8 +753,10 @@ int Run(int argc, char** argv) {
   hipFileExtPathStats_t paths_before = {};
   hipFileExtAsyncStageStats_t stages_before = {};
   hipFileExtAsyncWayStats_t ways_before = {};
+  hipFileExtCopyWaitStats_t waits_before = {};
   const auto take_before = [&] {
     if (uses_hipfile) (void)hipFileExtGetPathStats(&paths_before);
+    if (uses_hipfile) (void)hipFileExtGetCopyWaitStats(&waits_before);
     if (o.xfer == 5) (void)hipFileExtGetAsyncStageStats(&stages_before);
     if (o.xfer == 5) (void)hipFileExtGetAsyncWayStats(&ways_before);
   };
@@ -795,10 +798,15 @@ int Run(int argc, char** argv) {
   hipfile_tools::PathShares paths;
   hipFileExtAsyncStageStats_t stages_after = {};
   hipFileExtAsyncWayStats_t ways = {};
+  hipFileExtCopyWaitStats_t waits = {};
   if (uses_hipfile) {
     hipFileExtPathStats_t after = {};
     (void)hipFileExtGetPathStats(&after);
     paths = hipfile_tools::PathShares::Between(paths_before, after);
+    // Each wait is counted before its transfer returns: every one of the run's is in by now.
+    hipFileExtCopyWaitStats_t waits_after = {};
+    (void)hipFileExtGetCopyWaitStats(&waits_after);
+    waits = hipfile_tools::CopyWaitsBetween(waits_before, waits_after);
     if (o.xfer == 5) {
       // Every operation's last copy is seen once its stream is synchronized, but the poller may
       // record it a moment later (later still on a loaded machine): wait until every operation
@@ -873,13 +881,15 @@ int Run(int argc, char** argv) {
         "\"cpu_cores\": %.2f, "
         "\"cores_per_gib_s\": %.4f, \"cached_at_start\": %s, \"verified\": %s, "
         "\"runtime\": \"%s\", \"paths\": %s, "
-        "\"fallbacks\": %s%s%s%s%s, \"ok\": %s}\n",
+        "\"fallbacks\": %s%s%s%s%s%s%s, \"ok\": %s}\n",
         IoName(o.io_type), XferName(o.xfer), o.xfer, o.threads, bytes, o.size, o.io_size, gib_s,
         avg, p50, p99, ops, secs, o.ramp, secs > 0 ? static_cast<double>(ops) / secs : 0, o.rate,
         o.wait_when_full ? "true" : "false", o.event_every, o.late_binding ? "true" : "false",
         queued ? o.queue_depth : 1, cpu_cores, gib_s > 0 ? cpu_cores / gib_s : 0,
         CachedJson(cached).c_str(), o.verify ? "true" : "false", runtime, paths.Json().c_str(),
-        paths.FallbackJson().c_str(), o.xfer == 5 ? ", \"async_stages\": " : "",
+        paths.FallbackJson().c_str(), uses_hipfile ? ", \"copy_waits\": " : "",
+        uses_hipfile ? hipfile_tools::CopyWaitsJson(waits).c_str() : "",
+        o.xfer == 5 ? ", \"async_stages\": " : "",
         o.xfer == 5 ? StagesJson(stages_after).c_str() : "",
         o.xfer == 5 ? ", \"async_ways\": " : "",
         o.xfer == 5 ? hipfile_tools::WaysJson(ways).c_str() : "", failed ? "false" : "true");
@@ -898,6 +908,8 @@ int Run(int argc, char** argv) {
                 CachedText(cached).c_str(), runtime);
     if (uses_hipfile) std::printf(" Paths: %s", paths.Text().c_str());
     std::printf("\n");
+    // Only where the run's transfers waited for the library's copies (staged ones).
+    if (waits.waits > 0) std::printf("%s\n", hipfile_tools::CopyWaitsText(waits).c_str());
     if (o.xfer == 5 && o.stages) {
       std::printf("%s%s", StagesText(stages_after).c_str(), hipfile_tools::WaysText(ways).c_str());
     }

@@ -117,6 +117,9 @@ void PrintUsage(std::FILE* out) {
       "The result line and --json name the GPU runtime in use (cuda, cpu or cpu-staged),\n"
       "and how much of the data set the page cache held as the run started (Cached:,\n"
       "cached_at_start): a cold run and a warm one of the same command differ widely.\n"
+      "Where the library staged transfers, a line after the result line (--json:\n"
+      "copy_waits) says how often they waited for its copies and how many of those waits\n"
+      "slept past HIPFILE_COPY_SPIN_US, and the time spent polling and asleep.\n"
       "Exit status: 0 the run completed (and verified, with -V); 1 an operation or a\n"
       "verification failed; 2 a bad flag, or a file hipfile-bench will not write.\n",
       kDataSetName, kMarkerSuffix);

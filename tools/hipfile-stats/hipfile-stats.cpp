@@ -135,7 +135,8 @@ bool Read(const hipFileExtStatsRegion_t* region, hipfile_stats::Snapshot* out) {
   for (int gpu = 0; gpu < HIPFILE_MAX_GPUS; ++gpu) {
     if (hipFileExtStatsReadGpu(region, gpu, &out->gpus[gpu]).err != hipFileSuccess) return false;
   }
-  return hipFileExtStatsReadAsyncWays(region, &out->async_ways).err == hipFileSuccess;
+  if (hipFileExtStatsReadAsyncWays(region, &out->async_ways).err != hipFileSuccess) return false;
+  return hipFileExtStatsReadCopyWaits(region, &out->copy_waits).err == hipFileSuccess;
 }
 
 // Where the report goes: stdout, or -o FILE, opened before anything runs.

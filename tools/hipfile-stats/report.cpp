@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "async_ways.h"
+#include "copy_waits.h"
 
 namespace hipfile_stats {
 namespace {
@@ -217,6 +218,9 @@ void PrintText(std::FILE* out, const Snapshot& snap) {
     std::fprintf(out, "\n");
   }
   PrintAsyncWays(out, snap.async_ways);
+  if (snap.copy_waits.waits > 0) {
+    std::fprintf(out, "%s\n", hipfile_tools::CopyWaitsText(snap.copy_waits).c_str());
+  }
 }
 
 void PrintJson(std::FILE* out, const Snapshot& snap) {
@@ -271,7 +275,8 @@ void PrintJson(std::FILE* out, const Snapshot& snap) {
     std::fprintf(out, "\"%s\": {\"read_ops\": %" PRIu64 ", \"write_ops\": %" PRIu64 "}, ",
                  hipFileExtAsyncWayName(i), w.read_ops[i], w.write_ops[i]);
   }
-  std::fprintf(out, "%s}}\n", hipfile_tools::StagedJson(w).c_str());
+  std::fprintf(out, "%s}, \"copy_waits\": %s}\n", hipfile_tools::StagedJson(w).c_str(),
+               hipfile_tools::CopyWaitsJson(snap.copy_waits).c_str());
 }
 
 void PrintRates(std::FILE* out, const hipFileExtProcessStats_t& before,

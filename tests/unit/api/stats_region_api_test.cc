@@ -31,6 +31,9 @@ TEST(StatsRegionApiTest, RefusesNullAndAmbiguousSources) {
   EXPECT_EQ(hipFileExtStatsReadGpu(nullptr, 0, &gpu).err, hipFileInvalidValue);
   hipFileExtAsyncWayStats_t ways;
   EXPECT_EQ(hipFileExtStatsReadAsyncWays(nullptr, &ways).err, hipFileInvalidValue);
+  hipFileExtCopyWaitStats_t waits;
+  EXPECT_EQ(hipFileExtStatsReadCopyWaits(nullptr, &waits).err, hipFileInvalidValue);
+  EXPECT_EQ(hipFileExtGetCopyWaitStats(nullptr).err, hipFileInvalidValue);
   EXPECT_EQ(hipFileExtGetLatencyStats(nullptr).err, hipFileInvalidValue);
   EXPECT_EQ(hipFileExtGetGpuStats(0, nullptr).err, hipFileInvalidValue);
   EXPECT_EQ(hipFileExtGetGpuStats(-1, &gpu).err, hipFileInvalidValue);
@@ -196,6 +199,35 @@ TEST_F(StatsTablesApiTest, StreamOrderedOperationsAreCountedByWayAndPublished) {
   EXPECT_EQ(std::memcmp(&theirs, &after, sizeof after), 0);
   hipFileExtStatsClose(region);
   EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
+  hipFileHandleDeregister(fh);
+}
+
+// A read into device memory waits for its copies where the runtime stages it (a GPU's, and
+// cpu-staged; not the CPU runtime, whose device memory is host memory), counted by
+// hipFileExtGetCopyWaitStats, and another reader of the region sees the same counts.
+TEST_F(StatsTablesApiTest, CopyWaitsAreCountedAndPublished) {
+  constexpr size_t kBytes = 1 << 20;
+  const int fd = OpenFile("waits.dat", kBytes, O_RDONLY);
+  void* buf = DeviceAlloc(kBytes);
+  ASSERT_TRUE(hipfile::api::IsSuccess(hipFileDriverOpen()));
+  hipFileHandle_t fh = Register(fd);
+  hipFileExtCopyWaitStats_t before;
+  ASSERT_EQ(hipFileExtGetCopyWaitStats(&before).err, hipFileSuccess);
+  ASSERT_EQ(hipFileRead(fh, buf, kBytes, 0, 0), static_cast<ssize_t>(kBytes));
+  hipFileExtCopyWaitStats_t after;
+  ASSERT_EQ(hipFileExtGetCopyWaitStats(&after).err, hipFileSuccess);
+  if (std::strcmp(hipFileExtRuntimeName(), "cpu") == 0) {
+    EXPECT_EQ(after.waits, before.waits) << "a wait where nothing is staged";
+  } else {
+    EXPECT_GE(after.waits - before.waits, 1u);
+    EXPECT_LE(after.slept - before.slept, after.waits - before.waits);
+  }
+  hipFileExtStatsRegion_t* region = nullptr;
+  ASSERT_EQ(hipFileExtStatsOpen(getpid(), -1, &region).err, hipFileSuccess) << errno;
+  hipFileExtCopyWaitStats_t theirs;
+  ASSERT_EQ(hipFileExtStatsReadCopyWaits(region, &theirs).err, hipFileSuccess);
+  EXPECT_EQ(std::memcmp(&theirs, &after, sizeof after), 0);
+  hipFileExtStatsClose(region);
   hipFileHandleDeregister(fh);
 }
 

@@ -106,6 +106,70 @@ TEST_F(CopyWaitTest, ARefusedWordWritePollsTheStreamInstead) {
   pool_.Release(0, lane);
 }
 
+// What a wait tells its CopyWaitCounts: one call per wait, whether it slept, and its times.
+class Recorder final : public CopyWaitCounts {
+ public:
+  void Waited(bool did_sleep, std::chrono::nanoseconds poll_time,
+              std::chrono::nanoseconds sleep_time) override {
+    ++waits;
+    slept += did_sleep ? 1 : 0;
+    polled += poll_time;
+    asleep += sleep_time;
+  }
+  int waits = 0;
+  int slept = 0;
+  std::chrono::nanoseconds polled{0};
+  std::chrono::nanoseconds asleep{0};
+};
+
+// A copy done within the spin: one wait, not slept, no time asleep; one held past it: slept, after
+// polling the whole spin, and asleep at least until the gate opened. A failed wait counts too.
+TEST_F(CopyWaitTest, EachWaitIsToldWhetherItSleptAndForHowLong) {
+  for (const bool words : {true, false}) {
+    SCOPED_TRACE(words ? "word" : "stream polled");
+    StreamPool pool(gpu_, words);
+    Result<Lane> lane = pool.Acquire(0);
+    ASSERT_TRUE(lane.ok());
+    Recorder counts;
+    std::vector<unsigned char> src(4096, 0x5a), dst(4096, 0);
+    ASSERT_EQ(
+        gpu_.MemcpyAsync(dst.data(), src.data(), src.size(), hipMemcpyHostToHost, lane->stream),
+        hipSuccess);
+    // A long spin: the CPU runtime's stream thread may be slow to get there on a busy machine.
+    ASSERT_TRUE(WaitForLane(gpu_, sys_, *lane, {std::chrono::seconds(10), {}, &counts}).ok());
+    EXPECT_EQ(counts.waits, 1);
+    EXPECT_EQ(counts.slept, 0);
+    EXPECT_EQ(counts.asleep.count(), 0);
+
+    const auto spin = std::chrono::microseconds(200);
+    for (const hipError_t error : {hipSuccess, hipErrorLaunchFailure}) {
+      SCOPED_TRACE(error);
+      testing::StreamGate gate;
+      ASSERT_EQ(gpu_.LaunchHostFunc(lane->stream, &testing::StreamGate::Wait, &gate), hipSuccess);
+      if (error != hipSuccess) gpu_.FailAlways(GpuOp::kEventSynchronize, error);
+      const Recorder before = counts;
+      std::thread opener([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        gate.Open();
+      });
+      const auto begin = std::chrono::steady_clock::now();
+      const Status waited = WaitForLane(gpu_, sys_, *lane, {spin, {}, &counts});
+      const auto end = std::chrono::steady_clock::now();
+      opener.join();
+      EXPECT_EQ(waited.ok(), error == hipSuccess) << waited.ToString();
+      EXPECT_EQ(counts.waits, before.waits + 1);
+      EXPECT_EQ(counts.slept, before.slept + 1);
+      // It polled the whole spin before it slept, and its two times lie within the call.
+      EXPECT_GE(counts.polled - before.polled, spin);
+      EXPECT_GT(counts.asleep - before.asleep, std::chrono::nanoseconds(0));
+      EXPECT_LE(counts.polled - before.polled + counts.asleep - before.asleep, end - begin);
+      gpu_.Reset();
+      ASSERT_EQ(gpu_.StreamSynchronize(lane->stream), hipSuccess);
+    }
+    pool.Release(0, *lane);
+  }
+}
+
 // Lanes get words only where the device has stream memory operations, and only from a pool
 // asked for them.
 TEST_F(CopyWaitTest, WordsOnlyWhereAskedForAndSupported) {

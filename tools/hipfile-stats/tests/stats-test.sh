@@ -3,7 +3,9 @@
 # stats-test.sh TOOL KNOWN_IO DIR CASE [PYTHON]: hipfile-stats as a user types it, against known-io
 # (I/O of known sizes; it writes what they add up to). CASE:
 #   json     hipfile-stats --json PROGRAM: totals and per-path sums match what the program did,
-#            and its stream-ordered operations are counted once each by way ("async_ways")
+#            its stream-ordered operations are counted once each by way ("async_ways"), and its
+#            waits for the library's copies are there ("copy_waits": some on cpu-staged, none
+#            on cpu, where nothing is staged)
 #   wrapper  the same through sh -c: the program's library finds the region the tool handed down
 #   attach   -p PID -i while it waits (its own totals), -p PID until it exits (its final totals),
 #            the region's mode (0600), nothing left under /dev/shm after
@@ -11,7 +13,7 @@
 #   none     -p of a process without the library, and of no process: exit 1, one line
 #   tables   --json's "gpus" and "latency" hold each transfer in its size bucket and backend, and
 #            add up to the totals (check-tables.py, run by PYTHON); the text report has them too,
-#            and its stream-ordered operations by way
+#            its stream-ordered operations by way and, where transfers were staged, its copy waits
 #   level0   a program at HIPFILE_STATS_LEVEL=0 publishes level 0 and zeros: -p PID -i reports
 #            them (exit 0), as does hipfile-stats PROGRAM
 # Prints "stats-test: ok" at the end when every check passed.
@@ -49,14 +51,20 @@ check_json() {  # FILE READ_BYTES WRITE_BYTES [READ_OPS WRITE_OPS [ASYNC_READ_OP
   [ "$(paths_sum "$json" write_bytes)" = "$(top "$json" write_bytes)" ] || fail "paths' write_bytes"
   ops=$(($(top "$json" read_ops) + $(top "$json" write_ops)))
   [ "$(paths_sum "$json" ops)" = "$ops" ] || fail "paths' ops $(paths_sum "$json" ops), not $ops"
-  [ "$2$3" = 00 ] && return  # nothing moved (level 0): no path to check
+  # the waits for the library's copies: none where nothing is staged
+  waits=$(sed -n 's/.*"copy_waits": {"waits": \([0-9]*\), "slept": [0-9]*, "poll_ms": [0-9.]*, "sleep_ms": [0-9.]*}}$/\1/p' "$json")
+  [ -n "$waits" ] || fail "no copy_waits at the end: $(cat "$json")"
+  [ "$2$3" = 00 ] && { [ "$waits" = 0 ] || fail "copy waits $waits at level 0"; return; }
   case "${HIPFILE_RUNTIME:-cpu}" in
-    cpu) [ "$(path "$json" host)" = "$2 $3" ] || fail "on cpu every byte is host's: $(cat "$json")" ;;
+    cpu)
+      [ "$(path "$json" host)" = "$2 $3" ] || fail "on cpu every byte is host's: $(cat "$json")"
+      [ "$waits" = 0 ] || fail "copy waits $waits on cpu, where nothing is staged" ;;
     cpu-staged)  # a GPU's paths: aligned 1 MiB writes by O_DIRECT, 4 KiB reads buffered (small)
       set -- $(path "$json" direct)
       [ "$2" -gt 0 ] || fail "no direct write bytes on cpu-staged: $(cat "$json")"
       set -- $(path "$json" buffered)
-      [ "$1" -gt 0 ] || fail "no buffered read bytes on cpu-staged: $(cat "$json")" ;;
+      [ "$1" -gt 0 ] || fail "no buffered read bytes on cpu-staged: $(cat "$json")"
+      [ "$waits" -gt 0 ] || fail "no copy waits on cpu-staged, whose transfers are staged" ;;
   esac
 }
 
@@ -158,6 +166,13 @@ tables)
     '^  staged: [0-9]+ in large chunks, [0-9]+ queued alone, [0-9]+ waited for a block; reads copied ahead [0-9]+ \([0-9]+ used, [0-9]+ on a companion stream, [0-9]+ in parts\), not [0-9]+ \([0-9]+ not all in pinned windows, [0-9]+ no room\); [0-9]+ reads copied in one launch; [0-9]+ not in parts, by the device.s measure$'; do
     grep -Eq "$line" "$dir/out.txt" || fail "no line '$line' in the report"
   done
+  # The waits for the library's copies: a line on cpu-staged, none on cpu (nothing staged).
+  waits='^Copy waits: [1-9][0-9]*, [0-9]+ slept \([0-9.]+%\); polled [0-9.]+ ms, asleep [0-9.]+ ms$'
+  if [ "${HIPFILE_RUNTIME:-cpu}" = cpu ]; then
+    ! grep -q '^Copy waits' "$dir/out.txt" || fail "a copy waits line on cpu"
+  else
+    grep -Eq "$waits" "$dir/out.txt" || fail "no line '$waits' in the report"
+  fi
   # The latency rows add up to the transfers.
   rows=$(sed -n '/^Latency Histogram/,/^GPU 0 uuid/p' "$dir/out.txt" | awk 'NF == 3 && $1 ~ /^[0-9]/ {s += $2 + $3} END {print s + 0}')
   [ "$rows" = $(($(want read_ops) + $(want write_ops))) ] || fail "latency rows add up to $rows"
