@@ -5,7 +5,7 @@
 // statistics level 0 nothing is counted. On the synchronous and batch paths (stream-ordered
 // operations are copied by their streams, with no such wait), through a core::Driver on
 // FaultRuntime over the CPU runtime (the staged path of a GPU), whose copies are made slow by a
-// host function of 30 ms ahead of each on its stream (HoldMemcpies).
+// host function of 100 ms ahead of each on its stream (HoldMemcpies).
 #include <gtest/gtest.h>
 #include <hipfile_ext.h>
 
@@ -20,7 +20,8 @@ namespace hipfile::core {
 namespace {
 
 constexpr size_t kFile = 256 * 1024;
-constexpr auto kHeld = std::chrono::milliseconds(30);
+// Long enough that a waiting thread is not kept off a core for all of it on a loaded machine.
+constexpr auto kHeld = std::chrono::milliseconds(100);
 
 void HoldTheCopy(void*) { std::this_thread::sleep_for(kHeld); }
 
@@ -59,7 +60,7 @@ TEST_P(CopyWaitStatsTest, ACopyPastTheSpinIsSleptFor) {
   EXPECT_GE(w.slept, 2u) << "waits: " << w.waits;
   EXPECT_LE(w.slept, w.waits);
   // Each slept wait polled the spin's 20 us first and then slept until its copy was let go (a
-  // wait may begin late in its copy's hold on a loaded machine: 1 ms of the two 30 ms holds is
+  // wait may begin late in its copy's hold on a loaded machine: 1 ms of the two 100 ms holds is
   // counted on).
   EXPECT_GE(w.poll_ns, w.slept * 20'000);
   EXPECT_GE(w.sleep_ns, 1'000'000u);
