@@ -51,7 +51,11 @@
 #include <string>
 #include <vector>
 
+#include "fakes/raw_enum.h"
+
 namespace {
+
+using hipfile::testing::RawEnum;
 
 constexpr int kMaxCalls = 64;             // calls decoded from one input
 constexpr size_t kMaxAlloc = 1 << 20;     // largest buffer the harness makes
@@ -98,14 +102,6 @@ int Raw(hipFileOpError_t e) {
   int raw;
   std::memcpy(&raw, &e, sizeof raw);
   return raw;
-}
-
-template <class Enum>
-Enum FromRaw(int raw) {
-  static_assert(sizeof(Enum) == sizeof raw, "int-sized enum");
-  Enum e;
-  std::memcpy(&e, &raw, sizeof e);
-  return e;
 }
 
 bool IsOpError(int64_t code) {
@@ -224,16 +220,16 @@ void InitProcess() {
     Die("setting the staging pool's size");
   }
   for (int i = 0; i < kParamCount; ++i) {
-    if (!Ok(hipFileGetParameterSizeT(FromRaw<hipFileSizeTConfigParameter_t>(i),
+    if (!Ok(hipFileGetParameterSizeT(RawEnum<hipFileSizeTConfigParameter_t>(i),
                                      &p->size_params[i])) ||
-        !Ok(hipFileGetParameterBool(FromRaw<hipFileBoolConfigParameter_t>(i),
+        !Ok(hipFileGetParameterBool(RawEnum<hipFileBoolConfigParameter_t>(i),
                                     &p->bool_params[i]))) {
       Die("reading the parameters");
     }
   }
   for (int i = 0; i < kStringParamCount; ++i) {
     char text[8192];
-    if (!Ok(hipFileGetParameterString(FromRaw<hipFileStringConfigParameter_t>(i), text,
+    if (!Ok(hipFileGetParameterString(RawEnum<hipFileStringConfigParameter_t>(i), text,
                                       sizeof text))) {
       Die("reading the string parameters");
     }
@@ -1037,7 +1033,7 @@ void Parameters(Session& s, FuzzedDataProvider& in) {
       size_t value = 0x5a5a;
       const bool null_arg = in.ConsumeIntegralInRange(0, 15) == 0;
       const hipFileError_t e = hipFileGetParameterSizeT(
-          FromRaw<hipFileSizeTConfigParameter_t>(param), null_arg ? nullptr : &value);
+          RawEnum<hipFileSizeTConfigParameter_t>(param), null_arg ? nullptr : &value);
       CheckError("GetParameterSizeT", e);
       FUZZ_CHECK(Ok(e) == (!null_arg && param >= 0 && param < kParamCount),
                  "GetParameterSizeT(%d): err %d", param, Raw(e.err));
@@ -1048,7 +1044,7 @@ void Parameters(Session& s, FuzzedDataProvider& in) {
       const int param = ChooseParam(in, kParamCount);
       bool value = true;
       const bool null_arg = in.ConsumeIntegralInRange(0, 15) == 0;
-      const hipFileError_t e = hipFileGetParameterBool(FromRaw<hipFileBoolConfigParameter_t>(param),
+      const hipFileError_t e = hipFileGetParameterBool(RawEnum<hipFileBoolConfigParameter_t>(param),
                                                        null_arg ? nullptr : &value);
       CheckError("GetParameterBool", e);
       FUZZ_CHECK(Ok(e) == (!null_arg && param >= 0 && param < kParamCount),
@@ -1061,7 +1057,7 @@ void Parameters(Session& s, FuzzedDataProvider& in) {
       std::vector<char> text(static_cast<size_t>(std::max(len, 1)), 0x7f);
       const bool null_arg = in.ConsumeIntegralInRange(0, 15) == 0;
       const hipFileError_t e = hipFileGetParameterString(
-          FromRaw<hipFileStringConfigParameter_t>(param), null_arg ? nullptr : text.data(), len);
+          RawEnum<hipFileStringConfigParameter_t>(param), null_arg ? nullptr : text.data(), len);
       CheckError("GetParameterString", e);
       if (Ok(e)) {
         FUZZ_CHECK(len > 0 && std::memchr(text.data(), 0, static_cast<size_t>(len)) != nullptr,
@@ -1076,7 +1072,7 @@ void Parameters(Session& s, FuzzedDataProvider& in) {
       size_t value = ChooseParamValue(in);
       if (param == hipFileParamPropertiesMaxDevicePinnedMemSizeKB) value = BoundPinnedCap(value);
       const hipFileError_t e =
-          hipFileSetParameterSizeT(FromRaw<hipFileSizeTConfigParameter_t>(param), value);
+          hipFileSetParameterSizeT(RawEnum<hipFileSizeTConfigParameter_t>(param), value);
       CheckError("SetParameterSizeT", e);
       if (open) {
         FUZZ_CHECK(Is(e, hipFileDriverAlreadyOpen) || Is(e, hipFileInvalidValue),
@@ -1085,7 +1081,7 @@ void Parameters(Session& s, FuzzedDataProvider& in) {
         size_t stored = 0;
         CheckError(
             "GetParameterSizeT",
-            hipFileGetParameterSizeT(FromRaw<hipFileSizeTConfigParameter_t>(param), &stored));
+            hipFileGetParameterSizeT(RawEnum<hipFileSizeTConfigParameter_t>(param), &stored));
         FUZZ_CHECK(stored == value, "param %d set to %zu reads %zu", param, value, stored);
       } else {
         FUZZ_CHECK(Is(e, hipFileInvalidValue), "SetParameterSizeT: err %d", Raw(e.err));
@@ -1096,7 +1092,7 @@ void Parameters(Session& s, FuzzedDataProvider& in) {
       const int param = ChooseParam(in, kParamCount);
       const bool value = in.ConsumeBool();
       const hipFileError_t e =
-          hipFileSetParameterBool(FromRaw<hipFileBoolConfigParameter_t>(param), value);
+          hipFileSetParameterBool(RawEnum<hipFileBoolConfigParameter_t>(param), value);
       CheckError("SetParameterBool", e);
       const bool known = param >= 0 && param < kParamCount;
       if (!known) {
@@ -1107,7 +1103,7 @@ void Parameters(Session& s, FuzzedDataProvider& in) {
         FUZZ_CHECK(Ok(e), "SetParameterBool(%d): err %d", param, Raw(e.err));
         bool stored = !value;
         CheckError("GetParameterBool",
-                   hipFileGetParameterBool(FromRaw<hipFileBoolConfigParameter_t>(param), &stored));
+                   hipFileGetParameterBool(RawEnum<hipFileBoolConfigParameter_t>(param), &stored));
         FUZZ_CHECK(stored == value, "bool param %d does not read back", param);
       }
       break;
@@ -1117,13 +1113,13 @@ void Parameters(Session& s, FuzzedDataProvider& in) {
       const std::string value = ChooseString(in);
       const bool null_arg = in.ConsumeIntegralInRange(0, 15) == 0;
       const hipFileError_t e = hipFileSetParameterString(
-          FromRaw<hipFileStringConfigParameter_t>(param), null_arg ? nullptr : value.c_str());
+          RawEnum<hipFileStringConfigParameter_t>(param), null_arg ? nullptr : value.c_str());
       CheckError("SetParameterString", e);
       if (Ok(e)) {
         FUZZ_CHECK(!open, "SetParameterString succeeded while open");
         std::vector<char> text(value.size() + 1);
         CheckError("GetParameterString",
-                   hipFileGetParameterString(FromRaw<hipFileStringConfigParameter_t>(param),
+                   hipFileGetParameterString(RawEnum<hipFileStringConfigParameter_t>(param),
                                              text.data(), static_cast<int>(text.size())));
         // What the call saw ends at the first NUL.
         FUZZ_CHECK(std::strcmp(value.c_str(), text.data()) == 0,
@@ -1219,7 +1215,7 @@ void DriverCalls(Session& s, FuzzedDataProvider& in) {
                      (nulls & 4 || v[2] == HIPFILE_VERSION_PATCH),
                  "GetVersion: %u.%u.%u", v[0], v[1], v[2]);
       FUZZ_CHECK(
-          hipFileGetOpErrorString(FromRaw<hipFileOpError_t>(in.ConsumeIntegral<int>())) != nullptr,
+          hipFileGetOpErrorString(RawEnum<hipFileOpError_t>(in.ConsumeIntegral<int>())) != nullptr,
           "GetOpErrorString returned NULL");
       break;
     }
@@ -1330,12 +1326,12 @@ void End(Session& s) {
   const Process& p = *g_process;
   for (int i = 0; i < kParamCount; ++i) {
     FUZZ_CHECK(
-        Ok(hipFileSetParameterSizeT(FromRaw<hipFileSizeTConfigParameter_t>(i), p.size_params[i])) &&
-            Ok(hipFileSetParameterBool(FromRaw<hipFileBoolConfigParameter_t>(i), p.bool_params[i])),
+        Ok(hipFileSetParameterSizeT(RawEnum<hipFileSizeTConfigParameter_t>(i), p.size_params[i])) &&
+            Ok(hipFileSetParameterBool(RawEnum<hipFileBoolConfigParameter_t>(i), p.bool_params[i])),
         "restoring parameter %d", i);
   }
   for (int i = 0; i < kStringParamCount; ++i) {
-    FUZZ_CHECK(Ok(hipFileSetParameterString(FromRaw<hipFileStringConfigParameter_t>(i),
+    FUZZ_CHECK(Ok(hipFileSetParameterString(RawEnum<hipFileStringConfigParameter_t>(i),
                                             p.string_params[i].c_str())),
                "restoring string parameter %d", i);
   }
